@@ -1,0 +1,30 @@
+# Two commands do everything on a fresh Debian machine with the Swift toolchain:
+#   make demo   install what is missing, build release, classify the bundled corpus
+#   make test   install what is missing, run the whole suite
+SWIFT ?= swift
+BIN := .build/release
+
+.PHONY: deps build demo test bench clean
+
+# jemalloc is the only C library; install it when pkg-config cannot find it.
+deps:
+	@pkg-config --exists jemalloc 2>/dev/null || { \
+	  echo "installing libjemalloc-dev (pkg-config cannot find jemalloc)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libjemalloc-dev pkg-config; }
+
+build: deps
+	$(SWIFT) build -c release
+
+demo: build
+	@./scripts/demo.sh $(BIN)/aasa
+
+test: deps
+	$(SWIFT) build
+	$(SWIFT) test
+
+bench: build
+	$(BIN)/aasa-bench
+
+clean:
+	rm -rf .build

@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+// The AASA engine: one library (document → pattern → automaton → matcher), a thin CLI and a
+// benchmark harness. No package dependencies: SwiftPM cannot fetch here, and the only C library
+// (jemalloc) comes from Debian through a system-library target.
+import PackageDescription
+
+let package = Package(
+    name: "aasa",
+    products: [
+        .library(name: "AASAKit", targets: ["AASAKit"]),
+        .executable(name: "aasa", targets: ["aasa"]),
+        .executable(name: "aasa-bench", targets: ["aasa-bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CJemalloc",
+            path: "Sources/CJemalloc",
+            pkgConfig: "jemalloc",
+            providers: [.apt(["libjemalloc-dev"])]
+        ),
+        .target(name: "AASAKit", path: "Sources/AASAKit"),
+        .executableTarget(
+            name: "aasa",
+            dependencies: ["AASAKit", "CJemalloc"],
+            path: "Sources/aasa"
+        ),
+        .executableTarget(
+            name: "aasa-bench",
+            dependencies: ["AASAKit", "CJemalloc"],
+            path: "Benchmarks/Sources/aasa-bench"
+        ),
+        .target(
+            name: "_AASATestSupport",
+            dependencies: ["AASAKit"],
+            path: "Tests/_AASATestSupport"
+        ),
+        .testTarget(
+            name: "AASAKitTests",
+            dependencies: ["AASAKit", "_AASATestSupport"],
+            path: "Tests/AASAKitTests"
+        ),
+        .testTarget(
+            name: "aasaCLITests",
+            dependencies: ["AASAKit", "_AASATestSupport", "aasa"],
+            path: "Tests/aasaCLITests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,384 @@
+/// Lenient decoding of a parsed JSON tree into the document model (SPEC 2, 10).
+///
+/// One rule runs through this file: a piece of the wrong type is *absent*, with a diagnostic
+/// naming its JSON path; the rest of the document keeps working. Indices are never renumbered,
+/// so a match record's `entry`/`rule` always point at the source text.
+extension AASADocument {
+    /// Parses and decodes a document.
+    ///
+    /// - Throws: `DocumentError` for invalid JSON, a non-object root, or a document larger than
+    ///   `configuration.maxDocumentBytes` (inclusive). Nothing else throws.
+    /// - Complexity: O(n) in the document's size.
+    public init(bytes: [UInt8], configuration: Configuration = .default) throws(DocumentError) {
+        guard bytes.count <= configuration.maxDocumentBytes else {
+            throw .tooLarge(size: bytes.count, limit: configuration.maxDocumentBytes)
+        }
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(bytes, maxDepth: configuration.maxJSONDepth)
+        } catch {
+            throw .invalidJSON(error)
+        }
+        try self.init(json: json)
+    }
+
+    /// Decodes an already parsed document (the case suite stores documents inline as JSON).
+    public init(json: JSONValue) throws(DocumentError) {
+        guard case .object(let root) = json else {
+            throw .rootNotObject(found: json.typeName)
+        }
+        var decoder = DocumentDecoder()
+        self = decoder.decodeRoot(root)
+    }
+}
+
+/// The state of one decoding pass: the diagnostics gathered so far.
+struct DocumentDecoder {
+    var diagnostics: [Diagnostic] = []
+
+    static let serviceKeys = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
+    static let appLinksKeys = ["details", "defaults", "substitutionVariables", "apps"]
+    static let entryKeys = ["appID", "appIDs", "components", "paths", "defaults"]
+    static let defaultsKeys = ["/", "?", "#", "exclude", "caseSensitive", "percentEncoded"]
+    static let ruleKeys = defaultsKeys + ["comment"]
+
+    mutating func decodeRoot(_ root: JSONObject) -> AASADocument {
+        reportUnknownKeys(root, known: Self.serviceKeys, at: .root)
+        var applinks: AppLinks?
+        if let value = root["applinks"] {
+            if case .object(let object) = value {
+                applinks = decodeAppLinks(object, at: .root / "applinks")
+            } else {
+                diagnostics.append(.wrongType(.root / "applinks", expected: "an object", found: value))
+            }
+        }
+        var others: [String: [String]] = [:]
+        for service in Self.serviceKeys.dropFirst() {
+            guard let value = root[service] else { continue }
+            let path = JSONPath.root / service
+            guard case .object(let object) = value else {
+                diagnostics.append(.wrongType(path, expected: "an object", found: value))
+                continue
+            }
+            reportUnknownKeys(object, known: ["apps"], at: path)
+            others[service] = object["apps"].map { stringArray($0, at: path / "apps") } ?? []
+        }
+        return AASADocument(applinks: applinks, otherServices: others, diagnostics: diagnostics)
+    }
+
+    mutating func decodeAppLinks(_ object: JSONObject, at path: JSONPath) -> AppLinks {
+        reportUnknownKeys(object, known: Self.appLinksKeys, at: path)
+        var appLinks = AppLinks()
+        if let apps = object["apps"] {
+            if case .array(let array) = apps {
+                if !array.isEmpty {
+                    diagnostics.append(
+                        Diagnostic(
+                            code: "apps-not-empty", severity: .warning, path: path / "apps",
+                            message: "the legacy \"apps\" array must be empty; its contents are ignored"))
+                }
+            } else {
+                diagnostics.append(.wrongType(path / "apps", expected: "an array", found: apps))
+            }
+        }
+        if let defaults = object["defaults"] {
+            appLinks.defaults = decodeDefaults(defaults, at: path / "defaults")
+        }
+        if let variables = object["substitutionVariables"] {
+            appLinks.substitutionVariables = decodeVariables(variables, at: path / "substitutionVariables")
+        }
+        if let details = object["details"] {
+            appLinks.details = decodeDetails(details, at: path / "details")
+        }
+        return appLinks
+    }
+
+    // MARK: Entries
+
+    mutating func decodeDetails(_ value: JSONValue, at path: JSONPath) -> [Entry] {
+        switch value {
+        case .array(let elements):
+            var entries: [Entry] = []
+            for (index, element) in elements.enumerated() {
+                guard case .object(let object) = element else {
+                    diagnostics.append(.wrongType(path / index, expected: "an object", found: element))
+                    continue
+                }
+                entries.append(decodeEntry(object, index: index, leadingApp: nil, at: path / index))
+            }
+            return entries
+        case .object(let legacy):
+            // The oldest form: app ID → entry. Evaluated in sorted key order (SPEC 2); byte order
+            // of the UTF-8 keys, so the order never depends on locale or normalisation.
+            let sorted = legacy.members.enumerated().sorted { lhs, rhs in
+                lhs.element.key.utf8.lexicographicallyPrecedes(rhs.element.key.utf8)
+                    || (lhs.element.key == rhs.element.key && lhs.offset < rhs.offset)
+            }
+            var entries: [Entry] = []
+            var seenKeys = Set<String>()
+            var position = 0
+            for (_, member) in sorted {
+                // A repeated key keeps its last value, as for any JSON object.
+                guard seenKeys.insert(member.key).inserted, let value = legacy[member.key] else { continue }
+                defer { position += 1 }
+                guard case .object(let object) = value else {
+                    diagnostics.append(.wrongType(path / member.key, expected: "an object", found: value))
+                    continue
+                }
+                entries.append(decodeEntry(object, index: position, leadingApp: member.key, at: path / member.key))
+            }
+            return entries
+        default:
+            diagnostics.append(.wrongType(path, expected: "an array", found: value))
+            return []
+        }
+    }
+
+    mutating func decodeEntry(_ object: JSONObject, index: Int, leadingApp: String?, at path: JSONPath) -> Entry {
+        reportUnknownKeys(object, known: Self.entryKeys, at: path)
+        var apps: [String] = []
+        if let leadingApp { apps.append(leadingApp) }
+        if let appID = object["appID"] {
+            if case .string(let text) = appID {
+                apps.append(text)
+            } else {
+                diagnostics.append(.wrongType(path / "appID", expected: "a string", found: appID))
+            }
+        }
+        if let appIDs = object["appIDs"] {
+            apps += stringArray(appIDs, at: path / "appIDs")
+        }
+        var unique = Set<String>()
+        apps = apps.filter { unique.insert($0).inserted }
+
+        let defaults = object["defaults"].map { decodeDefaults($0, at: path / "defaults") } ?? RuleKeys()
+
+        var components: [Rule]?
+        if let value = object["components"] {
+            if case .array(let elements) = value {
+                components = decodeComponents(elements, at: path / "components")
+            } else {
+                diagnostics.append(.wrongType(path / "components", expected: "an array", found: value))
+            }
+        }
+        var paths: [Rule]?
+        if let value = object["paths"] {
+            if case .array(let elements) = value {
+                if components != nil {
+                    diagnostics.append(
+                        Diagnostic(
+                            code: "components-and-paths", severity: .warning, path: path / "paths",
+                            message:
+                                "\"paths\" is ignored because the entry has \"components\" (iOS 13 and later read only \"components\")"
+                        ))
+                } else {
+                    paths = decodeLegacyPaths(elements, at: path / "paths")
+                }
+            } else {
+                diagnostics.append(.wrongType(path / "paths", expected: "an array", found: value))
+            }
+        }
+        if let components {
+            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .components, rules: components)
+        }
+        if let paths {
+            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .paths, rules: paths)
+        }
+        return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .none, rules: [])
+    }
+
+    // MARK: Rules
+
+    mutating func decodeComponents(_ elements: [JSONValue], at path: JSONPath) -> [Rule] {
+        var rules: [Rule] = []
+        for (index, element) in elements.enumerated() {
+            guard case .object(let object) = element else {
+                diagnostics.append(.wrongType(path / index, expected: "an object", found: element))
+                continue
+            }
+            reportUnknownKeys(object, known: Self.ruleKeys, at: path / index)
+            var comment: String?
+            if let value = object["comment"] {
+                if case .string(let text) = value {
+                    comment = text
+                } else {
+                    diagnostics.append(.wrongType(path / index / "comment", expected: "a string", found: value))
+                }
+            }
+            let keys = decodeRuleKeys(object, at: path / index)
+            rules.append(Rule(index: index, keys: keys, comment: comment))
+        }
+        return rules
+    }
+
+    mutating func decodeLegacyPaths(_ elements: [JSONValue], at path: JSONPath) -> [Rule] {
+        var rules: [Rule] = []
+        for (index, element) in elements.enumerated() {
+            guard case .string(let text) = element else {
+                diagnostics.append(.wrongType(path / index, expected: "a string", found: element))
+                continue
+            }
+            // `NOT ` (with the space, upper case) is the legacy exclusion prefix.
+            let excluded = text.hasPrefix("NOT ")
+            let pattern = excluded ? String(text.dropFirst(4)) : text
+            rules.append(
+                Rule(index: index, keys: RuleKeys(path: pattern, exclude: excluded), isLegacyPath: true))
+        }
+        return rules
+    }
+
+    mutating func decodeDefaults(_ value: JSONValue, at path: JSONPath) -> RuleKeys {
+        guard case .object(let object) = value else {
+            diagnostics.append(.wrongType(path, expected: "an object", found: value))
+            return RuleKeys()
+        }
+        reportUnknownKeys(object, known: Self.defaultsKeys, at: path)
+        return decodeRuleKeys(object, at: path)
+    }
+
+    mutating func decodeRuleKeys(_ object: JSONObject, at path: JSONPath) -> RuleKeys {
+        var keys = RuleKeys()
+        keys.path = string(object["/"], at: path / "/")
+        keys.fragment = string(object["#"], at: path / "#")
+        keys.exclude = bool(object["exclude"], at: path / "exclude")
+        keys.caseSensitive = bool(object["caseSensitive"], at: path / "caseSensitive")
+        keys.percentEncoded = bool(object["percentEncoded"], at: path / "percentEncoded")
+        if let query = object["?"] {
+            keys.query = decodeQuery(query, at: path / "?")
+        }
+        return keys
+    }
+
+    mutating func decodeQuery(_ value: JSONValue, at path: JSONPath) -> QueryPattern? {
+        switch value {
+        case .string(let text):
+            return .text(text)
+        case .object(let object):
+            var predicates: [QueryItemPredicate] = []
+            var voided = false
+            var seen = Set<String>()
+            for member in object.members.reversed() where seen.insert(member.key).inserted {
+                guard case .string(let pattern) = member.value else {
+                    voided = true
+                    diagnostics.append(
+                        Diagnostic(
+                            code: "query-predicate-not-string", severity: .error, path: path / member.key,
+                            message:
+                                "query item \"\(member.key)\" has \(member.value.typeName), not a string: the whole query dictionary is ignored and matches every query"
+                        ))
+                    continue
+                }
+                predicates.append(QueryItemPredicate(name: member.key, pattern: pattern))
+            }
+            if voided { return .voided }
+            predicates.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+            return .items(predicates)
+        default:
+            diagnostics.append(.wrongType(path, expected: "a string or an object", found: value))
+            return nil
+        }
+    }
+
+    // MARK: Variables
+
+    mutating func decodeVariables(_ value: JSONValue, at path: JSONPath) -> [String: [String]] {
+        guard case .object(let object) = value else {
+            diagnostics.append(.wrongType(path, expected: "an object", found: value))
+            return [:]
+        }
+        var variables: [String: [String]] = [:]
+        for member in object.members {
+            let memberPath = path / member.key
+            if member.key.unicodeScalars.contains(where: { $0 == "$" || $0 == "(" || $0 == ")" }) {
+                diagnostics.append(
+                    Diagnostic(
+                        code: "invalid-variable-name", severity: .error, path: memberPath,
+                        message:
+                            "a variable name may not contain \"$\", \"(\" or \")\"; \"\(member.key)\" can never be referenced"
+                    ))
+                continue
+            }
+            guard case .array = member.value else {
+                diagnostics.append(.wrongType(memberPath, expected: "an array of strings", found: member.value))
+                continue
+            }
+            variables[member.key] = stringArray(member.value, at: memberPath)
+        }
+        return variables
+    }
+
+    // MARK: Typed leaves
+
+    mutating func string(_ value: JSONValue?, at path: JSONPath) -> String? {
+        guard let value else { return nil }
+        guard case .string(let text) = value else {
+            diagnostics.append(.wrongType(path, expected: "a string", found: value))
+            return nil
+        }
+        return text
+    }
+
+    /// SPEC 2: flags must be JSON `true`/`false`; `1` and `"true"` are wrong-typed.
+    mutating func bool(_ value: JSONValue?, at path: JSONPath) -> Bool? {
+        guard let value else { return nil }
+        guard case .bool(let flag) = value else {
+            diagnostics.append(.wrongType(path, expected: "true or false", found: value))
+            return nil
+        }
+        return flag
+    }
+
+    mutating func stringArray(_ value: JSONValue, at path: JSONPath) -> [String] {
+        guard case .array(let elements) = value else {
+            diagnostics.append(.wrongType(path, expected: "an array of strings", found: value))
+            return []
+        }
+        var strings: [String] = []
+        for (index, element) in elements.enumerated() {
+            if case .string(let text) = element {
+                strings.append(text)
+            } else {
+                diagnostics.append(.wrongType(path / index, expected: "a string", found: element))
+            }
+        }
+        return strings
+    }
+
+    mutating func reportUnknownKeys(_ object: JSONObject, known: [String], at path: JSONPath) {
+        for member in object.members where !known.contains(member.key) {
+            diagnostics.append(
+                .unknownKey(path / member.key, key: member.key, suggestion: KeySpelling.nearest(to: member.key, in: known)))
+        }
+    }
+}
+
+/// Near-miss spelling suggestions for unknown keys (`casesensitive` → `caseSensitive`).
+enum KeySpelling {
+    /// The known key closest to `key`: equal ignoring ASCII case, or within two edits. `nil` when
+    /// nothing is that close.
+    static func nearest(to key: String, in known: [String]) -> String? {
+        let lowered = key.lowercased()
+        if let sameLetters = known.first(where: { $0.lowercased() == lowered }) {
+            return sameLetters
+        }
+        guard key.count > 2, key.count < 64 else { return nil }
+        let best = known.map { ($0, editDistance(lowered, $0.lowercased())) }.min { $0.1 < $1.1 }
+        guard let best, best.1 <= 2, best.1 < best.0.count / 2 + 1 else { return nil }
+        return best.0
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.unicodeScalars)
+        let b = Array(b.unicodeScalars)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            previous = current
+        }
+        return a.isEmpty ? b.count : previous[b.count]
+    }
+}

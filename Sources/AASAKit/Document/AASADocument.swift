@@ -1,0 +1,64 @@
+/// One `apple-app-site-association` file, decoded leniently into typed values.
+///
+/// This is the first stage of the pipeline (document → pattern → automaton → matcher): JSON
+/// bytes come in, and what goes out is a model in which every piece has its SPEC meaning and
+/// nothing downstream ever sees JSON again. Decoding never throws for a wrong-typed piece: it
+/// skips the piece and records a `Diagnostic` (SPEC 2). Only invalid JSON, a non-object root
+/// and a document over the size limit throw `DocumentError`.
+///
+/// The model keeps pattern *text*; turning patterns into something executable is the job of
+/// the `Pattern` layer (for the fast engine) and of `ReferenceMatcher` (for the oracle), which
+/// deliberately share nothing but this model and the URL splitter.
+///
+/// ```swift
+/// let document = try AASADocument(bytes: Array(text.utf8))
+/// for diagnostic in document.diagnostics { print(diagnostic) }
+/// ```
+public struct AASADocument: Sendable {
+    /// The `applinks` service; `nil` when the file has none (then no URL matches any app).
+    public var applinks: AppLinks?
+    /// App lists of the services that take no part in URL matching (`webcredentials`,
+    /// `appclips`, `activitycontinuation`), keyed by service name.
+    public var otherServices: [String: [String]]
+    /// Everything the lenient decoder skipped or noticed, in document order.
+    public var diagnostics: [Diagnostic]
+
+    public init(applinks: AppLinks?, otherServices: [String: [String]] = [:], diagnostics: [Diagnostic] = []) {
+        self.applinks = applinks
+        self.otherServices = otherServices
+        self.diagnostics = diagnostics
+    }
+
+    /// The entries in evaluation order (empty without `applinks`).
+    public var entries: [Entry] { applinks?.details ?? [] }
+
+    /// Every app ID named in `applinks.details`, in first-appearance order (SPEC 3): entries in
+    /// evaluation order, and within an entry the order of `Entry.appIDs`.
+    public var appIDs: [String] {
+        var seen = Set<String>()
+        var ordered: [String] = []
+        for entry in entries {
+            for app in entry.appIDs where seen.insert(app).inserted {
+                ordered.append(app)
+            }
+        }
+        return ordered
+    }
+}
+
+/// The `applinks` service of a document.
+public struct AppLinks: Sendable {
+    /// The entries, in evaluation order. For the legacy dictionary form of `details` the order
+    /// is the sorted order of its keys (SPEC 2), and `Entry.index` numbers them in that order.
+    public var details: [Entry]
+    /// Domain-level defaults (`applinks.defaults`), the least specific level of SPEC 10.
+    public var defaults: RuleKeys
+    /// Custom substitution variables (`applinks.substitutionVariables`).
+    public var substitutionVariables: [String: [String]]
+
+    public init(details: [Entry] = [], defaults: RuleKeys = RuleKeys(), substitutionVariables: [String: [String]] = [:]) {
+        self.details = details
+        self.defaults = defaults
+        self.substitutionVariables = substitutionVariables
+    }
+}

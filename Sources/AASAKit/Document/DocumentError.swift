@@ -1,0 +1,33 @@
+/// Why a whole document could not be used.
+///
+/// SPEC 2 keeps this list short on purpose: only these three failures reject a document; every
+/// other problem is a `Diagnostic` and the rest of the document still works.
+public enum DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The bytes are not JSON (or not UTF-8, or nested deeper than the limit).
+    case invalidJSON(JSONParseError)
+    /// The document is JSON, but its root is not an object.
+    case rootNotObject(found: String)
+    /// The document is larger than the configured limit. The limit is inclusive.
+    case tooLarge(size: Int, limit: Int)
+
+    /// The stable code shared with lint (`invalid-json`, `root-not-object`, `too-large`).
+    public var code: String {
+        switch self {
+        case .invalidJSON: return "invalid-json"
+        case .rootNotObject: return "root-not-object"
+        case .tooLarge: return "too-large"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidJSON(let error):
+            return error.description
+        case .rootNotObject(let found):
+            return "the document root must be a JSON object, found \(found)"
+        case .tooLarge(let size, let limit):
+            return
+                "the document is \(size) bytes, over the limit of \(limit) bytes (raise it with --max-document-bytes)"
+        }
+    }
+}

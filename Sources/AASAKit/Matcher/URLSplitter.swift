@@ -1,0 +1,173 @@
+/// Splits a URL into the five pieces AASA rules look at, exactly as written (SPEC 4).
+///
+/// RFC 3986 splitting and nothing more: no re-encoding, no dot-segment removal, no IDNA, no
+/// WHATWG clean-ups (tabs, backslashes). The pieces are byte ranges into the caller's buffer,
+/// so splitting allocates nothing; both engines (and `classify`'s hot loop) start here.
+///
+/// ```swift
+/// let parts = try URLSplitter.split("https://user@Example.com:8443/a/b?x=1#top")
+/// // host "Example.com", path "/a/b", query "x=1", fragment "top"
+/// ```
+public enum URLSplitter {
+    /// Splits the UTF-8 bytes of a URL.
+    ///
+    /// - Throws: `URLSplitError` when there is no scheme, no `//` authority, or an empty host.
+    /// - Complexity: O(n), one pass; no allocation.
+    public static func split(_ bytes: UnsafeBufferPointer<UInt8>) throws(URLSplitError) -> URLParts {
+        let end = bytes.count
+        // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"
+        var index = 0
+        guard index < end, isASCIILetter(bytes[index]) else { throw .noScheme }
+        index += 1
+        while index < end, isSchemeByte(bytes[index]) { index += 1 }
+        guard index < end, bytes[index] == UInt8(ascii: ":") else { throw .noScheme }
+        let scheme = 0..<index
+        index += 1
+        guard index + 1 < end, bytes[index] == UInt8(ascii: "/"), bytes[index + 1] == UInt8(ascii: "/") else {
+            throw .noAuthority
+        }
+        index += 2
+
+        // The authority runs to the first "/", "?" or "#".
+        let authorityStart = index
+        while index < end, !isAuthorityTerminator(bytes[index]) { index += 1 }
+        let authorityEnd = index
+
+        // User info: everything up to the last "@" of the authority.
+        var hostStart = authorityStart
+        var scan = authorityEnd
+        while scan > authorityStart {
+            scan -= 1
+            if bytes[scan] == UInt8(ascii: "@") {
+                hostStart = scan + 1
+                break
+            }
+        }
+        // Port: from the first ":" after the host, or after "]" for an IPv6 literal.
+        var hostEnd = hostStart
+        if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
+            while hostEnd < authorityEnd, bytes[hostEnd] != UInt8(ascii: "]") { hostEnd += 1 }
+            if hostEnd < authorityEnd { hostEnd += 1 }
+        } else {
+            while hostEnd < authorityEnd, bytes[hostEnd] != UInt8(ascii: ":") { hostEnd += 1 }
+        }
+        guard hostEnd > hostStart else { throw .emptyHost }
+
+        let pathStart = authorityEnd
+        while index < end, bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") { index += 1 }
+        let path = pathStart..<index
+
+        var query: Range<Int>?
+        if index < end, bytes[index] == UInt8(ascii: "?") {
+            let queryStart = index + 1
+            index = queryStart
+            while index < end, bytes[index] != UInt8(ascii: "#") { index += 1 }
+            query = queryStart..<index
+        }
+        var fragment: Range<Int>?
+        if index < end, bytes[index] == UInt8(ascii: "#") {
+            fragment = (index + 1)..<end
+        }
+        return URLParts(scheme: scheme, host: hostStart..<hostEnd, path: path, query: query, fragment: fragment)
+    }
+
+    /// Splits a URL held in a `String`, returning owned text for each piece: the convenient form
+    /// for the reference matcher, `explain` and tests.
+    public static func split(_ url: String) throws(URLSplitError) -> SplitURL {
+        var url = url
+        let result: Result<SplitURL, URLSplitError> = url.withUTF8 { buffer in
+            do throws(URLSplitError) {
+                let parts = try split(buffer)
+                return .success(SplitURL(parts: parts, bytes: buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    @inline(__always)
+    static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+
+    @inline(__always)
+    static func isSchemeByte(_ byte: UInt8) -> Bool {
+        isASCIILetter(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+    }
+
+    @inline(__always)
+    static func isAuthorityTerminator(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+    }
+}
+
+/// The byte ranges of a split URL, relative to the buffer that was split.
+public struct URLParts: Sendable, Equatable {
+    public var scheme: Range<Int>
+    /// The host without user info or port; never empty.
+    public var host: Range<Int>
+    /// The path as written; empty when the URL has none (SPEC 4 then reads it as `/`).
+    public var path: Range<Int>
+    /// The query without its `?`; `nil` when the URL has no `?` (compared as `""`).
+    public var query: Range<Int>?
+    /// The fragment without its `#`; `nil` when the URL has no `#` (compared as `""`).
+    public var fragment: Range<Int>?
+}
+
+/// A split URL with owned text, for code paths where allocation does not matter.
+public struct SplitURL: Sendable, Equatable {
+    public var scheme: String
+    public var host: String
+    /// The path as written, or `/` when the URL has none (SPEC 4).
+    public var path: String
+    /// The query, or `""` when absent.
+    public var query: String
+    /// The fragment, or `""` when absent.
+    public var fragment: String
+    public var hasQuery: Bool
+    public var hasFragment: Bool
+
+    init(parts: URLParts, bytes: UnsafeBufferPointer<UInt8>) {
+        func text(_ range: Range<Int>?) -> String {
+            guard let range else { return "" }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        scheme = text(parts.scheme)
+        host = text(parts.host)
+        path = parts.path.isEmpty ? "/" : text(parts.path)
+        query = text(parts.query)
+        fragment = text(parts.fragment)
+        hasQuery = parts.query != nil
+        hasFragment = parts.fragment != nil
+    }
+
+    /// SPEC 4: Apple opens only `https`, but other schemes are still matched.
+    public var isHTTPS: Bool { scheme.lowercased() == "https" }
+}
+
+/// Why a URL could not be split. An unsplittable URL is an error, never a `no_match`.
+public enum URLSplitError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No `scheme:` at the start (for instance `example.com/path`).
+    case noScheme
+    /// The scheme is not followed by `//` and an authority.
+    case noAuthority
+    /// The authority has no host (`https:///path`, `https://user@:80/`).
+    case emptyHost
+    /// The URL is longer than the configured limit.
+    case tooLong(length: Int, limit: Int)
+    /// The line is not valid UTF-8.
+    case invalidUTF8
+
+    public var description: String {
+        switch self {
+        case .noScheme: return "no scheme: a URL must start with a scheme such as \"https:\""
+        case .noAuthority: return "no authority: the scheme must be followed by \"//\" and a host"
+        case .emptyHost: return "empty host"
+        case .tooLong(let length, let limit):
+            return "URL of \(length) bytes is over the limit of \(limit) bytes (raise it with --max-url-bytes)"
+        case .invalidUTF8: return "the line is not valid UTF-8"
+        }
+    }
+}

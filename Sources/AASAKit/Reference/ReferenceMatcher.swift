@@ -1,0 +1,118 @@
+import Foundation
+
+/// The oracle: a deliberately plain matcher written from `SPEC.md` alone.
+///
+/// Every fast path of the engine is checked against this type, so it trades all speed for
+/// obviousness. It scans entries and rules in order (SPEC 3), resolves each rule against the
+/// defaults chain on the spot (SPEC 10), normalises the URL text and the pattern for that rule
+/// (SPEC 11, 12), and runs a glob matcher that tries variable alternatives one by one (SPEC 9).
+/// It shares nothing with the compiled engine except the document model and `URLSplitter`: if
+/// both were built on the same helper, a bug in the helper would agree with itself.
+///
+/// ```swift
+/// let oracle = ReferenceMatcher(document: document, domain: "example.com")
+/// let decision = try oracle.decide("https://example.com/buy/1")
+/// ```
+public struct ReferenceMatcher: Sendable {
+    public let document: AASADocument
+    public let domain: String
+
+    public init(document: AASADocument, domain: String) {
+        self.document = document
+        self.domain = domain
+    }
+
+    /// The decision for every app of the document (or for `app` alone), in app order.
+    ///
+    /// - Throws: `URLSplitError` when the URL cannot be split; an error is never a `no_match`.
+    /// - Complexity: O(rules × (URL length × pattern length + variable alternatives)).
+    public func decide(_ url: String, app: String? = nil) throws(URLSplitError) -> URLDecision {
+        let split = try URLSplitter.split(url)
+        let apps = app.map { [$0] } ?? document.appIDs
+        return URLDecision(decisions: apps.map { decide(split, app: $0).decision })
+    }
+
+    /// The decision for one app with the evaluation of every rule that was tried, in order, for
+    /// `aasa explain`.
+    public func explain(_ url: String, app: String) throws(URLSplitError) -> ReferenceExplanation {
+        let split = try URLSplitter.split(url)
+        let (decision, trail) = decide(split, app: app)
+        return ReferenceExplanation(url: split, hostMatches: hostMatches(split), decision: decision, trail: trail)
+    }
+
+    func hostMatches(_ url: SplitURL) -> Bool {
+        asciiLowercased(url.host) == asciiLowercased(domain)
+    }
+
+    private func decide(_ url: SplitURL, app: String) -> (decision: AppDecision, trail: [RuleEvaluation]) {
+        guard hostMatches(url) else { return (AppDecision(app: app, kind: .noMatch), []) }
+        var trail: [RuleEvaluation] = []
+        for entry in document.entries where entry.appIDs.contains(app) {
+            for rule in entry.rules {
+                let evaluation = evaluate(rule, of: entry, against: url)
+                trail.append(evaluation)
+                if evaluation.matched {
+                    let kind: DecisionKind = evaluation.rule.exclude ? .exclude : .match
+                    return (AppDecision(app: app, kind: kind, entry: entry.index, rule: rule.index), trail)
+                }
+            }
+        }
+        return (AppDecision(app: app, kind: .noMatch), trail)
+    }
+
+    /// Evaluates every component of one rule; the rule matches when all of them do.
+    func evaluate(_ rule: Rule, of entry: Entry, against url: SplitURL) -> RuleEvaluation {
+        let effective = ReferenceRule(rule, entry: entry, domainDefaults: document.applinks?.defaults ?? RuleKeys())
+        let variables = ReferenceVariables(custom: document.applinks?.substitutionVariables ?? [:])
+        let text = ReferenceText(caseSensitive: effective.caseSensitive, percentEncoded: effective.percentEncoded)
+        var components: [ComponentEvaluation] = []
+        components.append(PathComparison.evaluate(effective.path, url.path, text: text, variables: variables))
+        components += QueryComparison.evaluate(effective.query, url.query, text: text, variables: variables)
+        let fragmentText = text.normalize(url.fragment)
+        let fragmentGlob = Glob(effective.fragment, text: text, variables: variables)
+        components.append(
+            ComponentEvaluation(
+                component: "#", comparedText: fragmentText, pattern: effective.fragment,
+                matched: fragmentGlob.matches(fragmentText)))
+        return RuleEvaluation(entry: entry.index, ruleIndex: rule.index, rule: effective, components: components)
+    }
+}
+
+/// What the reference matcher did for one app and URL: the decision and every rule it tried.
+public struct ReferenceExplanation: Sendable {
+    public var url: SplitURL
+    /// `false` when the URL's host is not the document's domain (every app is then `no_match`).
+    public var hostMatches: Bool
+    public var decision: AppDecision
+    /// The rules evaluated, in order; the last one decided when `decision` is not `noMatch`.
+    public var trail: [RuleEvaluation]
+}
+
+/// One rule, evaluated against one URL.
+public struct RuleEvaluation: Sendable {
+    public var entry: Int
+    public var ruleIndex: Int
+    /// The rule after the defaults chain was applied.
+    public var rule: ReferenceRule
+    public var components: [ComponentEvaluation]
+
+    public var matched: Bool { components.allSatisfy(\.matched) }
+}
+
+/// One component comparison: what was compared with what, and the verdict.
+public struct ComponentEvaluation: Sendable {
+    /// `/`, `?`, `?name` for a query item, or `#`.
+    public var component: String
+    /// The URL text after the rule's normalisation (decoding, NFC, folding, slash rules).
+    public var comparedText: String
+    /// The pattern as the rule states it (before normalisation).
+    public var pattern: String
+    public var matched: Bool
+}
+
+/// ASCII-only lowercasing, for host comparison (SPEC 3: ASCII case-insensitive).
+func asciiLowercased(_ text: String) -> String {
+    String(
+        decoding: text.utf8.map { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) ? $0 | 0x20 : $0 },
+        as: UTF8.self)
+}

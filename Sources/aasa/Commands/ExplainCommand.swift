@@ -1,0 +1,101 @@
+import AASAKit
+import Foundation
+
+/// `aasa explain FILE --domain D --app A URL`: the reasoning behind one decision, for a person.
+enum ExplainCommand {
+    static let spec = CommandSpec(
+        name: "explain",
+        abstract: "Show which rule decided a URL for one app, and why.",
+        usage: "aasa explain <file> --domain <domain> --app <app-id> <url>",
+        options: [
+            .init(name: "domain", valueName: "domain", help: "The host that serves the file (required)."),
+            .init(name: "app", valueName: "app-id", help: "The app to explain (required)."),
+        ] + CommandSupport.configurationOptions,
+        discussion: """
+            Prints the decision, the deciding entry and rule, and for every rule tried (in the
+            order the system scans them) each component: the URL text compared (after the rule's
+            decoding, NFC, folding and slash rules), the pattern, and the verdict, with the rule's
+            effective flags.
+
+            EXIT STATUS: 0 explained; 1 the URL cannot be split; 2 usage error; 3 the document
+            cannot be read.
+            """)
+
+    static func run(_ arguments: ArraySlice<String>) -> ExitCode {
+        let parsed: ParsedArguments
+        switch CommandSupport.parse(spec, arguments) {
+        case .success(let value): parsed = value
+        case .failure(let code): return code
+        }
+        guard parsed.positionals.count == 2 else {
+            return CommandSupport.usageError(spec, "expected <file> and one <url>")
+        }
+        guard let domain = parsed.value("domain") else { return CommandSupport.usageError(spec, "missing --domain") }
+        guard let app = parsed.value("app") else { return CommandSupport.usageError(spec, "missing --app") }
+        let configuration: Configuration
+        switch CommandSupport.configuration(parsed) {
+        case .success(let value): configuration = value
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
+        let document: AASADocument
+        switch CommandSupport.loadDocument(parsed.positionals[0], configuration: configuration) {
+        case .success(let value): document = value
+        case .failure(let code): return code
+        }
+        let url = parsed.positionals[1]
+        let explanation: ReferenceExplanation
+        do {
+            explanation = try ReferenceMatcher(document: document, domain: domain).explain(url, app: app)
+        } catch {
+            printError("aasa explain: cannot split \(url): \(error)")
+            return .failure
+        }
+        print(render(explanation, url: url, app: app, domain: domain, document: document), terminator: "")
+        return .success
+    }
+
+    static func render(_ explanation: ReferenceExplanation, url: String, app: String, domain: String, document: AASADocument) -> String {
+        var text = "URL       \(url)\n"
+        text += "app       \(app)\n"
+        let decision = explanation.decision
+        var verdict = decision.kind.rawValue
+        if let entry = decision.entry, let rule = decision.rule {
+            verdict += " (entry \(entry), rule \(rule))"
+        }
+        text += "decision  \(verdict)\n"
+        if !explanation.url.isHTTPS {
+            text += "note      the scheme is \"\(explanation.url.scheme)\": it is matched, but iOS opens apps only for https links\n"
+        }
+        if !explanation.hostMatches {
+            text += "host      \"\(explanation.url.host)\" is not \(domain): no rule applies\n"
+            return text
+        }
+        if !document.appIDs.contains(app) {
+            text += "note      no entry of applinks.details names \(app)\n"
+        }
+        if explanation.trail.isEmpty, document.appIDs.contains(app) {
+            text += "note      the entries naming this app have no rules\n"
+        }
+        for evaluation in explanation.trail {
+            let rule = evaluation.rule
+            let outcome = evaluation.matched ? (rule.exclude ? "matches, excludes" : "matches") : "no match"
+            text += "\nentry \(evaluation.entry), rule \(evaluation.ruleIndex): \(outcome)\n"
+            text += "  flags: exclude \(rule.exclude), caseSensitive \(rule.caseSensitive), percentEncoded \(rule.percentEncoded)\n"
+            let rows = evaluation.components.map { component -> (String, String, String, String) in
+                (
+                    component.component, JSONWriter.escape(component.comparedText),
+                    JSONWriter.escape(component.pattern), component.matched ? "yes" : "no"
+                )
+            }
+            let nameWidth = max(rows.map(\.0.count).max() ?? 0, 9)
+            let textWidth = max(rows.map(\.1.count).max() ?? 0, 8)
+            let patternWidth = max(rows.map(\.2.count).max() ?? 0, 7)
+            func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.count)) }
+            text += "  \(pad("component", nameWidth))  \(pad("compared", textWidth))  \(pad("pattern", patternWidth))  matches\n"
+            for row in rows {
+                text += "  \(pad(row.0, nameWidth))  \(pad(row.1, textWidth))  \(pad(row.2, patternWidth))  \(row.3)\n"
+            }
+        }
+        return text
+    }
+}

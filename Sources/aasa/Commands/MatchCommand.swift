@@ -1,0 +1,97 @@
+import AASAKit
+import Foundation
+
+/// `aasa match FILE --domain D [--app A] [--engine E] [URL...]`: one JSON record per URL.
+enum MatchCommand {
+    static let spec = CommandSpec(
+        name: "match",
+        abstract: "Decide, for each URL, which apps of one AASA file it opens.",
+        usage: "aasa match <file> --domain <domain> [--app <app-id>] [--engine reference] [<url> ...]",
+        options: [
+            .init(name: "domain", valueName: "domain", help: "The host that serves the file (required)."),
+            .init(name: "app", valueName: "app-id", help: "Decide for this app only."),
+            .init(name: "engine", valueName: "engine", help: "reference (default)."),
+        ] + CommandSupport.configurationOptions,
+        discussion: """
+            URLs come from the arguments, or one per line on standard input when none are given
+            (LF or CRLF; surrounding spaces and tabs removed; blank lines skipped).
+            Each URL gives one line of JSON, keys in this order:
+              {"url": …, "apps": [apps whose decision is match], "decisions": [{"app": …,
+               "decision": "match"|"exclude"|"no_match", "entry": i, "rule": j}, …]}
+            "entry" and "rule" (the deciding rule, in the document's own numbering) appear for
+            match and exclude. A URL that cannot be split gives {"url": …, "error": …}.
+
+            EXIT STATUS: 0 ran; 2 usage error; 3 the document cannot be read.
+            """)
+
+    static func run(_ arguments: ArraySlice<String>) -> ExitCode {
+        let parsed: ParsedArguments
+        switch CommandSupport.parse(spec, arguments) {
+        case .success(let value): parsed = value
+        case .failure(let code): return code
+        }
+        guard let file = parsed.positionals.first else { return CommandSupport.usageError(spec, "missing <file>") }
+        guard let domain = parsed.value("domain") else { return CommandSupport.usageError(spec, "missing --domain") }
+        let engineName = parsed.value("engine") ?? "reference"
+        guard CommandSupport.engineNames.contains(engineName) else {
+            return CommandSupport.usageError(spec, "unknown engine '\(engineName)' (choose \(CommandSupport.engineNames.joined(separator: ", ")))")
+        }
+        let configuration: Configuration
+        switch CommandSupport.configuration(parsed) {
+        case .success(let value): configuration = value
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
+        let document: AASADocument
+        switch CommandSupport.loadDocument(file, configuration: configuration) {
+        case .success(let value): document = value
+        case .failure(let code): return code
+        }
+        guard let engine = CommandSupport.engine(named: engineName, document: document, domain: domain) else {
+            return .usage
+        }
+        let app = parsed.value("app")
+        let output = OutputStream(fileDescriptor: STDOUT_FILENO)
+
+        func emit(_ url: String) throws(OutputStream.WriteFailure) {
+            try output.append { buffer in
+                if url.utf8.count > configuration.maxURLBytes {
+                    let error = URLSplitError.tooLong(length: url.utf8.count, limit: configuration.maxURLBytes)
+                    RecordWriter.appendError(url: url, error: error.description, to: &buffer)
+                    return
+                }
+                do throws(URLSplitError) {
+                    RecordWriter.appendMatch(url: url, decision: try engine.decide(url, app: app), to: &buffer)
+                } catch {
+                    RecordWriter.appendError(url: url, error: error.description, to: &buffer)
+                }
+            }
+        }
+
+        do {
+            let urls = Array(parsed.positionals.dropFirst())
+            if !urls.isEmpty {
+                for url in urls {
+                    let trimmed = url.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n"))
+                    if !trimmed.isEmpty { try emit(trimmed) }
+                }
+            } else {
+                var reader = URLLineReader(fileDescriptor: STDIN_FILENO, maxLineBytes: configuration.maxURLBytes)
+                try reader.forEachLine { line in
+                    switch line {
+                    case .url(let bytes):
+                        try emit(String(decoding: bytes, as: UTF8.self))
+                    case .invalid(let text, let error):
+                        try output.append { RecordWriter.appendError(url: text, error: error.description, to: &$0) }
+                    }
+                }
+            }
+            try output.flush()
+        } catch OutputStream.WriteFailure.closed {
+            return .success
+        } catch {
+            printError("aasa match: \(error)")
+            return .failure
+        }
+        return .success
+    }
+}

@@ -1,0 +1,42 @@
+import AASAKit
+import CJemalloc
+import Foundation
+
+// `aasa`: a thin shell over AASAKit. Each command parses its arguments, calls the library, and
+// maps the outcome to an exit status (see ExitCode).
+
+signal(SIGPIPE, SIG_IGN)
+
+let commands: [String: (ArraySlice<String>) -> ExitCode] = [
+    "match": MatchCommand.run,
+    "explain": ExplainCommand.run,
+]
+
+let overview = """
+    OVERVIEW: match URLs against Apple apple-app-site-association (AASA) files, exactly and fast.
+
+    USAGE: aasa <command> [options]
+
+    COMMANDS:
+      match      Decide, for each URL, which apps of one AASA file it opens (JSON lines).
+      explain    Show, for a person, which rule decided a URL for one app, and why.
+
+    Run 'aasa <command> --help' for a command's options. Semantics: docs/semantics.md.
+    Exit status: 0 ran, 1 some records were errors or a check failed, 2 usage error,
+    3 a document could not be read.
+    """
+
+let arguments = CommandLine.arguments.dropFirst()
+guard let name = arguments.first else {
+    printError(overview)
+    exit(ExitCode.usage.rawValue)
+}
+if name == "--help" || name == "-h" || name == "help" {
+    print(overview)
+    exit(ExitCode.success.rawValue)
+}
+guard let command = commands[name] else {
+    printError("aasa: unknown command '\(name)'\n\n\(overview)")
+    exit(ExitCode.usage.rawValue)
+}
+exit(command(arguments.dropFirst()).rawValue)
