@@ -3,7 +3,7 @@ import AASAKit
 /// Runs cases on an engine and says, in words, how each failing case failed.
 public enum EngineRunner {
     /// Builds an engine for a document and domain; each engine configuration under test is one.
-    public typealias Factory = @Sendable (AASADocument, String) -> any DecisionEngine
+    public typealias Factory = @Sendable (AASADocument, String) throws -> any DecisionEngine
 
     /// `nil` when the engine produced exactly the expected outcome.
     public static func check(_ testCase: TestCase, engine makeEngine: Factory) -> String? {
@@ -14,7 +14,12 @@ public enum EngineRunner {
             return testCase.expectedError == .document ? nil : "document failed to load: \(error)"
         }
         if testCase.expectedError == .document { return "expected the document to fail, but it loaded" }
-        let engine = makeEngine(document, testCase.domain)
+        let engine: any DecisionEngine
+        do {
+            engine = try makeEngine(document, testCase.domain)
+        } catch {
+            return "the engine could not be built: \(error)"
+        }
         let decision: URLDecision
         do {
             decision = try engine.decide(testCase.url, app: nil)

@@ -59,12 +59,21 @@ enum CommandSupport {
         }
     }
 
-    static let engineNames = ["reference"]
+    static let engineNames = ["dfa", "reference"]
 
-    static func engine(named name: String, document: AASADocument, domain: String) -> (any DecisionEngine)? {
+    /// Builds the named engine; a document the compiler cannot handle within its limits is
+    /// reported (exit 3), never silently matched as "no match".
+    static func engine(named name: String, document: AASADocument, domain: String) -> Result<any DecisionEngine, ExitCode> {
         switch name {
-        case "reference": return ReferenceMatcher(document: document, domain: domain)
-        default: return nil
+        case "reference":
+            return .success(ReferenceMatcher(document: document, domain: domain))
+        default:
+            do {
+                return .success(DFAMatcher(try CompiledDocument(document: document, domain: domain)))
+            } catch {
+                printError("aasa: cannot compile the document: \(error)")
+                return .failure(.unreadableDocument)
+            }
         }
     }
 }

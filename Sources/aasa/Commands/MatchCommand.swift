@@ -6,11 +6,11 @@ enum MatchCommand {
     static let spec = CommandSpec(
         name: "match",
         abstract: "Decide, for each URL, which apps of one AASA file it opens.",
-        usage: "aasa match <file> --domain <domain> [--app <app-id>] [--engine reference] [<url> ...]",
+        usage: "aasa match <file> --domain <domain> [--app <app-id>] [--engine dfa|reference] [<url> ...]",
         options: [
             .init(name: "domain", valueName: "domain", help: "The host that serves the file (required)."),
             .init(name: "app", valueName: "app-id", help: "Decide for this app only."),
-            .init(name: "engine", valueName: "engine", help: "reference (default)."),
+            .init(name: "engine", valueName: "engine", help: "dfa (the compiled engine, default) or reference (the oracle)."),
         ] + CommandSupport.configurationOptions,
         discussion: """
             URLs come from the arguments, or one per line on standard input when none are given
@@ -32,7 +32,7 @@ enum MatchCommand {
         }
         guard let file = parsed.positionals.first else { return CommandSupport.usageError(spec, "missing <file>") }
         guard let domain = parsed.value("domain") else { return CommandSupport.usageError(spec, "missing --domain") }
-        let engineName = parsed.value("engine") ?? "reference"
+        let engineName = parsed.value("engine") ?? "dfa"
         guard CommandSupport.engineNames.contains(engineName) else {
             return CommandSupport.usageError(spec, "unknown engine '\(engineName)' (choose \(CommandSupport.engineNames.joined(separator: ", ")))")
         }
@@ -46,8 +46,10 @@ enum MatchCommand {
         case .success(let value): document = value
         case .failure(let code): return code
         }
-        guard let engine = CommandSupport.engine(named: engineName, document: document, domain: domain) else {
-            return .usage
+        let engine: any DecisionEngine
+        switch CommandSupport.engine(named: engineName, document: document, domain: domain) {
+        case .success(let value): engine = value
+        case .failure(let code): return code
         }
         let app = parsed.value("app")
         let output = OutputStream(fileDescriptor: STDOUT_FILENO)

@@ -8,16 +8,21 @@ import XCTest
 final class JSONParserTests: XCTestCase {
     // MARK: Helpers
 
-    private func parse(_ text: String, maxDepth: Int = 512, file: StaticString = #filePath, line: UInt = #line) -> JSONValue? {
+    private func parse(
+        _ text: String, maxDepth: Int = 512, file: StaticString = #filePath, line: UInt = #line
+    ) -> JSONValue? {
         do {
             return try JSONParser.parse(text, maxDepth: maxDepth)
         } catch {
-            XCTFail("unexpected error for \(text.debugDescription): \(error)", file: file, line: line)
+            XCTFail(
+                "unexpected error for \(text.debugDescription): \(error)", file: file, line: line)
             return nil
         }
     }
 
-    private func failure(_ bytes: [UInt8], maxDepth: Int = 512, file: StaticString = #filePath, line: UInt = #line) -> JSONParseError? {
+    private func failure(
+        _ bytes: [UInt8], maxDepth: Int = 512, file: StaticString = #filePath, line: UInt = #line
+    ) -> JSONParseError? {
         do {
             let value = try JSONParser.parse(bytes, maxDepth: maxDepth)
             XCTFail("expected an error, parsed \(value)", file: file, line: line)
@@ -27,12 +32,19 @@ final class JSONParserTests: XCTestCase {
         }
     }
 
-    private func failure(_ text: String, maxDepth: Int = 512, file: StaticString = #filePath, line: UInt = #line) -> JSONParseError? {
+    private func failure(
+        _ text: String, maxDepth: Int = 512, file: StaticString = #filePath, line: UInt = #line
+    ) -> JSONParseError? {
         failure(Array(text.utf8), maxDepth: maxDepth, file: file, line: line)
     }
 
-    private func assertKind(_ text: String, _ kind: JSONParseError.Kind, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(failure(text, file: file, line: line)?.kind, kind, text.debugDescription, file: file, line: line)
+    private func assertKind(
+        _ text: String, _ kind: JSONParseError.Kind, file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
+        XCTAssertEqual(
+            failure(text, file: file, line: line)?.kind, kind, text.debugDescription, file: file,
+            line: line)
     }
 
     // MARK: Literals and scalars
@@ -58,7 +70,8 @@ final class JSONParserTests: XCTestCase {
         assertKind("undefined", .invalidLiteral)
         assertKind("truex", .invalidLiteral)
         assertKind("[nul]", .invalidLiteral)
-        XCTAssertEqual(failure("True")?.message, "'True' is not a JSON literal; did you mean 'true'?")
+        XCTAssertEqual(
+            failure("True")?.message, "'True' is not a JSON literal; did you mean 'true'?")
     }
 
     func test_literals_truncatedIsUnexpectedEnd() {
@@ -70,7 +83,8 @@ final class JSONParserTests: XCTestCase {
     func test_literals_nanAndInfinityFail() {
         let nan = failure("NaN")
         XCTAssertEqual(nan?.kind, .invalidLiteral)
-        XCTAssertEqual(nan?.description, "invalid JSON at line 1, column 1: NaN is not allowed in JSON")
+        XCTAssertEqual(
+            nan?.description, "invalid JSON at line 1, column 1: NaN is not allowed in JSON")
         assertKind("[Infinity]", .invalidLiteral)
         assertKind("-Infinity", .invalidLiteral)
     }
@@ -78,8 +92,10 @@ final class JSONParserTests: XCTestCase {
     // MARK: Numbers
 
     func test_numbers_validKeepSourceText() {
-        for text in ["0", "-0", "1", "-1", "10", "123456789012345678901234567890", "0.5", "-0.5e3", "1E10",
-                     "1e+2", "1e-2", "2.50", "0e0", "-0.0E-0"] {
+        for text in [
+            "0", "-0", "1", "-1", "10", "123456789012345678901234567890", "0.5", "-0.5e3", "1E10",
+            "1e+2", "1e-2", "2.50", "0e0", "-0.0E-0",
+        ] {
             XCTAssertEqual(parse(text), .number(text), text)
             XCTAssertEqual(parse("[\(text)]"), .array([.number(text)]), text)
         }
@@ -87,7 +103,10 @@ final class JSONParserTests: XCTestCase {
     }
 
     func test_numbers_invalidFail() {
-        for text in ["01", "-01", "00", "+1", ".5", "1.", "1.e5", "-", "-a", "1e", "1e+", "0x10", "- 1", "[+1]", "[1.]"] {
+        for text in [
+            "01", "-01", "00", "+1", ".5", "1.", "1.e5", "-", "-a", "1e", "1e+", "0x10", "- 1",
+            "[+1]", "[1.]",
+        ] {
             let error = failure(text)
             XCTAssertTrue(
                 error?.kind == .invalidNumber || error?.kind == .unexpectedEnd,
@@ -102,7 +121,8 @@ final class JSONParserTests: XCTestCase {
     // MARK: Strings
 
     func test_strings_simpleEscapes() {
-        XCTAssertEqual(parse(#""a\"b\\c\/d\be\ff\ng\rh\ti""#), .string("a\"b\\c/d\u{8}e\u{c}f\ng\rh\ti"))
+        XCTAssertEqual(
+            parse(#""a\"b\\c\/d\be\ff\ng\rh\ti""#), .string("a\"b\\c/d\u{8}e\u{c}f\ng\rh\ti"))
         XCTAssertEqual(parse(#""\u0041\u00e9\u4E2D\u0000""#), .string("Aé中\u{0}"))
     }
 
@@ -135,17 +155,20 @@ final class JSONParserTests: XCTestCase {
         let error = failure("\"a\nb\"")
         XCTAssertEqual(error?.kind, .controlCharacterInString)
         XCTAssertEqual(error?.offset, 2)
-        XCTAssertEqual(error?.message, "unescaped control character U+000A in a string; write it as \\n")
+        XCTAssertEqual(
+            error?.message, "unescaped control character U+000A in a string; write it as \\n")
         assertKind("\"\t\"", .controlCharacterInString)
         assertKind("\"\u{0}\"", .controlCharacterInString)
         assertKind("\"\u{1F}\"", .controlCharacterInString)
-        XCTAssertEqual(parse("\"\u{7F}\""), .string("\u{7F}"))  // DEL is not a control character in JSON
+        // DEL is not a control character in JSON.
+        XCTAssertEqual(parse("\"\u{7F}\""), .string("\u{7F}"))
     }
 
     func test_strings_nonASCIIPassesThrough() {
         XCTAssertEqual(parse("\"héllo 中文 😀\""), .string("héllo 中文 😀"))
         // Long enough to cross the eight-byte fast path at every alignment.
-        let long = String(repeating: "abcdefg", count: 50) + "é" + String(repeating: "x", count: 33)
+        let long =
+            String(repeating: "abcdefg", count: 50) + "é" + String(repeating: "x", count: 33)
         XCTAssertEqual(parse("\"\(long)\""), .string(long))
         XCTAssertEqual(parse("\"\(long)\\n\(long)\""), .string(long + "\n" + long))
     }
@@ -161,12 +184,15 @@ final class JSONParserTests: XCTestCase {
         let error = failure("['a']")
         XCTAssertEqual(error?.kind, .unexpectedCharacter)
         XCTAssertEqual(error?.message, "single quotes are not allowed; strings use double quotes")
-        XCTAssertEqual(failure("{'a':1}")?.message, "single quotes are not allowed; object keys use double quotes")
+        XCTAssertEqual(
+            failure("{'a':1}")?.message,
+            "single quotes are not allowed; object keys use double quotes")
     }
 
     func test_strings_curlyQuotesExplained() {
         XCTAssertEqual(
-            failure("[“a”]")?.message, "curly quotes are not allowed; strings use straight double quotes")
+            failure("[“a”]")?.message,
+            "curly quotes are not allowed; strings use straight double quotes")
     }
 
     // MARK: UTF-8
@@ -204,19 +230,23 @@ final class JSONParserTests: XCTestCase {
 
     func test_utf8_validFourByteInString() {
         XCTAssertEqual(try JSONParser.parse([0x22, 0xF0, 0x9F, 0x98, 0x80, 0x22]), .string("😀"))
-        XCTAssertEqual(try JSONParser.parse([0x22, 0xF4, 0x8F, 0xBF, 0xBF, 0x22]), .string("\u{10FFFF}"))
+        XCTAssertEqual(
+            try JSONParser.parse([0x22, 0xF4, 0x8F, 0xBF, 0xBF, 0x22]), .string("\u{10FFFF}"))
     }
 
     // MARK: BOM and whitespace
 
     func test_bom_skippedAtStart() {
         XCTAssertEqual(try JSONParser.parse([0xEF, 0xBB, 0xBF, 0x5B, 0x5D]), .array([]))
-        XCTAssertEqual(try JSONParser.parse("\u{FEFF} {\"a\":1}"), .object(JSONObject(members: [("a", .number("1"))])))
+        XCTAssertEqual(
+            try JSONParser.parse("\u{FEFF} {\"a\":1}"),
+            .object(JSONObject(members: [("a", .number("1"))])))
     }
 
     func test_bom_notSkippedElsewhere() {
         XCTAssertEqual(failure([0x20, 0xEF, 0xBB, 0xBF, 0x5B, 0x5D])?.kind, .unexpectedCharacter)
-        XCTAssertEqual(failure([0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF, 0x31])?.kind, .unexpectedCharacter)
+        XCTAssertEqual(
+            failure([0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF, 0x31])?.kind, .unexpectedCharacter)
     }
 
     func test_bom_notCountedAsColumn() {
@@ -226,8 +256,9 @@ final class JSONParserTests: XCTestCase {
     }
 
     func test_whitespace_allFourKindsAllowed() {
-        XCTAssertEqual(parse(" \t\r\n[ \t\r\n1 \t\r\n, \t\r\n{ \"a\" \t: \n2 } ] \r\n"),
-                       .array([.number("1"), .object(JSONObject(members: [("a", .number("2"))]))]))
+        XCTAssertEqual(
+            parse(" \t\r\n[ \t\r\n1 \t\r\n, \t\r\n{ \"a\" \t: \n2 } ] \r\n"),
+            .array([.number("1"), .object(JSONObject(members: [("a", .number("2"))]))]))
     }
 
     func test_whitespace_otherSpacesFail() {
@@ -242,7 +273,8 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(failure("")?.kind, .emptyInput)
         XCTAssertEqual(failure("  \n\t ")?.kind, .emptyInput)
         XCTAssertEqual(failure([0xEF, 0xBB, 0xBF])?.kind, .emptyInput)
-        XCTAssertEqual(failure("")?.description, "invalid JSON at line 1, column 1: the input is empty")
+        XCTAssertEqual(
+            failure("")?.description, "invalid JSON at line 1, column 1: the input is empty")
         XCTAssertThrowsError(try JSONParser.parse(UnsafeRawBufferPointer(start: nil, count: 0)))
     }
 
@@ -262,7 +294,8 @@ final class JSONParserTests: XCTestCase {
         let error = failure("[1,2,]")
         XCTAssertEqual(error?.kind, .trailingComma)
         XCTAssertEqual(error?.offset, 5)
-        XCTAssertEqual(error?.description, "invalid JSON at line 1, column 6: trailing comma before ']'")
+        XCTAssertEqual(
+            error?.description, "invalid JSON at line 1, column 6: trailing comma before ']'")
     }
 
     func test_commas_trailingCommaInObjectFails() {
@@ -270,7 +303,8 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(error?.kind, .trailingComma)
         XCTAssertEqual(error?.line, 4)
         XCTAssertEqual(error?.column, 1)
-        XCTAssertEqual(error?.description, "invalid JSON at line 4, column 1: trailing comma before '}'")
+        XCTAssertEqual(
+            error?.description, "invalid JSON at line 4, column 1: trailing comma before '}'")
     }
 
     func test_commas_missingOrDoubledFail() {
@@ -285,7 +319,8 @@ final class JSONParserTests: XCTestCase {
         assertKind("[1}", .unexpectedCharacter)
         assertKind("{\"a\":1]", .unexpectedCharacter)
         XCTAssertEqual(failure("{a:1}")?.message, "object keys must be double-quoted strings")
-        XCTAssertEqual(failure("[1 2]")?.message, "expected ',' or ']' after an array element, found '2'")
+        XCTAssertEqual(
+            failure("[1 2]")?.message, "expected ',' or ']' after an array element, found '2'")
     }
 
     func test_comments_fail() {
@@ -301,7 +336,9 @@ final class JSONParserTests: XCTestCase {
     func test_unclosed_containersFail() {
         let error = failure("{\n\"a\": [1, 2")
         XCTAssertEqual(error?.kind, .unexpectedEnd)
-        XCTAssertEqual(error?.message, "unexpected end of input; the array opened at line 2, column 6 is not closed")
+        XCTAssertEqual(
+            error?.message,
+            "unexpected end of input; the array opened at line 2, column 6 is not closed")
         assertKind("[", .unexpectedEnd)
         assertKind("{", .unexpectedEnd)
         assertKind("{\"a\"", .unexpectedEnd)
@@ -316,7 +353,9 @@ final class JSONParserTests: XCTestCase {
             return XCTFail("expected an object")
         }
         XCTAssertEqual(object.members.map(\.key), ["z", "a", "m"])
-        guard case .object(let inner)? = object["m"] else { return XCTFail("expected an inner object") }
+        guard case .object(let inner)? = object["m"] else {
+            return XCTFail("expected an inner object")
+        }
         XCTAssertEqual(inner.members.map(\.key), ["y", "b"])
     }
 
@@ -338,14 +377,20 @@ final class JSONParserTests: XCTestCase {
     }
 
     func test_objects_nestedMixedStructure() {
-        let value = parse(#"{"applinks":{"details":[{"appIDs":["A.b"],"components":[{"/":"/x/*","exclude":true}]}]}}"#)
-        let component = JSONValue.object(JSONObject(members: [("/", .string("/x/*")), ("exclude", .bool(true))]))
-        let detail = JSONValue.object(JSONObject(members: [
-            ("appIDs", .array([.string("A.b")])), ("components", .array([component])),
-        ]))
-        let expected = JSONValue.object(JSONObject(members: [
-            ("applinks", .object(JSONObject(members: [("details", .array([detail]))]))),
-        ]))
+        let value = parse(
+            #"{"applinks":{"details":[{"appIDs":["A.b"],"#
+                + #""components":[{"/":"/x/*","exclude":true}]}]}}"#
+        )
+        let component = JSONValue.object(
+            JSONObject(members: [("/", .string("/x/*")), ("exclude", .bool(true))]))
+        let detail = JSONValue.object(
+            JSONObject(members: [
+                ("appIDs", .array([.string("A.b")])), ("components", .array([component])),
+            ]))
+        let expected = JSONValue.object(
+            JSONObject(members: [
+                ("applinks", .object(JSONObject(members: [("details", .array([detail]))])))
+            ]))
         XCTAssertEqual(value, expected)
     }
 
@@ -369,11 +414,14 @@ final class JSONParserTests: XCTestCase {
         let error = failure(nested(513))
         XCTAssertEqual(error?.kind, .tooDeep(limit: 512))
         XCTAssertEqual(error?.offset, 512)
-        XCTAssertEqual(error?.description, "invalid JSON at line 1, column 513: nesting is deeper than the limit of 512 levels")
+        XCTAssertEqual(
+            error?.description,
+            "invalid JSON at line 1, column 513: nesting is deeper than the limit of 512 levels")
     }
 
     func test_depth_objectsCountToo() {
-        let deepObjects = String(repeating: "{\"a\":", count: 3) + "1" + String(repeating: "}", count: 3)
+        let deepObjects =
+            String(repeating: "{\"a\":", count: 3) + "1" + String(repeating: "}", count: 3)
         XCTAssertNotNil(parse(deepObjects, maxDepth: 3))
         XCTAssertEqual(failure(deepObjects, maxDepth: 2)?.kind, .tooDeep(limit: 2))
         XCTAssertEqual(failure("[{\"a\":[1]}]", maxDepth: 2)?.kind, .tooDeep(limit: 2))
@@ -400,7 +448,9 @@ final class JSONParserTests: XCTestCase {
         let done = DispatchSemaphore(value: 0)
         let text = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         let thread = Thread {
-            box.result = Result { () throws(JSONParseError) -> JSONValue in try JSONParser.parse(text, maxDepth: 200_000) }
+            box.result = Result { () throws(JSONParseError) -> JSONValue in
+                try JSONParser.parse(text, maxDepth: 200_000)
+            }
             // Unwind the deep value here, iteratively, so its release does not recurse either.
             if case .success(var value)? = box.result {
                 box.result = nil
@@ -452,7 +502,9 @@ final class JSONParserTests: XCTestCase {
             text += index % 2 == 0 ? "\"item \(index) with some text\"" : "\(index).5e-3"
         }
         text += "]"
-        guard case .array(let elements) = try JSONParser.parse(text) else { return XCTFail("expected an array") }
+        guard case .array(let elements) = try JSONParser.parse(text) else {
+            return XCTFail("expected an array")
+        }
         XCTAssertEqual(elements.count, count)
         XCTAssertEqual(elements[10], .string("item 10 with some text"))
         XCTAssertEqual(elements[11], .number("11.5e-3"))
@@ -461,17 +513,20 @@ final class JSONParserTests: XCTestCase {
     // MARK: Writer
 
     func test_writer_compactOutput() {
-        let value = JSONValue.object(JSONObject(members: [
-            ("b", .array([.number("1"), .bool(true), .null, .string("x")])),
-            ("a", .object(JSONObject())),
-            ("c", .array([])),
-        ]))
+        let value = JSONValue.object(
+            JSONObject(members: [
+                ("b", .array([.number("1"), .bool(true), .null, .string("x")])),
+                ("a", .object(JSONObject())),
+                ("c", .array([])),
+            ]))
         XCTAssertEqual(value.serialized(), #"{"b":[1,true,null,"x"],"a":{},"c":[]}"#)
-        XCTAssertEqual(value.serialized(sortedKeys: true), #"{"a":{},"b":[1,true,null,"x"],"c":[]}"#)
+        XCTAssertEqual(
+            value.serialized(sortedKeys: true), #"{"a":{},"b":[1,true,null,"x"],"c":[]}"#)
     }
 
     func test_writer_sortedKeysKeepsDuplicateOrder() {
-        let value = JSONValue.object(JSONObject(members: [("b", .number("1")), ("a", .number("2")), ("b", .number("3"))]))
+        let value = JSONValue.object(
+            JSONObject(members: [("b", .number("1")), ("a", .number("2")), ("b", .number("3"))]))
         XCTAssertEqual(value.serialized(sortedKeys: true), #"{"a":2,"b":1,"b":3}"#)
     }
 
@@ -494,12 +549,18 @@ final class JSONParserTests: XCTestCase {
     }
 
     func test_writer_appendEscapedAcrossFastPath() {
-        let long = String(repeating: "abcdefgh", count: 9) + "\"" + String(repeating: "é", count: 9) + "\n"
+        let long =
+            String(repeating: "abcdefgh", count: 9) + "\""
+            + String(repeating: "é", count: 9) + "\n"
         var buffer: [UInt8] = Array("prefix:".utf8)
         JSONWriter.appendEscaped(long, to: &buffer)
         JSONWriter.appendEscaped(long.dropFirst(70), to: &buffer)
-        let expectedLong = String(repeating: "abcdefgh", count: 9) + "\\\"" + String(repeating: "é", count: 9) + "\\n"
-        XCTAssertEqual(String(decoding: buffer, as: UTF8.self), "prefix:\"\(expectedLong)\"\"gh\\\"\(String(repeating: "é", count: 9))\\n\"")
+        let expectedLong =
+            String(repeating: "abcdefgh", count: 9) + "\\\"" + String(repeating: "é", count: 9)
+            + "\\n"
+        XCTAssertEqual(
+            String(decoding: buffer, as: UTF8.self),
+            "prefix:\"\(expectedLong)\"\"gh\\\"\(String(repeating: "é", count: 9))\\n\"")
     }
 
     func test_writer_deepValueDoesNotRecurse() {
@@ -508,7 +569,9 @@ final class JSONParserTests: XCTestCase {
             value = .array([value])
         }
         let text = value.serialized()
-        XCTAssertEqual(text, String(repeating: "[", count: 2_000) + "null" + String(repeating: "]", count: 2_000))
+        XCTAssertEqual(
+            text,
+            String(repeating: "[", count: 2_000) + "null" + String(repeating: "]", count: 2_000))
     }
 
     // MARK: Round trip
@@ -520,18 +583,43 @@ final class JSONParserTests: XCTestCase {
             .number("-1.5E+10"),
             .string("tab\there \"quoted\" \\ / \u{0}\u{1F} é 😀 \u{2028}\u{2029}"),
             .array([.array([]), .object(JSONObject()), .string("")]),
-            .object(JSONObject(members: [
-                ("applinks", .object(JSONObject(members: [
-                    ("details", .array([.object(JSONObject(members: [
-                        ("appIDs", .array([.string("ABCDE.com.example")])),
-                        ("components", .array([.object(JSONObject(members: [
-                            ("/", .string("/buy/*")), ("?", .object(JSONObject(members: [("q", .string("?*"))]))),
-                            ("exclude", .bool(true)), ("caseSensitive", .bool(false)),
-                        ]))])),
-                    ]))])),
-                ]))),
-                ("dup", .number("1")), ("dup", .number("2")), ("line\nkey", .null),
-            ])),
+            .object(
+                JSONObject(members: [
+                    (
+                        "applinks",
+                        .object(
+                            JSONObject(members: [
+                                (
+                                    "details",
+                                    .array([
+                                        .object(
+                                            JSONObject(members: [
+                                                ("appIDs", .array([.string("ABCDE.com.example")])),
+                                                (
+                                                    "components",
+                                                    .array([
+                                                        .object(
+                                                            JSONObject(members: [
+                                                                ("/", .string("/buy/*")),
+                                                                (
+                                                                    "?",
+                                                                    .object(
+                                                                        JSONObject(members: [
+                                                                            ("q", .string("?*"))
+                                                                        ]))
+                                                                ),
+                                                                ("exclude", .bool(true)),
+                                                                ("caseSensitive", .bool(false)),
+                                                            ]))
+                                                    ])
+                                                ),
+                                            ]))
+                                    ])
+                                )
+                            ]))
+                    ),
+                    ("dup", .number("1")), ("dup", .number("2")), ("line\nkey", .null),
+                ])),
         ]
         for value in values {
             let text = value.serialized()
@@ -542,6 +630,7 @@ final class JSONParserTests: XCTestCase {
     func test_roundTrip_serializedOfParsedIsCompactSource() throws {
         let source = #"{"a":[1,-0.5e3,true,null,"x\n\u0001"],"b":{}}"#
         XCTAssertEqual(try JSONParser.parse(source).serialized(), source)
-        XCTAssertEqual(try JSONParser.parse(" [ 1 , { \"k\" : \"\\/\" } ] ").serialized(), #"[1,{"k":"/"}]"#)
+        XCTAssertEqual(
+            try JSONParser.parse(" [ 1 , { \"k\" : \"\\/\" } ] ").serialized(), #"[1,{"k":"/"}]"#)
     }
 }

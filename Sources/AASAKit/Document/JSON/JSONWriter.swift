@@ -17,7 +17,9 @@ public enum JSONWriter {
     ///   byte order); members with the same key keep their relative order.
     /// - Complexity: O(*n*) in the size of the output, plus O(*k* log *k*) per object of *k*
     ///   members when sorting.
-    public static func append(_ value: JSONValue, sortedKeys: Bool = false, to buffer: inout [UInt8]) {
+    public static func append(
+        _ value: JSONValue, sortedKeys: Bool = false, to buffer: inout [UInt8]
+    ) {
         var work: [Step] = [.value(value)]
         while let step = work.popLast() {
             switch step {
@@ -109,18 +111,22 @@ public enum JSONWriter {
             buffer.append(UInt8(ascii: "\""))
             return
         }
+        // SAFETY: every read is at `index < count` (word loads at `index + 8 <= count`), and runs
+        // copied from `base` lie in `runStart...index <= count`; single-byte reads go through
+        // `bytes[…]`, which is bounds-checked in debug builds.
         let count = bytes.count
         var runStart = 0
         var index = 0
         while index < count {
             // PERF: skip eight plain ASCII bytes at a time (shared check with the parser).
             while count - index >= 8
-                && !JSONByteScan.needsAttention(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                && !JSONByteScan.needsAttention(
+                    UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
             {
                 index += 8
             }
             guard index < count else { break }
-            let byte = base[index]
+            let byte = bytes[index]
             if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte != 0xE2 {
                 index += 1
                 continue
@@ -137,20 +143,24 @@ public enum JSONWriter {
             case 0x0C: escape = "\\f"
             case 0xE2:
                 // U+2028 and U+2029 are E2 80 A8 and E2 80 A9; other E2 sequences pass through.
-                guard count - index >= 3 && base[index + 1] == 0x80
-                    && (base[index + 2] == 0xA8 || base[index + 2] == 0xA9)
+                guard
+                    count - index >= 3 && bytes[index + 1] == 0x80
+                        && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9)
                 else {
                     index += 1
                     continue
                 }
-                escape = base[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                escape = bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"
                 width = 3
             default:
                 escape = ""  // Other control characters: \u00XX, written below.
             }
-            buffer.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+            buffer.append(
+                contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
             if escape.utf8CodeUnitCount > 0 {
-                buffer.append(contentsOf: UnsafeBufferPointer(start: escape.utf8Start, count: escape.utf8CodeUnitCount))
+                buffer.append(
+                    contentsOf: UnsafeBufferPointer(
+                        start: escape.utf8Start, count: escape.utf8CodeUnitCount))
             } else {
                 let hexDigits: StaticString = "0123456789abcdef"
                 let digits = hexDigits.utf8Start
@@ -161,7 +171,8 @@ public enum JSONWriter {
             index += width
             runStart = index
         }
-        buffer.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+        buffer.append(
+            contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
         buffer.append(UInt8(ascii: "\""))
     }
 

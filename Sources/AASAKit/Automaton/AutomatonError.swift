@@ -1,0 +1,23 @@
+/// Why a document's automata could not be built or run within the configured limits.
+///
+/// These are never turned into a "no match": the caller reports them (SPEC 1: an engine that
+/// failed must say so).
+public enum AutomatonError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The NFA would need more states than `Configuration.maxNFAStates`.
+    case tooManyNFAStates(needed: Int, limit: Int)
+    /// The lazy DFA cache budget cannot hold the few states a search needs.
+    case budgetTooSmall(minimum: Int, given: Int)
+    /// The eager DFA would need more states than allowed.
+    case tooManyDFAStates(limit: Int)
+
+    public var description: String {
+        switch self {
+        case .tooManyNFAStates(let needed, let limit):
+            return "the document needs more than \(limit) automaton states (at least \(needed)); raise the limit with --max-nfa-states"
+        case .budgetTooSmall(let minimum, let given):
+            return "the DFA cache budget of \(given) bytes is below the minimum of \(minimum) bytes for this document"
+        case .tooManyDFAStates(let limit):
+            return "the eager DFA needs more than \(limit) states; use the lazy DFA"
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/// Subset construction, shared by the lazy DFA, the eager DFA and NFA simulation.
+///
+/// A DFA state is a set of NFA *positions*. Because variables are shared sub-automata entered by
+/// `call` and left by `ret`, a position is a pair: the NFA state, and the state to continue at
+/// when the current variable alternative ends (or none, outside variables). Pairs are packed in
+/// a `UInt64` (state in the low half, continuation + 1 in the high half).
+///
+/// Only positions that can consume a byte are kept in a state's key; epsilon-only states are
+/// followed and dropped, and `match` states contribute their tag. Two subsets with the same
+/// byte-consuming positions and the same tags behave identically, so they are one DFA state.
+struct Determinizer {
+    let nfa: NFA
+
+    /// A DFA state's content: sorted byte-consuming positions, and sorted accepted tags.
+    struct Subset: Hashable {
+        var positions: [UInt64]
+        var tags: [Int32]
+    }
+
+    @inline(__always)
+    static func pack(_ state: NFA.StateID, continuation: NFA.StateID) -> UInt64 {
+        UInt64(UInt32(bitPattern: state)) | (UInt64(UInt32(bitPattern: continuation + 1)) << 32)
+    }
+
+    @inline(__always)
+    static func unpack(_ position: UInt64) -> (state: NFA.StateID, continuation: NFA.StateID) {
+        (NFA.StateID(truncatingIfNeeded: position & 0xFFFF_FFFF), NFA.StateID(truncatingIfNeeded: position >> 32) - 1)
+    }
+
+    /// Scratch space reused across closures, so building a state does not allocate sets.
+    struct Scratch {
+        var visited = Set<UInt64>()
+        var stack: [UInt64] = []
+        var seeds: [UInt64] = []
+    }
+
+    /// The epsilon closure of `seeds`, as a canonical subset.
+    func closure(of seeds: [UInt64], scratch: inout Scratch) -> Subset {
+        scratch.visited.removeAll(keepingCapacity: true)
+        scratch.stack.removeAll(keepingCapacity: true)
+        var positions: [UInt64] = []
+        var tags: [Int32] = []
+        for seed in seeds where scratch.visited.insert(seed).inserted {
+            scratch.stack.append(seed)
+        }
+        while let position = scratch.stack.popLast() {
+            let (state, continuation) = Self.unpack(position)
+            func push(_ next: NFA.StateID, _ nextContinuation: NFA.StateID) {
+                let packed = Self.pack(next, continuation: nextContinuation)
+                if scratch.visited.insert(packed).inserted { scratch.stack.append(packed) }
+            }
+            switch nfa.kinds[Int(state)] {
+            case .plain:
+                break
+            case .match(let tag):
+                tags.append(tag)
+            case .call(let variable, let next):
+                let entry = nfa.variableStarts[Int(variable)]
+                if entry >= 0 { push(entry, next) }
+            case .ret:
+                if continuation >= 0 { push(continuation, -1) }
+            }
+            if !nfa.transitions(of: state).isEmpty { positions.append(position) }
+            for next in nfa.epsilons(of: state) { push(next, continuation) }
+        }
+        positions.sort()
+        tags.sort()
+        var uniqueTags: [Int32] = []
+        uniqueTags.reserveCapacity(tags.count)
+        for tag in tags where uniqueTags.last != tag { uniqueTags.append(tag) }
+        return Subset(positions: positions, tags: uniqueTags)
+    }
+
+    /// The start state's subset.
+    func start(scratch: inout Scratch) -> Subset {
+        closure(of: [Self.pack(nfa.start, continuation: -1)], scratch: &scratch)
+    }
+
+    /// The subset reached from `subset` on `byte`.
+    func step(_ subset: Subset, on byte: UInt8, scratch: inout Scratch) -> Subset {
+        var seeds = scratch.seeds
+        seeds.removeAll(keepingCapacity: true)
+        for position in subset.positions {
+            let (state, continuation) = Self.unpack(position)
+            for transition in nfa.transitions(of: state) where transition.low <= byte && byte <= transition.high {
+                seeds.append(Self.pack(transition.next, continuation: continuation))
+            }
+        }
+        let result = closure(of: seeds, scratch: &scratch)
+        scratch.seeds = seeds
+        return result
+    }
+}

@@ -1,0 +1,68 @@
+/// A lazily determinised DFA over one NFA: immutable, `Sendable`, shared by every thread.
+///
+/// All mutable state lives in a `LazyDFA.Cache` made by `makeCache()`, one per thread. The
+/// automaton checks, at construction, that the configured budget can hold the few states a
+/// search needs (`AutomatonError.budgetTooSmall`).
+///
+/// ```swift
+/// let dfa = try LazyDFA(nfa: nfa)
+/// let cache = dfa.makeCache()
+/// let accepted = dfa.search(bytes, cache: cache)   // TagSet of the patterns matching whole
+/// ```
+public final class LazyDFA: Sendable {
+    public let nfa: NFA
+    public let classes: ByteClasses
+    public let configuration: Configuration
+    /// One byte per class: the determiniser steps on these.
+    let representatives: [UInt8]
+    /// Bytes one state costs in the cache beyond its subset: its row and bookkeeping.
+    let stateOverhead: Int
+
+    public init(nfa: NFA, configuration: Configuration = .init()) throws(AutomatonError) {
+        self.nfa = nfa
+        self.configuration = configuration
+        self.classes = configuration.useByteClasses ? nfa.byteClasses() : .singletons
+        self.representatives = classes.representatives
+        self.stateOverhead = classes.count * 4 + 96
+        let minimum = Self.minimumStates * stateOverhead
+        if configuration.cacheCapacity < minimum {
+            throw .budgetTooSmall(minimum: minimum, given: configuration.cacheCapacity)
+        }
+    }
+
+    /// Dead, start, current and next: a search can always make progress with four states.
+    static let minimumStates = 4
+
+    /// The smallest budget this automaton accepts.
+    public var minimumCacheCapacity: Int { Self.minimumStates * stateOverhead }
+
+    /// The smallest budget any automaton with `classes` byte classes accepts; with 256 it
+    /// suits every automaton (the "tiny cache" test configuration).
+    public static func minimumCacheCapacity(classes: Int) -> Int { minimumStates * (classes * 4 + 96) }
+
+    public func makeCache() -> Cache {
+        Cache(dfa: self)
+    }
+
+    /// Heap bytes of the immutable part.
+    public var memoryUsage: Int { nfa.memoryUsage + 256 + classes.count }
+}
+
+extension LazyDFA {
+    /// The budget and behaviour of a lazy DFA.
+    public struct Configuration: Sendable, Equatable {
+        /// Bytes the per-thread cache may use for states (default 2 MiB per automaton).
+        public var cacheCapacity: Int = 2 << 20
+        /// Merge bytes no transition distinguishes into classes (default on).
+        public var useByteClasses = true
+        /// After this many cache clears within one search, finish that search by NFA
+        /// simulation instead of thrashing the cache (default 8). 0 means: at the first clear.
+        public var maxClearsPerSearch = 8
+
+        public init(cacheCapacity: Int = 2 << 20, useByteClasses: Bool = true, maxClearsPerSearch: Int = 8) {
+            self.cacheCapacity = cacheCapacity
+            self.useByteClasses = useByteClasses
+            self.maxClearsPerSearch = maxClearsPerSearch
+        }
+    }
+}

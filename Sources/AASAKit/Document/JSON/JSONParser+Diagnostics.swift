@@ -1,0 +1,156 @@
+/// Error construction: positions (line and column) and the specific human messages.
+///
+/// Nothing here runs until the parser has already failed, so it favours clear messages over
+/// speed: the line and column are found by rescanning the input up to the error.
+extension JSONParser.Scanner {
+    /// Explains a byte that cannot start a value: a stray word, a quote of the wrong kind, a
+    /// comment, a misplaced bracket.
+    func unexpectedInValuePosition() -> JSONParseError {
+        let byte = input(at: pos)
+        switch byte {
+        case Byte.singleQuote:
+            return error(
+                .unexpectedCharacter, at: pos,
+                "single quotes are not allowed; strings use double quotes")
+        case Byte.slash:
+            return error(.unexpectedCharacter, at: pos, "comments are not allowed in JSON")
+        case Byte.plus:
+            return error(.invalidNumber, at: pos, "a number cannot start with '+'")
+        case Byte.period:
+            return error(.invalidNumber, at: pos, "a number cannot start with '.'")
+        case Byte.rightBracket, Byte.rightBrace, Byte.comma, Byte.colon:
+            return error(
+                .unexpectedCharacter, at: pos, "expected a value, found \(describe(at: pos))")
+        default:
+            break
+        }
+        if Self.isWordByte(byte) {
+            return badWordError()
+        }
+        if byte >= 0x80 {
+            if let invalid = invalidUTF8Error(at: pos) {
+                return invalid
+            }
+            // U+201C / U+201D, pasted from a word processor: E2 80 9C / E2 80 9D.
+            if byte == 0xE2 && pos + 2 < end && input(at: pos + 1) == 0x80
+                && (input(at: pos + 2) == 0x9C || input(at: pos + 2) == 0x9D)
+            {
+                return error(
+                    .unexpectedCharacter, at: pos,
+                    "curly quotes are not allowed; strings use straight double quotes")
+            }
+        }
+        return error(
+            .unexpectedCharacter, at: pos, "expected a value, found \(describe(at: pos))")
+    }
+
+    /// The error for a bare word (`NaN`, `True`, `undefined`, a truncated `tru`) at `pos`.
+    func badWordError() -> JSONParseError {
+        var wordEnd = pos
+        while wordEnd < end && wordEnd - pos < 32 && Self.isWordByte(input(at: wordEnd)) {
+            wordEnd += 1
+        }
+        let word = String(
+            decoding: UnsafeBufferPointer(start: base + pos, count: wordEnd - pos),
+            as: UTF8.self)
+        if wordEnd == end && ["true", "false", "null"].contains(where: { $0.hasPrefix(word) }) {
+            return error(.unexpectedEnd, at: end, "unexpected end of input inside '\(word)'")
+        }
+        switch word {
+        case "NaN", "Infinity":
+            return error(.invalidLiteral, at: pos, "\(word) is not allowed in JSON")
+        default:
+            break
+        }
+        let lower = word.lowercased()
+        if lower == "true" || lower == "false" || lower == "null" {
+            return error(
+                .invalidLiteral, at: pos,
+                "'\(word)' is not a JSON literal; did you mean '\(lower)'?")
+        }
+        return error(.invalidLiteral, at: pos, "unexpected '\(word)'; expected a value")
+    }
+
+    // MARK: Errors
+
+    /// Builds an error at `offset`, working out the line and column only now that one is needed.
+    func error(_ kind: JSONParseError.Kind, at offset: Int, _ message: String)
+        -> JSONParseError
+    {
+        let (line, column) = location(of: offset)
+        return JSONParseError(
+            kind: kind, offset: offset, line: line, column: column, message: message)
+    }
+
+    /// The 1-based line and column of `offset`. Lines end at LF, CRLF or a lone CR; columns count
+    /// Unicode scalars (not bytes), and the BOM is not a column.
+    func location(of offset: Int) -> (line: Int, column: Int) {
+        let target = min(offset, end)
+        var line = 1
+        var lineStart = bomLength
+        var index = bomLength
+        while index < target {
+            let byte = input(at: index)
+            if byte == Byte.lineFeed
+                || (byte == Byte.carriageReturn
+                    && !(index + 1 < end && input(at: index + 1) == Byte.lineFeed))
+            {
+                line += 1
+                lineStart = index + 1
+            }
+            index += 1
+        }
+        var column = 1
+        index = lineStart
+        while index < target {
+            if input(at: index) & 0xC0 != 0x80 {
+                column += 1
+            }
+            index += 1
+        }
+        return (line, column)
+    }
+
+    /// A short human description of the character at `offset`, e.g. `'x'`, `U+000A`,
+    /// `'é' (U+00E9)`.
+    func describe(at offset: Int) -> String {
+        guard offset < end else { return "the end of input" }
+        let byte = input(at: offset)
+        if byte > 0x20 && byte < 0x7F {
+            return "'\(Character(Unicode.Scalar(byte)))'"
+        }
+        if byte < 0x80 {
+            return Self.scalarName(UInt32(byte))
+        }
+        guard let length = validSequenceLength(at: offset) else {
+            return "byte 0x\(Self.hex2(byte))"
+        }
+        let text = String(
+            decoding: UnsafeBufferPointer(start: base + offset, count: length), as: UTF8.self)
+        let scalar = text.unicodeScalars.first.map { $0.value } ?? 0
+        return "'\(text)' (\(Self.scalarName(scalar)))"
+    }
+
+    static func scalarName(_ scalar: UInt32) -> String {
+        "U+" + hex4(scalar)
+    }
+
+    static func escapeHint(_ byte: UInt8) -> String {
+        switch byte {
+        case Byte.lineFeed: return "; write it as \\n"
+        case Byte.carriageReturn: return "; write it as \\r"
+        case Byte.tab: return "; write it as \\t"
+        default: return "; write it as \\u\(hex4(UInt32(byte)))"
+        }
+    }
+
+    static func hex4(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    static func hex2(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return digits.count < 2 ? "0" + digits : digits
+    }
+}

@@ -1,0 +1,93 @@
+/// URL component text in the form a rule compares it (SPEC 11, 12), computed once per URL and
+/// mode into reusable buffers.
+///
+/// Raw, case-sensitive text is the URL's own bytes (no copy). Decoding turns `%XX` into bytes
+/// and, when the result is not valid UTF-8, gives up and keeps the raw text; text that is then
+/// non-ASCII is put in NFC (the only step that allocates, and only for non-ASCII decoded text).
+/// Folding lowercases ASCII with a bit operation and looks up non-ASCII scalars in a table.
+struct ComponentNormalizer {
+    private var decoded: [UInt8] = []
+    private var nfc: [UInt8] = []
+    private var folded: [UInt8] = []
+
+    /// Calls `body` with `bytes` normalised for `mode`. The buffer passed to `body` is valid only
+    /// inside it.
+    mutating func withNormalized<R>(
+        _ bytes: UnsafeBufferPointer<UInt8>, mode: TextMode, _ body: (UnsafeBufferPointer<UInt8>) -> R
+    ) -> R {
+        if !mode.decoded && !mode.folded { return body(bytes) }
+        // The buffers are moved out while in use, so no closure below borrows `self`.
+        var decoded = self.decoded
+        var nfc = self.nfc
+        var folded = self.folded
+        defer {
+            self.decoded = decoded
+            self.nfc = nfc
+            self.folded = folded
+        }
+        guard mode.decoded else {
+            return Self.fold(bytes, into: &folded, body)
+        }
+        if Self.percentDecode(bytes, into: &decoded) {
+            return decoded.withUnsafeBufferPointer { Self.composeAndFold($0, fold: mode.folded, nfc: &nfc, folded: &folded, body) }
+        }
+        return Self.composeAndFold(bytes, fold: mode.folded, nfc: &nfc, folded: &folded, body)
+    }
+
+    /// NFC (non-ASCII text only), then folding when asked.
+    private static func composeAndFold<R>(
+        _ text: UnsafeBufferPointer<UInt8>, fold: Bool, nfc: inout [UInt8], folded: inout [UInt8],
+        _ body: (UnsafeBufferPointer<UInt8>) -> R
+    ) -> R {
+        if text.contains(where: { $0 >= 0x80 }) {
+            nfc.removeAll(keepingCapacity: true)
+            nfc.append(contentsOf: TextNormalization.nfc(String(decoding: text, as: UTF8.self)).utf8)
+            return nfc.withUnsafeBufferPointer { composed in
+                fold ? Self.fold(composed, into: &folded, body) : body(composed)
+            }
+        }
+        return fold ? Self.fold(text, into: &folded, body) : body(text)
+    }
+
+    private static func fold<R>(
+        _ text: UnsafeBufferPointer<UInt8>, into folded: inout [UInt8], _ body: (UnsafeBufferPointer<UInt8>) -> R
+    ) -> R {
+        folded.removeAll(keepingCapacity: true)
+        TextNormalization.appendFolded(text, to: &folded)
+        return folded.withUnsafeBufferPointer(body)
+    }
+
+    /// Decodes `%XX` escapes into `output`; `false` when there was nothing to decode or the
+    /// result is not valid UTF-8 (SPEC 12: then the component is compared undecoded).
+    static func percentDecode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) -> Bool {
+        guard bytes.contains(UInt8(ascii: "%")) else { return false }
+        output.removeAll(keepingCapacity: true)
+        var index = 0
+        var changed = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                output.append(high << 4 | low)
+                index += 3
+                changed = true
+            } else {
+                output.append(byte)
+                index += 1
+            }
+        }
+        guard changed else { return false }
+        return output.withUnsafeBufferPointer { URLLineReader.isValidUTF8($0) }
+    }
+
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: return byte - 0x30
+        case 0x41...0x46: return byte - 0x41 + 10
+        case 0x61...0x66: return byte - 0x61 + 10
+        default: return nil
+        }
+    }
+}

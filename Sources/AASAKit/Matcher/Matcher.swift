@@ -1,0 +1,192 @@
+/// The Matcher layer: from URL bytes to per-app decisions, through the compiled automata.
+///
+/// Fourth stage of the pipeline (document → pattern → automaton → **matcher**). Per URL:
+/// split it without allocating (`URLSplitter`); check the host; normalise each component once
+/// per text mode that some rule uses (`ComponentNormalizer`); run one DFA pass per component
+/// kind and mode; then walk the path automaton's accepted rules in rule order, checking each
+/// against the query and fragment results, and give each app the first rule that passes
+/// (SPEC 3). Query and fragment automata run only when a path-accepted rule needs them, so a URL
+/// whose path matches nothing costs one pass over its path.
+///
+/// Cost is proportional to the URL's length plus the number of rules its path matches, and flat
+/// in the number of rules of the document.
+///
+/// `DFAMatcher` holds per-thread caches and buffers: make one per thread from a shared
+/// `CompiledDocument`.
+///
+/// ```swift
+/// let compiled = try CompiledDocument(document: document, domain: "example.com")
+/// let matcher = DFAMatcher(compiled)
+/// let decision = try matcher.decide("https://example.com/buy/1", app: nil)
+/// ```
+public final class DFAMatcher: DecisionEngine {
+    public let compiled: CompiledDocument
+    var pathCaches: [LazyDFA.Cache?]
+    var queryCaches: [LazyDFA.Cache?]
+    var fragmentCaches: [LazyDFA.Cache?]
+    var groupCaches: [[String: LazyDFA.Cache]]
+    var normalizer = ComponentNormalizer()
+    var queryItems = QueryItemEvaluator()
+    /// Per app: the deciding rule id, or -1. Reused across URLs.
+    public private(set) var decidingRule: [Int32]
+
+    public init(_ compiled: CompiledDocument) {
+        self.compiled = compiled
+        pathCaches = compiled.path.map { $0?.makeCache() }
+        queryCaches = compiled.queryText.map { $0?.makeCache() }
+        fragmentCaches = compiled.fragment.map { $0?.makeCache() }
+        groupCaches = compiled.queryGroups.map { $0.mapValues { $0.dfa.makeCache() } }
+        decidingRule = Array(repeating: -1, count: compiled.appIDs.count)
+        queryItems.reserve(predicates: compiled.predicateCount)
+    }
+
+    /// Cache statistics summed over every automaton of this matcher.
+    public var cacheStatistics: (statesBuilt: Int, clears: Int, fallbacks: Int, memory: Int) {
+        let caches = (pathCaches + queryCaches + fragmentCaches).compactMap { $0 } + groupCaches.flatMap { $0.values }
+        return caches.reduce((0, 0, 0, 0)) {
+            ($0.0 + $1.statesBuilt, $0.1 + $1.clearCount, $0.2 + $1.fallbackCount, $0.3 + $1.memoryUsage)
+        }
+    }
+
+    public func decide(_ url: String, app: String?) throws(URLSplitError) -> URLDecision {
+        var url = url
+        let appIndex = app.flatMap { compiled.appIDs.firstIndex(of: $0) }
+        let result: Result<Void, URLSplitError> = url.withUTF8 { bytes in
+            do throws(URLSplitError) {
+                try decide(bytes: bytes, onlyApp: app == nil ? nil : (appIndex ?? -1))
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+        if let app {
+            guard let appIndex else { return URLDecision(decisions: [AppDecision(app: app, kind: .noMatch)]) }
+            return URLDecision(decisions: [decision(forApp: appIndex)])
+        }
+        return URLDecision(decisions: compiled.appIDs.indices.map { decision(forApp: $0) })
+    }
+
+    /// The decision of app `index` after the last `decide(bytes:onlyApp:)`.
+    public func decision(forApp index: Int) -> AppDecision {
+        let rule = decidingRule[index]
+        guard rule >= 0 else { return AppDecision(app: compiled.appIDs[index], kind: .noMatch) }
+        let info = compiled.rules[Int(rule)]
+        return AppDecision(
+            app: compiled.appIDs[index], kind: info.exclude ? .exclude : .match, entry: info.entryIndex,
+            rule: info.ruleIndex)
+    }
+
+    /// Decides one URL given as UTF-8 bytes, leaving the result in `decidingRule` (per app,
+    /// the deciding rule id or -1). `onlyApp` restricts the work to one app (-1: an app the
+    /// document does not name, so nothing is decided).
+    ///
+    /// - Complexity: O(URL length + rules the path matches); allocation-free for ASCII URLs
+    ///   once the caches are warm.
+    public func decide(bytes: UnsafeBufferPointer<UInt8>, onlyApp: Int? = nil) throws(URLSplitError) {
+        let parts = try URLSplitter.split(bytes)
+        for index in decidingRule.indices { decidingRule[index] = -1 }
+        guard hostMatches(UnsafeBufferPointer(rebasing: bytes[parts.host])) else { return }
+        if onlyApp == -1 { return }
+        var remaining = onlyApp == nil ? compiled.appIDs.count : 1
+        if remaining == 0 { return }
+
+        let path = UnsafeBufferPointer(rebasing: bytes[parts.path])
+        var context = ComponentContext(
+            query: parts.query.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0),
+            fragment: parts.fragment.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0))
+
+        // One pass per path mode; usually a single mode.
+        var accepted: [TagSet] = []
+        accepted.reserveCapacity(compiled.pathModes.count)
+        for mode in compiled.pathModes {
+            guard let dfa = compiled.path[mode.index], let cache = pathCaches[mode.index] else { continue }
+            let tags = normalizer.withNormalized(path, mode: mode) { normalized in
+                dfa.search(
+                    UnsafeBufferPointer(rebasing: normalized[0..<PathNormalization.trimmedPathLength(normalized)]),
+                    cache: cache)
+            }
+            if !tags.isEmpty { accepted.append(tags) }
+        }
+        if accepted.isEmpty { return }
+
+        var cursors = [Int](repeating: 0, count: accepted.count)
+        while remaining > 0 {
+            // The smallest rule id not yet visited across the modes' accept lists.
+            var best = Int32.max
+            var bestList = -1
+            for list in accepted.indices where cursors[list] < accepted[list].sorted.count {
+                let candidate = accepted[list].sorted[cursors[list]]
+                if candidate < best {
+                    best = candidate
+                    bestList = list
+                }
+            }
+            if bestList < 0 { break }
+            cursors[bestList] += 1
+            let rule = Int(best)
+            let info = compiled.rules[rule]
+            if let onlyApp, !info.apps.contains(Int32(onlyApp)) { continue }
+            guard queryMatches(rule: rule, info: info, context: &context),
+                fragmentMatches(rule: rule, info: info, context: &context)
+            else { continue }
+            for app in info.apps where decidingRule[Int(app)] < 0 && (onlyApp == nil || Int(app) == onlyApp) {
+                decidingRule[Int(app)] = Int32(rule)
+                remaining -= 1
+            }
+        }
+    }
+
+    /// Query and fragment results, computed on first need for each mode.
+    struct ComponentContext {
+        var query: UnsafeBufferPointer<UInt8>
+        var fragment: UnsafeBufferPointer<UInt8>
+        var queryTags: [TagSet?] = [nil, nil, nil, nil]
+        var fragmentTags: [TagSet?] = [nil, nil, nil, nil]
+        var itemsEvaluated = false
+    }
+
+    private func queryMatches(rule: Int, info: CompiledDocument.RuleInfo, context: inout ComponentContext) -> Bool {
+        switch info.queryKind {
+        case .universal:
+            return true
+        case .text:
+            let mode = info.mode.index
+            if context.queryTags[mode] == nil, let dfa = compiled.queryText[mode], let cache = queryCaches[mode] {
+                context.queryTags[mode] = normalizer.withNormalized(context.query, mode: info.mode) {
+                    dfa.search($0, cache: cache)
+                }
+            }
+            return context.queryTags[mode]?.contains(rule) ?? false
+        case .items(let predicates):
+            if !context.itemsEvaluated {
+                queryItems.evaluate(context.query, compiled: compiled, caches: groupCaches, normalizer: &normalizer)
+                context.itemsEvaluated = true
+            }
+            return queryItems.allHold(predicates)
+        }
+    }
+
+    private func fragmentMatches(rule: Int, info: CompiledDocument.RuleInfo, context: inout ComponentContext) -> Bool {
+        if info.fragmentIsUniversal { return true }
+        let mode = info.mode.index
+        if context.fragmentTags[mode] == nil, let dfa = compiled.fragment[mode], let cache = fragmentCaches[mode] {
+            context.fragmentTags[mode] = normalizer.withNormalized(context.fragment, mode: info.mode) {
+                dfa.search($0, cache: cache)
+            }
+        }
+        return context.fragmentTags[mode]?.contains(rule) ?? false
+    }
+
+    /// SPEC 3: the host equals the domain, ASCII case-insensitively.
+    private func hostMatches(_ host: UnsafeBufferPointer<UInt8>) -> Bool {
+        let domain = compiled.domainBytes
+        guard host.count == domain.count else { return false }
+        for index in 0..<host.count {
+            var byte = host[index]
+            if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }
+            if byte != domain[index] { return false }
+        }
+        return true
+    }
+}

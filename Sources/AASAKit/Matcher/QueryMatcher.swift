@@ -1,0 +1,58 @@
+/// Query dictionaries (SPEC 7) on the compiled engine.
+///
+/// Every predicate of every rule is numbered. Items are split on the raw `&` and `=` first, then
+/// each name and value is normalised per mode; the value runs through the automaton of its
+/// (mode, name) group, and every predicate of the group that does not accept it fails (every
+/// repetition must match). Groups with no item in the URL fail the predicates an empty value
+/// does not satisfy (a missing item counts as present and empty). A rule's dictionary holds when
+/// none of its predicates failed.
+struct QueryItemEvaluator {
+    private var failed: [Bool] = []
+    private var seenGroups = Set<String>()
+
+    mutating func reserve(predicates: Int) {
+        failed = Array(repeating: false, count: predicates)
+    }
+
+    func allHold(_ predicates: [Int32]) -> Bool {
+        predicates.allSatisfy { !failed[Int($0)] }
+    }
+
+    mutating func evaluate(
+        _ query: UnsafeBufferPointer<UInt8>, compiled: CompiledDocument, caches: [[String: LazyDFA.Cache]],
+        normalizer: inout ComponentNormalizer
+    ) {
+        for index in failed.indices { failed[index] = false }
+        for mode in TextMode.all {
+            let groups = compiled.queryGroups[mode.index]
+            if groups.isEmpty { continue }
+            seenGroups.removeAll(keepingCapacity: true)
+            if !query.isEmpty {
+                var start = 0
+                while start <= query.count {
+                    var end = start
+                    while end < query.count, query[end] != UInt8(ascii: "&") { end += 1 }
+                    let item = UnsafeBufferPointer(rebasing: query[start..<end])
+                    var equals = 0
+                    while equals < item.count, item[equals] != UInt8(ascii: "=") { equals += 1 }
+                    let rawName = UnsafeBufferPointer(rebasing: item[0..<equals])
+                    let rawValue =
+                        equals < item.count
+                        ? UnsafeBufferPointer(rebasing: item[(equals + 1)...]) : UnsafeBufferPointer(start: nil, count: 0)
+                    let name = normalizer.withNormalized(rawName, mode: mode) { String(decoding: $0, as: UTF8.self) }
+                    if let group = groups[name], let cache = caches[mode.index][name] {
+                        seenGroups.insert(name)
+                        let accepted = normalizer.withNormalized(rawValue, mode: mode) { group.dfa.search($0, cache: cache) }
+                        for predicate in group.predicates where !accepted.contains(Int(predicate)) {
+                            failed[Int(predicate)] = true
+                        }
+                    }
+                    start = end + 1
+                }
+            }
+            for (name, group) in groups where !seenGroups.contains(name) {
+                for predicate in group.failOnMissing { failed[Int(predicate)] = true }
+            }
+        }
+    }
+}

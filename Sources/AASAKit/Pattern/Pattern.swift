@@ -1,0 +1,116 @@
+/// The Pattern layer: one pattern string to a small AST, normalised for the rule's text mode.
+///
+/// Second stage of the pipeline (document → **pattern** → automaton → matcher). A pattern has
+/// exactly four kinds of piece (SPEC 5, 9): literal text, `?` (one Unicode scalar), `*` (any
+/// run of scalars) and `$(name)` (one alternative of a substitution variable). There is no
+/// escape syntax, so every other character, including every regex metacharacter, is literal;
+/// the automaton compiler therefore never sees regex syntax at all and has nothing to escape.
+///
+/// Normalisation happens here, once, at compile time: literal runs are put in NFC when the rule
+/// compares decoded text and folded when it ignores case (`TextMode`), and path patterns get the
+/// slash rules of SPEC 6 (`PathNormalization`). The matcher applies the same normalisation to
+/// URL text once per URL, so the automaton compares bytes and nothing else.
+public struct Pattern: Sendable, Hashable, CustomStringConvertible {
+    public enum Piece: Sendable, Hashable {
+        /// Literal text (already normalised for the pattern's mode once `normalized(for:)` ran).
+        case literal(String)
+        /// `?`: exactly one Unicode scalar.
+        case anyOne
+        /// `*`: zero or more Unicode scalars, across `/`.
+        case anyMany
+        /// `$(name)`: one of the variable's alternatives.
+        case variable(String)
+    }
+
+    public var pieces: [Piece]
+
+    public init(pieces: [Piece]) {
+        self.pieces = pieces
+    }
+
+    /// Parses pattern text. With `allowVariables: false` (inside variable values, SPEC 9) every
+    /// `$` is a literal.
+    ///
+    /// `$(` starts a reference only when a `)` follows with no `$` or `(` in between; otherwise
+    /// the `$` is literal, so `$(a$(b)` is the literal `$(a` followed by the reference `$(b)`.
+    ///
+    /// - Complexity: O(n) in the pattern's length: each scan for a closing `)` stops at the
+    ///   next `$` or `(`, where the following scan starts.
+    public init(parsing text: String, allowVariables: Bool = true) {
+        let scalars = Array(text.unicodeScalars)
+        var pieces: [Piece] = []
+        var literal = String.UnicodeScalarView()
+        func flush() {
+            if !literal.isEmpty {
+                pieces.append(.literal(String(literal)))
+                literal = String.UnicodeScalarView()
+            }
+        }
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            switch scalar {
+            case "*":
+                flush()
+                // A run of `*` means the same as one `*`.
+                if pieces.last != .anyMany { pieces.append(.anyMany) }
+            case "?":
+                flush()
+                pieces.append(.anyOne)
+            case "$" where allowVariables:
+                if let close = Self.referenceEnd(scalars, dollar: index) {
+                    flush()
+                    var name = String.UnicodeScalarView()
+                    name.append(contentsOf: scalars[(index + 2)..<close])
+                    pieces.append(.variable(String(name)))
+                    index = close
+                } else {
+                    literal.append(scalar)
+                }
+            default:
+                literal.append(scalar)
+            }
+            index += 1
+        }
+        flush()
+        self.pieces = pieces
+    }
+
+    private static func referenceEnd(_ scalars: [Unicode.Scalar], dollar: Int) -> Int? {
+        guard dollar + 1 < scalars.count, scalars[dollar + 1] == "(" else { return nil }
+        var index = dollar + 2
+        while index < scalars.count {
+            switch scalars[index] {
+            case ")": return index
+            case "$", "(": return nil
+            default: index += 1
+            }
+        }
+        return nil
+    }
+
+    /// The names of the variables the pattern refers to, in order of first use.
+    public var variableNames: [String] {
+        var seen = Set<String>()
+        return pieces.compactMap { piece in
+            if case .variable(let name) = piece, seen.insert(name).inserted { return name }
+            return nil
+        }
+    }
+
+    /// `true` for a pattern that matches every text (`*`).
+    public var isUniversal: Bool { pieces == [.anyMany] }
+
+    /// The pattern written back in AASA syntax (literal `*`, `?` and `$(` cannot occur in a
+    /// literal piece produced by the parser, so this round-trips).
+    public var description: String {
+        pieces.map { piece in
+            switch piece {
+            case .literal(let text): return text
+            case .anyOne: return "?"
+            case .anyMany: return "*"
+            case .variable(let name): return "$(\(name))"
+            }
+        }.joined()
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The text transformations of SPEC 11 and 12, shared by the compiler (on pattern literals, once)
+/// and the matcher (on URL components, once per URL): simple case folding and NFC.
+///
+/// Folding is *simple* one-to-one lowercase mapping: a scalar whose lowercase form is one scalar
+/// maps to it, one whose lowercase form is several scalars (`İ` → `i̇`) stays, so `?` still
+/// counts one scalar on both sides. The mapping comes from the Unicode properties of the
+/// toolchain, read once into a table; the hot path folds ASCII with a bit operation and looks up
+/// only non-ASCII scalars.
+public enum TextNormalization {
+    /// Non-ASCII scalars whose simple lowercase differs from themselves. Cased scripts end
+    /// before U+20000, so scanning the first two planes finds all of them.
+    static let foldTable: [UInt32: Unicode.Scalar] = {
+        var table: [UInt32: Unicode.Scalar] = [:]
+        for value in UInt32(0x80)..<UInt32(0x2_0000) {
+            guard let scalar = Unicode.Scalar(value), scalar.properties.changesWhenLowercased else { continue }
+            let lower = scalar.properties.lowercaseMapping.unicodeScalars
+            if lower.count == 1, let only = lower.first, only != scalar {
+                table[value] = only
+            }
+        }
+        return table
+    }()
+
+    /// The folded form of one scalar.
+    @inline(__always)
+    public static func fold(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        if scalar.value < 0x80 {
+            if scalar.value >= 0x41 && scalar.value <= 0x5A {
+                return Unicode.Scalar(UInt8(scalar.value | 0x20))
+            }
+            return scalar
+        }
+        return foldTable[scalar.value] ?? scalar
+    }
+
+    public static func folded(_ text: String) -> String {
+        var view = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { view.append(fold(scalar)) }
+        return String(view)
+    }
+
+    /// Folds UTF-8 bytes into `output` (appending).
+    public static func appendFolded(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            if byte < 0x80 {
+                output.append(byte &+ ((byte &- 0x41) < 26 ? 0x20 : 0))
+                index += 1
+                continue
+            }
+            // Non-ASCII: decode one scalar (the input is valid UTF-8), fold, re-encode.
+            var length = 2
+            if byte >= 0xF0 { length = 4 } else if byte >= 0xE0 { length = 3 }
+            let end = min(index + length, count)
+            var decoder = UTF8()
+            var iterator = UnsafeBufferPointer(rebasing: bytes[index..<end]).makeIterator()
+            if case .scalarValue(let scalar) = decoder.decode(&iterator) {
+                let folded = fold(scalar)
+                UTF8.encode(folded) { output.append($0) }
+            } else {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+            }
+            index = end
+        }
+    }
+
+    /// NFC (canonical composition), as Foundation computes it; ASCII text is returned as is.
+    public static func nfc(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+        return text.precomposedStringWithCanonicalMapping
+    }
+
+    /// The literal as a rule in `mode` compares it: NFC when decoded, then folded.
+    public static func normalizeLiteral(_ literal: String, mode: TextMode) -> String {
+        var text = literal
+        if mode.decoded { text = nfc(text) }
+        if mode.folded { text = folded(text) }
+        return text
+    }
+}

@@ -1,0 +1,33 @@
+import AASAKit
+import XCTest
+import _AASATestSupport
+
+/// The whole case suite on the compiled engine, in every configuration that changes how the lazy
+/// DFA works but must never change an answer.
+final class LazyDFASuiteTests: XCTestCase {
+    func test_suite_defaultConfiguration() throws {
+        try runSuite(EngineConfigurations.dfaDefault, label: "default")
+    }
+
+    func test_suite_tinyCacheThatForcesClearing() throws {
+        try runSuite(EngineConfigurations.dfaTinyCache, label: "tinyCache")
+    }
+
+    func test_suite_nfaSimulationFallback() throws {
+        try runSuite(EngineConfigurations.dfaSimulationFallback, label: "simulationFallback")
+    }
+
+    func test_suite_noByteClasses() throws {
+        try runSuite(EngineConfigurations.dfaNoByteClasses, label: "noByteClasses")
+    }
+
+    private func runSuite(_ factory: @escaping EngineRunner.Factory, label: String) throws {
+        let cases = try CaseSuite.load()
+        XCTAssertFalse(cases.isEmpty)
+        for testCase in cases {
+            if let failure = EngineRunner.check(testCase, engine: factory) {
+                XCTFail("[\(label)] [\(testCase.file)] \(testCase.name) (SPEC \(testCase.spec)): \(failure)")
+            }
+        }
+    }
+}
