@@ -10,6 +10,7 @@ signal(SIGPIPE, SIG_IGN)
 let commands: [String: (ArraySlice<String>) -> ExitCode] = [
     "match": MatchCommand.run,
     "explain": ExplainCommand.run,
+    "debug": DebugCommand.run,
 ]
 
 let overview = """
@@ -20,6 +21,7 @@ let overview = """
     COMMANDS:
       match      Decide, for each URL, which apps of one AASA file it opens (JSON lines).
       explain    Show, for a person, which rule decided a URL for one app, and why.
+      debug      Print a document's compiled automata (nfa | dfa), as stable text.
 
     Run 'aasa <command> --help' for a command's options. Semantics: docs/semantics.md.
     Exit status: 0 ran, 1 some records were errors or a check failed, 2 usage error,

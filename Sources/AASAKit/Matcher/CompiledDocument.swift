@@ -156,3 +156,22 @@ public struct CompileConfiguration: Sendable, Equatable {
         self.lazyDFA = lazyDFA
     }
 }
+
+extension CompiledDocument {
+    /// Every automaton of the document with a stable label (`path raw/exact`,
+    /// `query-item "id" decoded/folded`), for dumps and statistics.
+    public var labelledAutomata: [(label: String, dfa: LazyDFA)] {
+        var result: [(String, LazyDFA)] = []
+        for mode in TextMode.all {
+            if let dfa = path[mode.index] { result.append(("path \(mode)", dfa)) }
+            if let dfa = queryText[mode.index] { result.append(("query \(mode)", dfa)) }
+            if let dfa = fragment[mode.index] { result.append(("fragment \(mode)", dfa)) }
+            for name in queryGroups[mode.index].keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                if let group = queryGroups[mode.index][name] {
+                    result.append(("query-item \(JSONWriter.escape(name)) \(mode)", group.dfa))
+                }
+            }
+        }
+        return result
+    }
+}

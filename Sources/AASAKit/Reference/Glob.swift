@@ -30,7 +30,7 @@ struct Glob {
         tokens = Self.tokens(of: pattern, allowVariables: true, text: text, variables: variables)
     }
 
-    private static func tokens(
+    static func tokens(
         of pattern: String, allowVariables: Bool, text: ReferenceText, variables: ReferenceVariables
     ) -> [Token] {
         let scalars = Array(pattern.unicodeScalars)
@@ -52,9 +52,7 @@ struct Glob {
                 tokens.append(.one)
             } else if allowVariables, scalar == "$", let (name, end) = variableReference(in: scalars, at: i) {
                 flushLiteral()
-                let alternatives = variables.values(of: name)?.map {
-                    Self.tokens(of: $0, allowVariables: false, text: text, variables: variables)
-                }
+                let alternatives = variables.alternatives(of: name, text: text)
                 tokens.append(.variable(name: name, alternatives: alternatives))
                 i = end
             } else {

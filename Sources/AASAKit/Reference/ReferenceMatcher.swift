@@ -16,10 +16,34 @@ import Foundation
 public struct ReferenceMatcher: Sendable {
     public let document: AASADocument
     public let domain: String
+    let variables: ReferenceVariables
 
     public init(document: AASADocument, domain: String) {
         self.document = document
         self.domain = domain
+        // Every `$(` followed by a name and `)` anywhere in a pattern: a superset of the real
+        // references is harmless, it only parses a few more alternatives up front.
+        var names = Set<String>()
+        for entry in document.entries {
+            var texts: [String] = entry.rules.compactMap(\.keys.path) + [entry.defaults.path, entry.defaults.fragment].compactMap { $0 }
+            texts += entry.rules.compactMap(\.keys.fragment)
+            for keys in entry.rules.map(\.keys) + [entry.defaults, document.applinks?.defaults ?? RuleKeys()] {
+                switch keys.query {
+                case .text(let text)?: texts.append(text)
+                case .items(let items)?: texts += items.map(\.pattern)
+                default: break
+                }
+                texts += [keys.path, keys.fragment].compactMap { $0 }
+            }
+            for text in texts {
+                var rest = Substring(text)
+                while let open = rest.range(of: "$(") {
+                    rest = rest[open.upperBound...]
+                    if let close = rest.firstIndex(of: ")") { names.insert(String(rest[..<close])) }
+                }
+            }
+        }
+        variables = ReferenceVariables(custom: document.applinks?.substitutionVariables ?? [:], referencedNames: names)
     }
 
     /// The decision for every app of the document (or for `app` alone), in app order.
@@ -63,7 +87,6 @@ public struct ReferenceMatcher: Sendable {
     /// Evaluates every component of one rule; the rule matches when all of them do.
     func evaluate(_ rule: Rule, of entry: Entry, against url: SplitURL) -> RuleEvaluation {
         let effective = ReferenceRule(rule, entry: entry, domainDefaults: document.applinks?.defaults ?? RuleKeys())
-        let variables = ReferenceVariables(custom: document.applinks?.substitutionVariables ?? [:])
         let text = ReferenceText(caseSensitive: effective.caseSensitive, percentEncoded: effective.percentEncoded)
         var components: [ComponentEvaluation] = []
         components.append(PathComparison.evaluate(effective.path, url.path, text: text, variables: variables))

@@ -1,0 +1,76 @@
+/// A fully determinised DFA: every state reachable from the start, built up front.
+///
+/// Built with the same `Determinizer` as the lazy DFA, breadth-first over byte classes, so its
+/// state numbering is canonical: the same NFA always gives the same table. That makes it the
+/// automaton to dump (`aasa debug dfa`) and to ship in compiled artifacts when it is small; the
+/// lazy DFA remains the engine for documents whose DFA would be large.
+public struct DenseDFA: Sendable {
+    public let classes: ByteClasses
+    /// `transitions[state * classes.count + class]`; state 0 is dead, state 1 the start.
+    public let transitions: [Int32]
+    /// Accepted tags per state, sorted.
+    public let accepts: [[Int32]]
+
+    public static let dead: Int32 = 0
+    public static let start: Int32 = 1
+
+    public var stateCount: Int { accepts.count }
+
+    /// Determinises `nfa` completely.
+    /// - Throws: `AutomatonError.tooManyDFAStates` past `maxStates`.
+    /// - Complexity: O(states × classes × subset size); exponential in the worst case, hence
+    ///   the limit.
+    public init(nfa: NFA, maxStates: Int = 10_000) throws(AutomatonError) {
+        let classes = nfa.byteClasses()
+        let representatives = classes.representatives
+        let determinizer = Determinizer(nfa: nfa)
+        var scratch = Determinizer.Scratch()
+        let deadSubset = Determinizer.Subset(positions: [], tags: [])
+        var subsets = [deadSubset, determinizer.start(scratch: &scratch)]
+        var index: [Determinizer.Subset: Int32] = [deadSubset: 0]
+        if index[subsets[1]] == nil { index[subsets[1]] = 1 }
+        var transitions = [Int32](repeating: 0, count: 2 * classes.count)
+        var next = 1
+        while next < subsets.count {
+            for cls in 0..<classes.count {
+                let target = determinizer.step(subsets[next], on: representatives[cls], scratch: &scratch)
+                let id: Int32
+                if target.positions.isEmpty && target.tags.isEmpty {
+                    id = Self.dead
+                } else if let known = index[target] {
+                    id = known
+                } else {
+                    guard subsets.count < maxStates else { throw .tooManyDFAStates(limit: maxStates) }
+                    id = Int32(subsets.count)
+                    index[target] = id
+                    subsets.append(target)
+                    transitions.append(contentsOf: repeatElement(0, count: classes.count))
+                }
+                transitions[next * classes.count + cls] = id
+            }
+            next += 1
+        }
+        self.classes = classes
+        self.transitions = transitions
+        self.accepts = subsets.map(\.tags)
+    }
+
+    init(classes: ByteClasses, transitions: [Int32], accepts: [[Int32]]) {
+        self.classes = classes
+        self.transitions = transitions
+        self.accepts = accepts
+    }
+
+    /// The tags accepted at the end of `text`.
+    public func search(_ text: UnsafeBufferPointer<UInt8>) -> [Int32] {
+        var state = Self.start
+        for byte in text {
+            state = transitions[Int(state) * classes.count + Int(classes.classOf[Int(byte)])]
+            if state == Self.dead { return [] }
+        }
+        return accepts[Int(state)]
+    }
+
+    /// Heap bytes of the table.
+    public var memoryUsage: Int { transitions.count * 4 + accepts.reduce(0) { $0 + $1.count * 4 + 16 } + 256 }
+}
