@@ -115,11 +115,11 @@ struct DocumentDecoder {
                     || (lhs.element.key == rhs.element.key && lhs.offset < rhs.offset)
             }
             var entries: [Entry] = []
-            var seenKeys = Set<String>()
+            var seenKeys = Set<ExactString>()
             var position = 0
             for (_, member) in sorted {
                 // A repeated key keeps its last value, as for any JSON object.
-                guard seenKeys.insert(member.key).inserted, let value = legacy[member.key] else { continue }
+                guard seenKeys.insert(ExactString(member.key)).inserted, let value = legacy[member.key] else { continue }
                 defer { position += 1 }
                 guard case .object(let object) = value else {
                     diagnostics.append(.wrongType(path / member.key, expected: "an object", found: value))
@@ -148,8 +148,8 @@ struct DocumentDecoder {
         if let appIDs = object["appIDs"] {
             apps += stringArray(appIDs, at: path / "appIDs")
         }
-        var unique = Set<String>()
-        apps = apps.filter { unique.insert($0).inserted }
+        var unique = Set<ExactString>()
+        apps = apps.filter { unique.insert(ExactString($0)).inserted }
 
         let defaults = object["defaults"].map { decodeDefaults($0, at: path / "defaults") } ?? RuleKeys()
 
@@ -256,8 +256,8 @@ struct DocumentDecoder {
         case .object(let object):
             var predicates: [QueryItemPredicate] = []
             var voided = false
-            var seen = Set<String>()
-            for member in object.members.reversed() where seen.insert(member.key).inserted {
+            var seen = Set<ExactString>()
+            for member in object.members.reversed() where seen.insert(ExactString(member.key)).inserted {
                 guard case .string(let pattern) = member.value else {
                     voided = true
                     diagnostics.append(
@@ -281,12 +281,12 @@ struct DocumentDecoder {
 
     // MARK: Variables
 
-    mutating func decodeVariables(_ value: JSONValue, at path: JSONPath) -> [String: [String]] {
+    mutating func decodeVariables(_ value: JSONValue, at path: JSONPath) -> SubstitutionVariables {
         guard case .object(let object) = value else {
             diagnostics.append(.wrongType(path, expected: "an object", found: value))
-            return [:]
+            return SubstitutionVariables()
         }
-        var variables: [String: [String]] = [:]
+        var variables = SubstitutionVariables()
         for member in object.members {
             let memberPath = path / member.key
             if member.key.unicodeScalars.contains(where: { $0 == "$" || $0 == "(" || $0 == ")" }) {

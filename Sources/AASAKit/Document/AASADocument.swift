@@ -35,10 +35,10 @@ public struct AASADocument: Sendable {
     /// Every app ID named in `applinks.details`, in first-appearance order (SPEC 3): entries in
     /// evaluation order, and within an entry the order of `Entry.appIDs`.
     public var appIDs: [String] {
-        var seen = Set<String>()
+        var seen = Set<ExactString>()
         var ordered: [String] = []
         for entry in entries {
-            for app in entry.appIDs where seen.insert(app).inserted {
+            for app in entry.appIDs where seen.insert(ExactString(app)).inserted {
                 ordered.append(app)
             }
         }
@@ -54,9 +54,9 @@ public struct AppLinks: Sendable {
     /// Domain-level defaults (`applinks.defaults`), the least specific level of SPEC 10.
     public var defaults: RuleKeys
     /// Custom substitution variables (`applinks.substitutionVariables`).
-    public var substitutionVariables: [String: [String]]
+    public var substitutionVariables: SubstitutionVariables
 
-    public init(details: [Entry] = [], defaults: RuleKeys = RuleKeys(), substitutionVariables: [String: [String]] = [:]) {
+    public init(details: [Entry] = [], defaults: RuleKeys = RuleKeys(), substitutionVariables: SubstitutionVariables = SubstitutionVariables()) {
         self.details = details
         self.defaults = defaults
         self.substitutionVariables = substitutionVariables

@@ -45,7 +45,7 @@ public final class CompiledDocument: Sendable {
     let queryText: [LazyDFA?]
     let fragment: [LazyDFA?]
     /// Per mode: normalised item name → group.
-    let queryGroups: [[String: QueryGroup]]
+    let queryGroups: [[ExactString: QueryGroup]]
     let predicateCount: Int
     /// Modes whose path automaton exists, in `TextMode.all` order.
     let pathModes: [TextMode]
@@ -62,13 +62,13 @@ public final class CompiledDocument: Sendable {
         self.domainBytes = domain.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }
         self.appIDs = document.appIDs
         let effective = EffectiveRule.resolve(document)
-        let custom = document.applinks?.substitutionVariables ?? [:]
-        let resolve: NFACompiler.VariableResolver = { custom[$0] ?? PredefinedVariables.values(of: $0) }
+        let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
+        let resolve: NFACompiler.VariableResolver = { variables.resolve($0) }
 
         var pathPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
         var queryPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
         var fragmentPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
-        var itemPatterns = [[String: [(pattern: Pattern, tag: Int32)]]](repeating: [:], count: 4)
+        var itemPatterns = [[ExactString: [(pattern: Pattern, tag: Int32)]]](repeating: [:], count: 4)
         var infos: [RuleInfo] = []
         var predicateCount: Int32 = 0
         for rule in effective {
@@ -85,7 +85,7 @@ public final class CompiledDocument: Sendable {
             case .items(let predicates):
                 var ids: [Int32] = []
                 for (name, pattern) in predicates {
-                    itemPatterns[mode][name, default: []].append((pattern, predicateCount))
+                    itemPatterns[mode][ExactString(name), default: []].append((pattern, predicateCount))
                     ids.append(predicateCount)
                     predicateCount += 1
                 }
@@ -107,12 +107,12 @@ public final class CompiledDocument: Sendable {
         var path: [LazyDFA?] = []
         var queryText: [LazyDFA?] = []
         var fragment: [LazyDFA?] = []
-        var groups: [[String: QueryGroup]] = []
+        var groups: [[ExactString: QueryGroup]] = []
         for mode in TextMode.all {
             path.append(try build(pathPatterns[mode.index], mode))
             queryText.append(try build(queryPatterns[mode.index], mode))
             fragment.append(try build(fragmentPatterns[mode.index], mode))
-            var modeGroups: [String: QueryGroup] = [:]
+            var modeGroups: [ExactString: QueryGroup] = [:]
             for (name, patterns) in itemPatterns[mode.index] {
                 guard let dfa = try build(patterns, mode) else { continue }
                 let onEmpty = dfa.search("", cache: dfa.makeCache())
@@ -166,9 +166,9 @@ extension CompiledDocument {
             if let dfa = path[mode.index] { result.append(("path \(mode)", dfa)) }
             if let dfa = queryText[mode.index] { result.append(("query \(mode)", dfa)) }
             if let dfa = fragment[mode.index] { result.append(("fragment \(mode)", dfa)) }
-            for name in queryGroups[mode.index].keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            for name in queryGroups[mode.index].keys.sorted(by: { $0.string.utf8.lexicographicallyPrecedes($1.string.utf8) }) {
                 if let group = queryGroups[mode.index][name] {
-                    result.append(("query-item \(JSONWriter.escape(name)) \(mode)", group.dfa))
+                    result.append(("query-item \(JSONWriter.escape(name.string)) \(mode)", group.dfa))
                 }
             }
         }

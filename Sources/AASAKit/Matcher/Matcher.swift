@@ -24,7 +24,7 @@ public final class DFAMatcher: DecisionEngine {
     var pathCaches: [LazyDFA.Cache?]
     var queryCaches: [LazyDFA.Cache?]
     var fragmentCaches: [LazyDFA.Cache?]
-    var groupCaches: [[String: LazyDFA.Cache]]
+    var groupCaches: [[ExactString: LazyDFA.Cache]]
     var normalizer = ComponentNormalizer()
     var queryItems = QueryItemEvaluator()
     /// Per app: the deciding rule id, or -1. Reused across URLs.
@@ -50,7 +50,7 @@ public final class DFAMatcher: DecisionEngine {
 
     public func decide(_ url: String, app: String?) throws(URLSplitError) -> URLDecision {
         var url = url
-        let appIndex = app.flatMap { compiled.appIDs.firstIndex(of: $0) }
+        let appIndex = app.flatMap { app in compiled.appIDs.firstIndex { $0.isExactly(app) } }
         let result: Result<Void, URLSplitError> = url.withUTF8 { bytes in
             do throws(URLSplitError) {
                 try decide(bytes: bytes, onlyApp: app == nil ? nil : (appIndex ?? -1))

@@ -8,7 +8,7 @@
 /// none of its predicates failed.
 struct QueryItemEvaluator {
     private var failed: [Bool] = []
-    private var seenGroups = Set<String>()
+    private var seenGroups = Set<ExactString>()
 
     mutating func reserve(predicates: Int) {
         failed = Array(repeating: false, count: predicates)
@@ -19,7 +19,7 @@ struct QueryItemEvaluator {
     }
 
     mutating func evaluate(
-        _ query: UnsafeBufferPointer<UInt8>, compiled: CompiledDocument, caches: [[String: LazyDFA.Cache]],
+        _ query: UnsafeBufferPointer<UInt8>, compiled: CompiledDocument, caches: [[ExactString: LazyDFA.Cache]],
         normalizer: inout ComponentNormalizer
     ) {
         for index in failed.indices { failed[index] = false }
@@ -39,7 +39,7 @@ struct QueryItemEvaluator {
                     let rawValue =
                         equals < item.count
                         ? UnsafeBufferPointer(rebasing: item[(equals + 1)...]) : UnsafeBufferPointer(start: nil, count: 0)
-                    let name = normalizer.withNormalized(rawName, mode: mode) { String(decoding: $0, as: UTF8.self) }
+                    let name = normalizer.withNormalized(rawName, mode: mode) { ExactString(String(decoding: $0, as: UTF8.self)) }
                     if let group = groups[name], let cache = caches[mode.index][name] {
                         seenGroups.insert(name)
                         let accepted = normalizer.withNormalized(rawValue, mode: mode) { group.dfa.search($0, cache: cache) }

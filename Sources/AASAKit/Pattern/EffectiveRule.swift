@@ -27,11 +27,12 @@ public struct EffectiveRule: Sendable {
 
     /// Every rule of `document`, in evaluation order.
     public static func resolve(_ document: AASADocument) -> [EffectiveRule] {
-        let appIndex = Dictionary(document.appIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let appIndex = Dictionary(
+            document.appIDs.enumerated().map { (ExactString($1), $0) }, uniquingKeysWith: { first, _ in first })
         let domainDefaults = document.applinks?.defaults ?? RuleKeys()
         var rules: [EffectiveRule] = []
         for entry in document.entries {
-            let apps = entry.appIDs.compactMap { appIndex[$0] }
+            let apps = entry.appIDs.compactMap { appIndex[ExactString($0)] }
             for rule in entry.rules {
                 rules.append(
                     EffectiveRule(

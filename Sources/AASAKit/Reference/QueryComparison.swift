@@ -29,7 +29,8 @@ enum QueryComparison {
             return predicates.map { predicate in
                 let name = text.normalizeLiteral(predicate.name)
                 let glob = Glob(predicate.pattern, text: text, variables: variables)
-                let values = items.filter { $0.name == name }.map(\.value)
+                // Names compare scalar by scalar (String == would equate NFC and NFD spellings).
+                let values = items.filter { $0.name.unicodeScalars.elementsEqual(name.unicodeScalars) }.map(\.value)
                 // A missing item counts as present with an empty value; every repetition must match.
                 let compared = values.isEmpty ? [""] : values
                 return ComponentEvaluation(

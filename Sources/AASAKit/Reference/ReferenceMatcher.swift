@@ -23,7 +23,7 @@ public struct ReferenceMatcher: Sendable {
         self.domain = domain
         // Every `$(` followed by a name and `)` anywhere in a pattern: a superset of the real
         // references is harmless, it only parses a few more alternatives up front.
-        var names = Set<String>()
+        var names = Set<ExactString>()
         for entry in document.entries {
             var texts: [String] = entry.rules.compactMap(\.keys.path) + [entry.defaults.path, entry.defaults.fragment].compactMap { $0 }
             texts += entry.rules.compactMap(\.keys.fragment)
@@ -39,11 +39,12 @@ public struct ReferenceMatcher: Sendable {
                 var rest = Substring(text)
                 while let open = rest.range(of: "$(") {
                     rest = rest[open.upperBound...]
-                    if let close = rest.firstIndex(of: ")") { names.insert(String(rest[..<close])) }
+                    if let close = rest.firstIndex(of: ")") { names.insert(ExactString(String(rest[..<close]))) }
                 }
             }
         }
-        variables = ReferenceVariables(custom: document.applinks?.substitutionVariables ?? [:], referencedNames: names)
+        variables = ReferenceVariables(
+            custom: document.applinks?.substitutionVariables ?? SubstitutionVariables(), referencedNames: names)
     }
 
     /// The decision for every app of the document (or for `app` alone), in app order.
@@ -65,13 +66,14 @@ public struct ReferenceMatcher: Sendable {
     }
 
     func hostMatches(_ url: SplitURL) -> Bool {
-        asciiLowercased(url.host) == asciiLowercased(domain)
+        // Byte comparison: String == would also equate canonically equivalent hosts.
+        asciiLowercased(url.host).utf8.elementsEqual(asciiLowercased(domain).utf8)
     }
 
     private func decide(_ url: SplitURL, app: String) -> (decision: AppDecision, trail: [RuleEvaluation]) {
         guard hostMatches(url) else { return (AppDecision(app: app, kind: .noMatch), []) }
         var trail: [RuleEvaluation] = []
-        for entry in document.entries where entry.appIDs.contains(app) {
+        for entry in document.entries where entry.appIDs.contains(where: { $0.utf8.elementsEqual(app.utf8) }) {
             for rule in entry.rules {
                 let evaluation = evaluate(rule, of: entry, against: url)
                 trail.append(evaluation)

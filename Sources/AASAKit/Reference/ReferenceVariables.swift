@@ -6,20 +6,20 @@
 /// run 100,000 differential comparisons in the test suite.
 struct ReferenceVariables: Sendable {
     struct Key: Hashable {
-        var name: String
+        var name: ExactString
         var caseSensitive: Bool
         var percentEncoded: Bool
     }
 
-    let custom: [String: [String]]
+    let custom: SubstitutionVariables
     private let parsed: [Key: [[Glob.Token]]]
 
-    init(custom: [String: [String]], referencedNames: Set<String>) {
+    init(custom: SubstitutionVariables, referencedNames: Set<ExactString>) {
         self.custom = custom
         var parsed: [Key: [[Glob.Token]]] = [:]
         let unparsed = ReferenceVariables(custom: custom, parsed: [:])
         for name in referencedNames {
-            guard let values = unparsed.values(of: name) else { continue }
+            guard let values = unparsed.values(of: name.string) else { continue }
             for caseSensitive in [true, false] {
                 for percentEncoded in [true, false] {
                     let text = ReferenceText(caseSensitive: caseSensitive, percentEncoded: percentEncoded)
@@ -31,7 +31,7 @@ struct ReferenceVariables: Sendable {
         self.parsed = parsed
     }
 
-    private init(custom: [String: [String]], parsed: [Key: [[Glob.Token]]]) {
+    private init(custom: SubstitutionVariables, parsed: [Key: [[Glob.Token]]]) {
         self.custom = custom
         self.parsed = parsed
     }
@@ -42,7 +42,7 @@ struct ReferenceVariables: Sendable {
 
     /// The alternatives of `name` as tokens for `text`'s flags; `nil` when undefined.
     func alternatives(of name: String, text: ReferenceText) -> [[Glob.Token]]? {
-        if let cached = parsed[Key(name: name, caseSensitive: text.caseSensitive, percentEncoded: text.percentEncoded)] {
+        if let cached = parsed[Key(name: ExactString(name), caseSensitive: text.caseSensitive, percentEncoded: text.percentEncoded)] {
             return cached
         }
         return values(of: name)?.map { Glob.tokens(of: $0, allowVariables: false, text: text, variables: self) }

@@ -13,7 +13,8 @@ public struct NFACompiler {
     let mode: TextMode
     let resolve: VariableResolver
     var builder: NFABuilder
-    var variableIDs: [String: Int32] = [:]
+    // Exact keys: "é" and "e\u{301}" name two different variables.
+    var variableIDs: [ExactString: Int32] = [:]
     var variableNames: [String] = []
     var variableStarts: [NFA.StateID] = []
 
@@ -63,9 +64,9 @@ public struct NFACompiler {
 
     /// The variable's id, building its shared sub-automaton on first use.
     mutating func variableID(_ name: String) throws(AutomatonError) -> Int32 {
-        if let id = variableIDs[name] { return id }
+        if let id = variableIDs[ExactString(name)] { return id }
         let id = Int32(variableNames.count)
-        variableIDs[name] = id
+        variableIDs[ExactString(name)] = id
         variableNames.append(name)
         variableStarts.append(-1)
         if let values = resolve(name) {

@@ -42,7 +42,8 @@ public struct JSONObject: Sendable, Equatable {
 
     /// The last value written under `key`, or `nil`.
     public subscript(key: String) -> JSONValue? {
-        for member in members.reversed() where member.key == key {
+        // Keys compare scalar by scalar: "café" and "cafe\u{301}" are different keys.
+        for member in members.reversed() where member.key.utf8.elementsEqual(key.utf8) {
             return member.value
         }
         return nil
@@ -50,6 +51,6 @@ public struct JSONObject: Sendable, Equatable {
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.members.count == rhs.members.count
-            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            && zip(lhs.members, rhs.members).allSatisfy { $0.key.utf8.elementsEqual($1.key.utf8) && $0.value == $1.value }
     }
 }
