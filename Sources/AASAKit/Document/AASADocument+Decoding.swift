@@ -256,8 +256,10 @@ struct DocumentDecoder {
         case .object(let object):
             var predicates: [QueryItemPredicate] = []
             var voided = false
-            var seen = Set<ExactString>()
-            for member in object.members.reversed() where seen.insert(ExactString(member.key)).inserted {
+            // A repeated name keeps its last value; diagnostics still come in document order.
+            var lastIndex: [ExactString: Int] = [:]
+            for (index, member) in object.members.enumerated() { lastIndex[ExactString(member.key)] = index }
+            for (index, member) in object.members.enumerated() where lastIndex[ExactString(member.key)] == index {
                 guard case .string(let pattern) = member.value else {
                     voided = true
                     diagnostics.append(

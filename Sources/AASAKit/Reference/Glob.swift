@@ -6,8 +6,8 @@
 /// the memo table bottom-up, one row per token, keeps the stack flat whatever the pattern or URL
 /// length. `row[i]` answers "do the tokens from here on match `text[i...]`, followed by whatever
 /// the continuation row accepts".
-struct Glob {
-    indirect enum Token: Equatable {
+struct Glob: Sendable {
+    indirect enum Token: Equatable, Sendable {
         case scalar(Unicode.Scalar)
         /// `?`: exactly one scalar.
         case one

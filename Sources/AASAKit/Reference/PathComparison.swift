@@ -1,11 +1,13 @@
 /// The oracle's path component (SPEC 6).
 enum PathComparison {
-    static func evaluate(
-        _ pattern: String, _ urlPath: String, text: ReferenceText, variables: ReferenceVariables
-    ) -> ComponentEvaluation {
+    /// The pattern's globs after the slash rules.
+    static func prepare(_ pattern: String, text: ReferenceText, variables: ReferenceVariables) -> [Glob] {
+        slashNormalized(Glob(pattern, text: text, variables: variables).tokens).map { Glob(tokens: $0) }
+    }
+
+    static func evaluate(_ globs: [Glob], pattern: String, _ urlPath: String, text: ReferenceText) -> ComponentEvaluation {
         let compared = trimmingTrailingSlashes(text.normalize(urlPath))
-        let globs = slashNormalized(Glob(pattern, text: text, variables: variables).tokens)
-        let matched = globs.contains { Glob(tokens: $0).matches(compared) }
+        let matched = globs.contains { $0.matches(compared) }
         return ComponentEvaluation(component: "/", comparedText: compared, pattern: pattern, matched: matched)
     }
 

@@ -17,6 +17,10 @@ public struct ReferenceMatcher: Sendable {
     public let document: AASADocument
     public let domain: String
     let variables: ReferenceVariables
+    /// Per entry (in order), its rules resolved and their globs parsed, once.
+    let prepared: [(entry: Entry, rules: [PreparedRule])]
+    /// Per app, the positions in `prepared` of the entries naming it, in order.
+    let entriesByApp: [ExactString: [Int]]
 
     public init(document: AASADocument, domain: String) {
         self.document = document
@@ -43,8 +47,18 @@ public struct ReferenceMatcher: Sendable {
                 }
             }
         }
-        variables = ReferenceVariables(
+        let variables = ReferenceVariables(
             custom: document.applinks?.substitutionVariables ?? SubstitutionVariables(), referencedNames: names)
+        self.variables = variables
+        let domainDefaults = document.applinks?.defaults ?? RuleKeys()
+        prepared = document.entries.map { entry in
+            (entry, entry.rules.map { PreparedRule($0, of: entry, domainDefaults: domainDefaults, variables: variables) })
+        }
+        var entriesByApp: [ExactString: [Int]] = [:]
+        for (position, entry) in document.entries.enumerated() {
+            for app in Set(entry.appIDs.map(ExactString.init)) { entriesByApp[app, default: []].append(position) }
+        }
+        self.entriesByApp = entriesByApp
     }
 
     /// The decision for every app of the document (or for `app` alone), in app order.
@@ -73,13 +87,14 @@ public struct ReferenceMatcher: Sendable {
     private func decide(_ url: SplitURL, app: String) -> (decision: AppDecision, trail: [RuleEvaluation]) {
         guard hostMatches(url) else { return (AppDecision(app: app, kind: .noMatch), []) }
         var trail: [RuleEvaluation] = []
-        for entry in document.entries where entry.appIDs.contains(where: { $0.utf8.elementsEqual(app.utf8) }) {
-            for rule in entry.rules {
-                let evaluation = evaluate(rule, of: entry, against: url)
+        for position in entriesByApp[ExactString(app)] ?? [] {
+            let (entry, rules) = prepared[position]
+            for rule in rules {
+                let evaluation = evaluate(rule, against: url)
                 trail.append(evaluation)
                 if evaluation.matched {
                     let kind: DecisionKind = evaluation.rule.exclude ? .exclude : .match
-                    return (AppDecision(app: app, kind: kind, entry: entry.index, rule: rule.index), trail)
+                    return (AppDecision(app: app, kind: kind, entry: entry.index, rule: rule.ruleIndex), trail)
                 }
             }
         }
@@ -87,19 +102,17 @@ public struct ReferenceMatcher: Sendable {
     }
 
     /// Evaluates every component of one rule; the rule matches when all of them do.
-    func evaluate(_ rule: Rule, of entry: Entry, against url: SplitURL) -> RuleEvaluation {
-        let effective = ReferenceRule(rule, entry: entry, domainDefaults: document.applinks?.defaults ?? RuleKeys())
-        let text = ReferenceText(caseSensitive: effective.caseSensitive, percentEncoded: effective.percentEncoded)
+    func evaluate(_ rule: PreparedRule, against url: SplitURL) -> RuleEvaluation {
+        let text = rule.text
         var components: [ComponentEvaluation] = []
-        components.append(PathComparison.evaluate(effective.path, url.path, text: text, variables: variables))
-        components += QueryComparison.evaluate(effective.query, url.query, text: text, variables: variables)
+        components.append(PathComparison.evaluate(rule.path, pattern: rule.rule.path, url.path, text: text))
+        components += QueryComparison.evaluate(rule.query, url.query, text: text)
         let fragmentText = text.normalize(url.fragment)
-        let fragmentGlob = Glob(effective.fragment, text: text, variables: variables)
         components.append(
             ComponentEvaluation(
-                component: "#", comparedText: fragmentText, pattern: effective.fragment,
-                matched: fragmentGlob.matches(fragmentText)))
-        return RuleEvaluation(entry: entry.index, ruleIndex: rule.index, rule: effective, components: components)
+                component: "#", comparedText: fragmentText, pattern: rule.rule.fragment,
+                matched: rule.fragment.matches(fragmentText)))
+        return RuleEvaluation(entry: rule.entryIndex, ruleIndex: rule.ruleIndex, rule: rule.rule, components: components)
     }
 }
 

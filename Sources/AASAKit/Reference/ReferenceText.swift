@@ -2,7 +2,7 @@ import Foundation
 
 /// The oracle's text normalisation for one rule (SPEC 11, 12): percent-decoding of URL text,
 /// NFC, and simple lowercase folding, in that order.
-struct ReferenceText {
+struct ReferenceText: Sendable {
     var caseSensitive: Bool
     var percentEncoded: Bool
 
@@ -13,7 +13,8 @@ struct ReferenceText {
         var text = urlText
         if !percentEncoded {
             text = Self.percentDecoded(text) ?? text
-            text = text.precomposedStringWithCanonicalMapping
+            // NFC leaves ASCII unchanged; skipping Foundation for it only saves time.
+            if !text.utf8.allSatisfy({ $0 < 0x80 }) { text = text.precomposedStringWithCanonicalMapping }
         }
         return caseSensitive ? text : Self.folded(text)
     }

@@ -3,8 +3,11 @@ import Foundation
 /// Reads a stream of URLs, one per line, the way SPEC 14 says: LF or CRLF terminators, spaces and
 /// tabs around the URL removed, blank lines skipped, every other line one record, in order.
 ///
-/// The reader hands out byte slices of a large reusable buffer, so reading allocates nothing per
-/// line. A line that is not valid UTF-8, or longer than the limit, is still a record: the caller
+/// Input is read in large blocks; each line is gathered into one reusable buffer, so reading
+/// allocates nothing per line. A line is judged *after* trimming: whether it is over the length
+/// limit never depends on how the input happened to be split into reads. Bytes beyond the limit
+/// are not kept, only examined (are they trailing blanks, or more URL?), so an endless line
+/// costs no memory. A line that is not valid UTF-8, or too long, is still a record: the caller
 /// turns it into an error record, so nothing is ever silently dropped.
 public struct URLLineReader {
     /// One non-blank input line.
@@ -12,116 +15,123 @@ public struct URLLineReader {
         /// A valid UTF-8 line within the length limit: the URL bytes, trimmed. The buffer is only
         /// valid inside the closure that received it.
         case url(UnsafeBufferPointer<UInt8>)
-        /// A line that cannot be a URL; `text` is the line with U+FFFD for invalid UTF-8 (cut to
-        /// the limit for an over-long line).
+        /// A line that cannot be a URL; `text` is the line with U+FFFD for invalid UTF-8 (its
+        /// first 200 bytes and "…" for an over-long line).
         case invalid(text: String, error: URLSplitError)
     }
 
     private let fileDescriptor: Int32
     private let maxLineBytes: Int
-    private var buffer: [UInt8]
-    private var start = 0
-    private var end = 0
-    private var atEOF = false
-    /// Skipping the rest of an over-long line.
-    private var discarding = false
+    private var block: [UInt8]
+
+    /// The line being gathered: at most `maxLineBytes + 2` bytes (the content, one byte to know
+    /// it is over the limit, and a possible CR), leading blanks already skipped.
+    private var line: [UInt8] = []
+    /// Raw length of the current line, counted even past the window.
+    private var rawLength = 0
+    /// A byte that cannot be trailing white space was seen past the window: the line is long.
+    private var overflow = false
+    /// The last byte past the window was a CR (content, unless an LF follows).
+    private var pendingCR = false
 
     public init(fileDescriptor: Int32, maxLineBytes: Int = Configuration.default.maxURLBytes, bufferBytes: Int = 1 << 20) {
         self.fileDescriptor = fileDescriptor
         self.maxLineBytes = maxLineBytes
-        self.buffer = [UInt8](repeating: 0, count: max(bufferBytes, maxLineBytes + 2))
+        self.block = [UInt8](repeating: 0, count: max(bufferBytes, 1))
+        line.reserveCapacity(min(maxLineBytes + 2, 1 << 16))
     }
 
     /// Calls `body` for every record in the stream, in order.
-    /// - Throws: the `errno` of a failed read, as `POSIXError`-like `CocoaError`; records before it
-    ///   have been delivered.
+    /// - Throws: an error for a failed read (records before it were delivered), or what `body`
+    ///   throws.
     public mutating func forEachLine(_ body: (Line) throws -> Void) throws {
+        var block = self.block
+        defer { self.block = block }
         while true {
-            guard let (lineStart, lineEnd, complete) = try nextLineBounds() else { return }
-            if discarding {
-                if complete { discarding = false }
-                continue
-            }
-            if !complete {
-                // Over the limit: report it once, then skip to the end of the line.
-                let shown = Array(buffer[lineStart..<min(lineEnd, lineStart + 200)])
-                discarding = true
-                try body(.invalid(text: String(decoding: shown, as: UTF8.self) + "…", error: .tooLong(length: lineEnd - lineStart, limit: maxLineBytes)))
-                continue
-            }
-            try buffer.withUnsafeBufferPointer { all in
-                let trimmed = Self.trim(UnsafeBufferPointer(rebasing: all[lineStart..<lineEnd]))
-                if trimmed.isEmpty { return }
-                if trimmed.count > maxLineBytes {
-                    let shown = String(decoding: trimmed.prefix(200), as: UTF8.self) + "…"
-                    try body(.invalid(text: shown, error: .tooLong(length: trimmed.count, limit: maxLineBytes)))
-                } else if !Self.isValidUTF8(trimmed) {
-                    try body(.invalid(text: String(decoding: trimmed, as: UTF8.self), error: .invalidUTF8))
-                } else {
-                    try body(.url(trimmed))
-                }
-            }
-        }
-    }
-
-    /// The bounds of the next line without its terminator; `complete` is false when the line
-    /// is longer than the limit (the bounds then cover what was buffered).
-    private mutating func nextLineBounds() throws -> (Int, Int, Bool)? {
-        var searchFrom = start
-        while true {
-            if let newline = buffer[searchFrom..<end].firstIndex(of: UInt8(ascii: "\n")) {
-                let lineStart = start
-                start = newline + 1
-                var lineEnd = newline
-                if lineEnd > lineStart, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-                return (lineStart, lineEnd, true)
-            }
-            if atEOF {
-                guard start < end else { return nil }
-                let lineStart = start
-                start = end
-                var lineEnd = end
-                if lineEnd > lineStart, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-                return (lineStart, lineEnd, true)
-            }
-            if end - start > maxLineBytes + 1 {
-                // No newline within the limit: hand out the over-long prefix and move on.
-                let lineStart = start
-                let lineEnd = end
-                start = end
-                return (lineStart, lineEnd, false)
-            }
-            // Move the partial line to the front and read more.
-            if start > 0 {
-                buffer.withUnsafeMutableBufferPointer { all in
-                    guard let base = all.baseAddress else { return }
-                    memmove(base, base + start, end - start)
-                }
-                end -= start
-                searchFrom -= start
-                start = 0
-            }
-            searchFrom = end
-            let readCount = buffer.withUnsafeMutableBufferPointer { all -> Int in
-                guard let base = all.baseAddress else { return 0 }
+            let count = try block.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
                 while true {
-                    let n = read(fileDescriptor, base + end, all.count - end)
+                    let n = read(fileDescriptor, base, raw.count)
                     if n < 0, errno == EINTR { continue }
+                    if n < 0 { throw CocoaError(.fileReadUnknown, userInfo: ["errno": errno]) }
                     return n
                 }
             }
-            if readCount < 0 { throw CocoaError(.fileReadUnknown, userInfo: ["errno": errno]) }
-            if readCount == 0 { atEOF = true }
-            end += readCount
+            if count == 0 {
+                if rawLength > 0 { try finishLine(body) }
+                return
+            }
+            try block.withUnsafeBufferPointer { all in
+                var start = 0
+                while start < count {
+                    var end = start
+                    while end < count, all[end] != UInt8(ascii: "\n") { end += 1 }
+                    append(UnsafeBufferPointer(rebasing: all[start..<end]))
+                    if end < count { try finishLine(body) }
+                    start = end + 1
+                }
+            }
         }
     }
 
-    static func trim(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        var lower = 0
-        var upper = bytes.count
-        while lower < upper, bytes[lower] == UInt8(ascii: " ") || bytes[lower] == UInt8(ascii: "\t") { lower += 1 }
-        while upper > lower, bytes[upper - 1] == UInt8(ascii: " ") || bytes[upper - 1] == UInt8(ascii: "\t") { upper -= 1 }
-        return UnsafeBufferPointer(rebasing: bytes[lower..<upper])
+    private mutating func append(_ segment: UnsafeBufferPointer<UInt8>) {
+        rawLength += segment.count
+        var index = 0
+        if line.isEmpty {
+            while index < segment.count, Self.isBlank(segment[index]) { index += 1 }
+        }
+        let window = maxLineBytes + 2
+        let keep = min(segment.count - index, max(0, window - line.count))
+        if keep > 0 {
+            line.append(contentsOf: UnsafeBufferPointer(rebasing: segment[index..<(index + keep)]))
+            index += keep
+        }
+        while index < segment.count {
+            let byte = segment[index]
+            if pendingCR { overflow = true }
+            pendingCR = false
+            if byte == UInt8(ascii: "\r") {
+                pendingCR = true
+            } else if !Self.isBlank(byte) {
+                overflow = true
+            }
+            index += 1
+        }
+    }
+
+    private mutating func finishLine(_ body: (Line) throws -> Void) throws {
+        defer {
+            line.removeAll(keepingCapacity: true)
+            rawLength = 0
+            overflow = false
+            pendingCR = false
+        }
+        if overflow {
+            let shown = String(decoding: line.prefix(200), as: UTF8.self) + "…"
+            try body(.invalid(text: shown, error: .tooLong(length: rawLength, limit: maxLineBytes)))
+            return
+        }
+        // The terminator's CR, then the trailing blanks.
+        if !pendingCR, line.last == UInt8(ascii: "\r") { line.removeLast() }
+        while let last = line.last, Self.isBlank(last) { line.removeLast() }
+        if line.isEmpty { return }
+        if line.count > maxLineBytes {
+            let shown = String(decoding: line.prefix(200), as: UTF8.self) + "…"
+            try body(.invalid(text: shown, error: .tooLong(length: line.count, limit: maxLineBytes)))
+            return
+        }
+        try line.withUnsafeBufferPointer { bytes in
+            if Self.isValidUTF8(bytes) {
+                try body(.url(bytes))
+            } else {
+                try body(.invalid(text: String(decoding: bytes, as: UTF8.self), error: .invalidUTF8))
+            }
+        }
+    }
+
+    @inline(__always)
+    static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 
     /// Whether `bytes` is well-formed UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).

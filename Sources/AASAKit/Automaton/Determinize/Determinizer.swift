@@ -29,25 +29,42 @@ struct Determinizer {
 
     /// Scratch space reused across closures, so building a state does not allocate sets.
     struct Scratch {
-        var visited = Set<UInt64>()
+        /// Visited positions outside variables (continuation none), by NFA state.
+        var visitedStates = SparseSet(capacity: 0)
+        /// Visited positions inside variable alternatives (they carry a continuation).
+        var visitedPairs = Set<UInt64>()
         var stack: [UInt64] = []
         var seeds: [UInt64] = []
+
+        /// Marks a position visited; returns whether it was new.
+        @inline(__always)
+        mutating func visit(_ position: UInt64) -> Bool {
+            if position >> 32 == 0 {
+                return visitedStates.insert(Int32(truncatingIfNeeded: position))
+            }
+            return visitedPairs.insert(position).inserted
+        }
     }
 
-    /// The epsilon closure of `seeds`, as a canonical subset.
-    func closure(of seeds: [UInt64], scratch: inout Scratch) -> Subset {
-        scratch.visited.removeAll(keepingCapacity: true)
+    /// The epsilon closure of `seeds`: a canonical (sorted) subset, or with `canonical: false`
+    /// an unsorted one, for NFA simulation, which never compares subsets.
+    func closure(of seeds: [UInt64], scratch: inout Scratch, canonical: Bool = true) -> Subset {
+        if scratch.visitedStates.capacity < nfa.stateCount {
+            scratch.visitedStates = SparseSet(capacity: nfa.stateCount)
+        }
+        scratch.visitedStates.removeAll()
+        scratch.visitedPairs.removeAll(keepingCapacity: true)
         scratch.stack.removeAll(keepingCapacity: true)
         var positions: [UInt64] = []
         var tags: [Int32] = []
-        for seed in seeds where scratch.visited.insert(seed).inserted {
+        for seed in seeds where scratch.visit(seed) {
             scratch.stack.append(seed)
         }
         while let position = scratch.stack.popLast() {
             let (state, continuation) = Self.unpack(position)
             func push(_ next: NFA.StateID, _ nextContinuation: NFA.StateID) {
                 let packed = Self.pack(next, continuation: nextContinuation)
-                if scratch.visited.insert(packed).inserted { scratch.stack.append(packed) }
+                if scratch.visit(packed) { scratch.stack.append(packed) }
             }
             switch nfa.kinds[Int(state)] {
             case .plain:
@@ -63,7 +80,7 @@ struct Determinizer {
             if !nfa.transitions(of: state).isEmpty { positions.append(position) }
             for next in nfa.epsilons(of: state) { push(next, continuation) }
         }
-        positions.sort()
+        if canonical { positions.sort() }
         tags.sort()
         var uniqueTags: [Int32] = []
         uniqueTags.reserveCapacity(tags.count)
@@ -77,7 +94,7 @@ struct Determinizer {
     }
 
     /// The subset reached from `subset` on `byte`.
-    func step(_ subset: Subset, on byte: UInt8, scratch: inout Scratch) -> Subset {
+    func step(_ subset: Subset, on byte: UInt8, scratch: inout Scratch, canonical: Bool = true) -> Subset {
         var seeds = scratch.seeds
         seeds.removeAll(keepingCapacity: true)
         for position in subset.positions {
@@ -86,7 +103,7 @@ struct Determinizer {
                 seeds.append(Self.pack(transition.next, continuation: continuation))
             }
         }
-        let result = closure(of: seeds, scratch: &scratch)
+        let result = closure(of: seeds, scratch: &scratch, canonical: canonical)
         scratch.seeds = seeds
         return result
     }

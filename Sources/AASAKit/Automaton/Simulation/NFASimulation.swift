@@ -11,7 +11,7 @@ struct NFASimulation {
         var scratch = Determinizer.Scratch()
         var current = subset
         for index in text.indices {
-            current = determinizer.step(current, on: text[index], scratch: &scratch)
+            current = determinizer.step(current, on: text[index], scratch: &scratch, canonical: false)
             // Nothing left that can read a byte: only the end of the text can still accept.
             if current.positions.isEmpty, index + 1 < text.count { return .empty }
         }

@@ -1,0 +1,314 @@
+import AASAKit
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// SPEC 14: one URL per line; LF or CRLF; spaces and tabs around a URL removed; blank lines give
+/// no record; every other line gives exactly one record, in order; invalid UTF-8 and over-long
+/// lines are error records, never dropped.
+final class URLLineReaderTests: XCTestCase {
+    /// What the reader handed out, copied out of its buffer.
+    enum Record: Equatable, CustomStringConvertible {
+        case url(String)
+        case invalid(String, URLSplitError)
+
+        var description: String {
+            switch self {
+            case .url(let text): return "url(\(text.debugDescription))"
+            case .invalid(let text, let error): return "invalid(\(text.debugDescription), \(error))"
+            }
+        }
+
+        var isTooLong: Bool {
+            if case .invalid(_, .tooLong) = self { return true }
+            return false
+        }
+    }
+
+    /// How the bytes reach the reader.
+    enum Source {
+        /// A temporary regular file, opened with `open(2)`: reads return as much as asked.
+        case file
+        /// A pipe written by a background thread in small pieces: reads return short counts at
+        /// arbitrary places, as with a real stdin.
+        case pipe(chunk: Int)
+    }
+
+    // MARK: Helpers
+
+    private func read(
+        _ bytes: [UInt8], source: Source = .file, maxLineBytes: Int = Configuration.default.maxURLBytes,
+        bufferBytes: Int = 1 << 20
+    ) throws -> [Record] {
+        switch source {
+        case .file:
+            let path = FileManager.default.temporaryDirectory
+                .appendingPathComponent("URLLineReaderTests-\(UUID().uuidString)").path
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let descriptor = open(path, O_RDONLY)
+            XCTAssertGreaterThanOrEqual(descriptor, 0, "open failed")
+            defer { close(descriptor) }
+            return try collect(descriptor, maxLineBytes: maxLineBytes, bufferBytes: bufferBytes)
+        case .pipe(let chunk):
+            var descriptors: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&descriptors), 0, "pipe failed")
+            let readEnd = descriptors[0]
+            let writeEnd = descriptors[1]
+            let done = DispatchSemaphore(value: 0)
+            let writer = Thread {
+                var offset = 0
+                while offset < bytes.count {
+                    let count = min(chunk, bytes.count - offset)
+                    let written = bytes.withUnsafeBytes { raw in
+                        write(writeEnd, raw.baseAddress.map { $0 + offset }, count)
+                    }
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        break
+                    }
+                    offset += written
+                }
+                close(writeEnd)
+                done.signal()
+            }
+            writer.start()
+            defer {
+                done.wait()
+                close(readEnd)
+            }
+            return try collect(readEnd, maxLineBytes: maxLineBytes, bufferBytes: bufferBytes)
+        }
+    }
+
+    private func collect(_ descriptor: Int32, maxLineBytes: Int, bufferBytes: Int) throws -> [Record] {
+        var reader = URLLineReader(fileDescriptor: descriptor, maxLineBytes: maxLineBytes, bufferBytes: bufferBytes)
+        var records: [Record] = []
+        try reader.forEachLine { line in
+            switch line {
+            case .url(let bytes): records.append(.url(String(decoding: bytes, as: UTF8.self)))
+            case .invalid(let text, let error): records.append(.invalid(text, error))
+            }
+        }
+        return records
+    }
+
+    private func read(_ text: String, source: Source = .file) throws -> [Record] {
+        try read(Array(text.utf8), source: source)
+    }
+
+    // MARK: Terminators
+
+    func test_terminator_LF() throws {
+        XCTAssertEqual(try read("https://h/a\nhttps://h/b\n"), [.url("https://h/a"), .url("https://h/b")])
+    }
+
+    func test_terminator_CRLF() throws {
+        XCTAssertEqual(try read("https://h/a\r\nhttps://h/b\r\n"), [.url("https://h/a"), .url("https://h/b")])
+    }
+
+    func test_terminator_mixedLFAndCRLF() throws {
+        XCTAssertEqual(
+            try read("a\r\nb\nc\r\nd"), [.url("a"), .url("b"), .url("c"), .url("d")])
+    }
+
+    func test_terminator_loneCRIsNotALineBreak() throws {
+        XCTAssertEqual(try read("https://h/a\rb\n"), [.url("https://h/a\rb")])
+    }
+
+    func test_terminator_lastLineWithoutNewline() throws {
+        XCTAssertEqual(try read("https://h/a\nhttps://h/b"), [.url("https://h/a"), .url("https://h/b")])
+        XCTAssertEqual(try read("https://h/only"), [.url("https://h/only")])
+        XCTAssertEqual(try read("https://h/a\r\nhttps://h/b\r"), [.url("https://h/a"), .url("https://h/b")])
+    }
+
+    // MARK: Trimming and blank lines
+
+    func test_trim_surroundingSpacesAndTabs() throws {
+        XCTAssertEqual(
+            try read("  \thttps://h/a \t \n\t\thttps://h/b\r\n   https://h/c   "),
+            [.url("https://h/a"), .url("https://h/b"), .url("https://h/c")])
+    }
+
+    func test_trim_innerSpacesStay() throws {
+        XCTAssertEqual(try read(" https://h/a b\t c \n"), [.url("https://h/a b\t c")])
+    }
+
+    func test_trim_spacesBeforeCRLF() throws {
+        XCTAssertEqual(try read("https://h/a  \r\n"), [.url("https://h/a")])
+    }
+
+    func test_blank_linesProduceNoRecord() throws {
+        XCTAssertEqual(
+            try read("\n\n   \n\t\t\n\r\n \t \r\nhttps://h/a\n\n\nhttps://h/b\n\n"),
+            [.url("https://h/a"), .url("https://h/b")])
+    }
+
+    func test_blank_emptyAndBlankOnlyInputs() throws {
+        XCTAssertEqual(try read(""), [])
+        XCTAssertEqual(try read("\n"), [])
+        XCTAssertEqual(try read(" \t \r\n\n  "), [])
+    }
+
+    // MARK: UTF-8
+
+    func test_utf8_validMultibyteIsAURL() throws {
+        XCTAssertEqual(try read("https://h/café/\u{1F600}\n"), [.url("https://h/café/\u{1F600}")])
+    }
+
+    func test_utf8_invalidLineIsAnErrorRecordWithReplacementCharacters() throws {
+        let bytes = Array("https://h/a\n".utf8) + Array("https://h/".utf8) + [0xFF, 0xFE] + Array("x\nhttps://h/b\n".utf8)
+        XCTAssertEqual(
+            try read(bytes),
+            [.url("https://h/a"), .invalid("https://h/\u{FFFD}\u{FFFD}x", .invalidUTF8), .url("https://h/b")])
+    }
+
+    func test_utf8_overlongSurrogateAndTruncatedSequencesAreInvalid() throws {
+        let bad: [[UInt8]] = [
+            [0xC0, 0xAF],  // overlong "/"
+            [0xE0, 0x80, 0xAF],  // overlong
+            [0xED, 0xA0, 0x80],  // surrogate U+D800
+            [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
+            [0xE2, 0x82],  // truncated at the end of the line
+            [0x80],  // stray continuation
+        ]
+        for sequence in bad {
+            let records = try read(Array("https://h/".utf8) + sequence + [0x0A])
+            XCTAssertEqual(records.count, 1, "\(sequence)")
+            guard case .invalid(let text, .invalidUTF8)? = records.first else {
+                XCTFail("\(sequence): expected an invalidUTF8 record, got \(records)")
+                continue
+            }
+            XCTAssertTrue(text.hasPrefix("https://h/"), text)
+            XCTAssertTrue(text.unicodeScalars.contains("\u{FFFD}"), text)
+        }
+    }
+
+    // MARK: Length limit
+
+    func test_maxLineBytes_exactlyTheLimitIsAURL() throws {
+        let url = "https://h/" + String(repeating: "x", count: 90)
+        XCTAssertEqual(url.utf8.count, 100)
+        for bufferBytes in [0, 150, 1 << 16] {
+            XCTAssertEqual(
+                try read(Array((url + "\r\n" + url).utf8), maxLineBytes: 100, bufferBytes: bufferBytes),
+                [.url(url), .url(url)], "buffer \(bufferBytes)")
+        }
+    }
+
+    func test_maxLineBytes_overTheLimitGivesOneRecordAndReadingGoesOn() throws {
+        let long = "https://h/" + String(repeating: "y", count: 5_000)
+        let input = "https://h/first\n" + long + "\nhttps://h/next\n"
+        for bufferBytes in [0, 200, 1 << 20] {
+            let records = try read(Array(input.utf8), maxLineBytes: 100, bufferBytes: bufferBytes)
+            XCTAssertEqual(records.count, 3, "buffer \(bufferBytes): \(records)")
+            XCTAssertEqual(records.first, .url("https://h/first"))
+            XCTAssertEqual(records.last, .url("https://h/next"))
+            guard records.count == 3, case .invalid(let text, .tooLong(let length, let limit)) = records[1] else {
+                XCTFail("buffer \(bufferBytes): expected a tooLong record, got \(records)")
+                continue
+            }
+            XCTAssertEqual(limit, 100)
+            XCTAssertGreaterThan(length, 100)
+            XCTAssertTrue(text.hasPrefix("https://h/yyyy"), text)
+        }
+    }
+
+    func test_maxLineBytes_oneOverTheLimit() throws {
+        let url = "https://h/" + String(repeating: "x", count: 91)
+        for bufferBytes in [0, 1 << 16] {
+            let records = try read(Array((url + "\nhttps://h/b").utf8), maxLineBytes: 100, bufferBytes: bufferBytes)
+            XCTAssertEqual(records.map(\.isTooLong), [true, false], "buffer \(bufferBytes): \(records)")
+            XCTAssertEqual(records.last, .url("https://h/b"))
+        }
+    }
+
+    func test_maxLineBytes_overLongLastLineWithoutNewline() throws {
+        let input = "https://h/a\n" + String(repeating: "z", count: 3_000)
+        for bufferBytes in [0, 1 << 16] {
+            let records = try read(Array(input.utf8), maxLineBytes: 100, bufferBytes: bufferBytes)
+            XCTAssertEqual(records.map(\.isTooLong), [false, true], "buffer \(bufferBytes): \(records)")
+        }
+    }
+
+    func test_maxLineBytes_manyOverLongLinesInARowThroughAPipe() throws {
+        let long = String(repeating: "q", count: 1_000)
+        let lines = [long, "https://h/1", long, long, "https://h/2", long]
+        let input = lines.joined(separator: "\n") + "\n"
+        let records = try read(Array(input.utf8), source: .pipe(chunk: 37), maxLineBytes: 64, bufferBytes: 0)
+        XCTAssertEqual(records.map(\.isTooLong), [true, false, true, true, false, true], "\(records)")
+        XCTAssertEqual(records.filter { !$0.isTooLong }, [.url("https://h/1"), .url("https://h/2")])
+    }
+
+    /// The limit is on the URL, which is the trimmed line (SPEC 14 removes spaces and tabs
+    /// before anything else). Whether blanks around a URL of exactly the limit are counted must
+    /// not depend on where the reader's buffer happens to end: the same bytes must give the
+    /// same records with any buffer size or read chunking.
+    func test_maxLineBytes_surroundingBlanksDoNotDependOnTheBuffer() throws {
+        let url = "https://h/" + String(repeating: "x", count: 90)
+        let input = Array(("  " + url + " \t\n" + "https://h/next\n").utf8)
+        let big = try read(input, maxLineBytes: 100, bufferBytes: 1 << 16)
+        XCTAssertEqual(big, [.url(url), .url("https://h/next")])
+        let small = try read(input, maxLineBytes: 100, bufferBytes: 0)
+        XCTAssertEqual(small, big, "the minimum buffer gave different records for the same bytes")
+        let piecewise = try read(input, source: .pipe(chunk: 7), maxLineBytes: 100, bufferBytes: 0)
+        XCTAssertEqual(piecewise, big, "short reads gave different records for the same bytes")
+    }
+
+    // MARK: Large inputs
+
+    /// Deterministic lines of varied length, some CRLF, some padded, with blank lines between.
+    private func largeInput(targetBytes: Int) -> (bytes: [UInt8], urls: [String]) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(targetBytes + 1_000)
+        var urls: [String] = []
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var index = 0
+        while bytes.count < targetBytes {
+            let url = "https://example.com/p/\(index)?q=" + String(repeating: "v", count: Int(next() % 300))
+            urls.append(url)
+            let roll = next() % 8
+            if roll == 0 { bytes += Array("  \t".utf8) }
+            bytes += Array(url.utf8)
+            if roll == 1 { bytes += Array(" \t ".utf8) }
+            bytes += Array((roll == 2 ? "\r\n" : "\n").utf8)
+            if roll == 3 { bytes += Array("\n \n".utf8) }
+            index += 1
+        }
+        return (bytes, urls)
+    }
+
+    func test_large_threeMegabytesThroughAPipeKeepEveryLine() throws {
+        let (bytes, urls) = largeInput(targetBytes: 3 << 20)
+        XCTAssertGreaterThan(bytes.count, 3 << 20)
+        let records = try read(bytes, source: .pipe(chunk: 4_093))
+        XCTAssertEqual(records.count, urls.count)
+        XCTAssertEqual(records, urls.map { .url($0) })
+    }
+
+    func test_large_threeMegabytesWithSmallBufferKeepEveryLine() throws {
+        let (bytes, urls) = largeInput(targetBytes: 3 << 20)
+        let records = try read(bytes, source: .file, maxLineBytes: 1_000, bufferBytes: 1_500)
+        XCTAssertEqual(records.count, urls.count)
+        XCTAssertEqual(records, urls.map { .url($0) })
+    }
+
+    func test_large_threeMegabytesFromAFileWithTheDefaults() throws {
+        let (bytes, urls) = largeInput(targetBytes: 3 << 20)
+        let records = try read(bytes)
+        XCTAssertEqual(records.count, urls.count)
+        XCTAssertEqual(records, urls.map { .url($0) })
+    }
+}
