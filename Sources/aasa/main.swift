@@ -11,6 +11,7 @@ let commands: [String: (ArraySlice<String>) -> ExitCode] = [
     "match": MatchCommand.run,
     "explain": ExplainCommand.run,
     "debug": DebugCommand.run,
+    "test": TestCommand.run,
 ]
 
 let overview = """
@@ -21,6 +22,7 @@ let overview = """
     COMMANDS:
       match      Decide, for each URL, which apps of one AASA file it opens (JSON lines).
       explain    Show, for a person, which rule decided a URL for one app, and why.
+      test       Check an AASA file against a matrix of URLs (opens_app / opens_web).
       debug      Print a document's compiled automata (nfa | dfa), as stable text.
 
     Run 'aasa <command> --help' for a command's options. Semantics: docs/semantics.md.

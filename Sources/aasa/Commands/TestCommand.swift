@@ -1,0 +1,132 @@
+import AASAKit
+import Foundation
+
+/// `aasa test FILE --matrix M.json [--domain D]`: check a document against a test matrix.
+enum TestCommand {
+    static let spec = CommandSpec(
+        name: "test",
+        abstract: "Check an AASA file against a matrix of URLs that must open the app or stay on the web.",
+        usage: "aasa test <file> --matrix <matrix.json> [--domain <domain>] [--engine dfa|reference]",
+        options: [
+            .init(name: "matrix", valueName: "matrix.json", help: "The expectations (required)."),
+            .init(name: "domain", valueName: "domain", help: "The domain serving the file (default: each URL's own host)."),
+            .init(name: "engine", valueName: "engine", help: "dfa (default) or reference."),
+        ] + CommandSupport.configurationOptions,
+        discussion: """
+            The matrix is {"opens_app": [urls], "opens_web": [urls]}: a URL under opens_app must
+            open at least one app (some app's decision is match), one under opens_web must open
+            none. Keyed by app ID, {"opens_app": {"<app>": [urls]}, "opens_web": {"<app>": [urls]}},
+            each URL is checked for that app alone. Every failure is listed with the decision and
+            the rule that decided it.
+
+            EXIT STATUS: 0 every expectation holds; 1 some failed; 2 usage error or unreadable
+            matrix; 3 the document cannot be read.
+            """)
+
+    struct Expectation {
+        var url: String
+        var app: String?
+        var opensApp: Bool
+    }
+
+    static func run(_ arguments: ArraySlice<String>) -> ExitCode {
+        let parsed: ParsedArguments
+        switch CommandSupport.parse(spec, arguments) {
+        case .success(let value): parsed = value
+        case .failure(let code): return code
+        }
+        guard parsed.positionals.count == 1 else { return CommandSupport.usageError(spec, "expected one <file>") }
+        guard let matrixPath = parsed.value("matrix") else { return CommandSupport.usageError(spec, "missing --matrix") }
+        let engineName = parsed.value("engine") ?? "dfa"
+        guard CommandSupport.engineNames.contains(engineName) else {
+            return CommandSupport.usageError(spec, "unknown engine '\(engineName)'")
+        }
+        let configuration: Configuration
+        switch CommandSupport.configuration(parsed) {
+        case .success(let value): configuration = value
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
+        let expectations: [Expectation]
+        switch loadMatrix(matrixPath) {
+        case .success(let value): expectations = value
+        case .failure(let message):
+            printError("aasa test: cannot read the matrix \(matrixPath): \(message)")
+            return .usage
+        }
+        let document: AASADocument
+        switch CommandSupport.loadDocument(parsed.positionals[0], configuration: configuration) {
+        case .success(let value): document = value
+        case .failure(let code): return code
+        }
+        var engines: [String: any DecisionEngine] = [:]
+        var failures: [String] = []
+        for expectation in expectations {
+            let domain: String
+            if let given = parsed.value("domain") {
+                domain = given
+            } else if let host = try? URLSplitter.split(expectation.url).host {
+                domain = host.lowercased()
+            } else {
+                failures.append("\(expectation.url): cannot be split")
+                continue
+            }
+            if engines[domain] == nil {
+                switch CommandSupport.engine(named: engineName, document: document, domain: domain) {
+                case .success(let engine): engines[domain] = engine
+                case .failure(let code): return code
+                }
+            }
+            guard let engine = engines[domain] else { continue }
+            let decision: URLDecision
+            do {
+                decision = try engine.decide(expectation.url, app: expectation.app)
+            } catch {
+                failures.append("\(expectation.url): cannot be split: \(error)")
+                continue
+            }
+            let opened = !decision.matchedApps.isEmpty
+            guard opened != expectation.opensApp else { continue }
+            let who = expectation.app.map { " for \($0)" } ?? ""
+            let wanted = expectation.opensApp ? "should open the app" : "should stay on the web"
+            let deciding = decision.decisions.filter { $0.kind != .noMatch }.map {
+                "\($0.app) \($0.kind.rawValue) by entry \($0.entry ?? -1) rule \($0.rule ?? -1)"
+            }
+            let reason = deciding.isEmpty ? "no rule matched" : deciding.joined(separator: "; ")
+            failures.append("\(expectation.url)\(who) \(wanted): \(reason)")
+        }
+        for failure in failures { print("FAIL \(failure)") }
+        print("\(expectations.count - failures.count) passed, \(failures.count) failed")
+        return failures.isEmpty ? .success : .failure
+    }
+
+    static func loadMatrix(_ path: String) -> Result<[Expectation], MatrixError> {
+        guard let data = FileManager.default.contents(atPath: path) else { return .failure(MatrixError("no such file")) }
+        guard case .object(let root)? = try? JSONParser.parse([UInt8](data)) else {
+            return .failure(MatrixError("not a JSON object"))
+        }
+        var expectations: [Expectation] = []
+        for (key, opens) in [("opens_app", true), ("opens_web", false)] {
+            switch root[key] {
+            case nil:
+                continue
+            case .array(let urls)?:
+                for case .string(let url) in urls { expectations.append(Expectation(url: url, app: nil, opensApp: opens)) }
+            case .object(let byApp)?:
+                for member in byApp.members {
+                    guard case .array(let urls) = member.value else { return .failure(MatrixError("\(key).\(member.key) is not an array")) }
+                    for case .string(let url) in urls {
+                        expectations.append(Expectation(url: url, app: member.key, opensApp: opens))
+                    }
+                }
+            default:
+                return .failure(MatrixError("\(key) must be an array or an object keyed by app ID"))
+            }
+        }
+        return .success(expectations)
+    }
+
+    struct MatrixError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
