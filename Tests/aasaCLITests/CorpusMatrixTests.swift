@@ -14,7 +14,7 @@ final class CorpusMatrixTests: XCTestCase {
             for engine in ["dfa", "reference"] {
                 let output = try CLIRunner.run([
                     "test", folder.appendingPathComponent("apple-app-site-association").path,
-                    "--matrix", folder.appendingPathComponent("matrix.json").path, "--engine", engine,
+                    "--matrix", folder.appendingPathComponent("matrix.json").path, "--engine", engine, "--domain", scenario,
                 ])
                 XCTAssertEqual(output.status, 0, "\(scenario) [\(engine)]:\n\(output.stdout)\(output.stderr)")
                 XCTAssertTrue(output.stdout.contains(" passed, 0 failed"), output.stdout)
