@@ -12,6 +12,7 @@ let commands: [String: (ArraySlice<String>) -> ExitCode] = [
     "explain": ExplainCommand.run,
     "debug": DebugCommand.run,
     "test": TestCommand.run,
+    "classify": ClassifyCommand.run,
 ]
 
 let overview = """
@@ -20,6 +21,7 @@ let overview = """
     USAGE: aasa <command> [options]
 
     COMMANDS:
+      classify   Classify a stream of URLs against the AASA files of many domains (the main job).
       match      Decide, for each URL, which apps of one AASA file it opens (JSON lines).
       explain    Show, for a person, which rule decided a URL for one app, and why.
       test       Check an AASA file against a matrix of URLs (opens_app / opens_web).

@@ -29,6 +29,12 @@ public final class DFAMatcher: DecisionEngine {
     var queryItems = QueryItemEvaluator()
     /// Per app: the deciding rule id, or -1. Reused across URLs.
     public private(set) var decidingRule: [Int32]
+    // Per-URL scratch, reused so that deciding a URL allocates nothing once warm.
+    private var accepted: [TagSet] = []
+    private var cursors: [Int] = []
+    private var queryTags: [TagSet?] = [nil, nil, nil, nil]
+    private var fragmentTags: [TagSet?] = [nil, nil, nil, nil]
+    private var itemsEvaluated = false
 
     public init(_ compiled: CompiledDocument) {
         self.compiled = compiled
@@ -84,7 +90,11 @@ public final class DFAMatcher: DecisionEngine {
     /// - Complexity: O(URL length + rules the path matches); allocation-free for ASCII URLs
     ///   once the caches are warm.
     public func decide(bytes: UnsafeBufferPointer<UInt8>, onlyApp: Int? = nil) throws(URLSplitError) {
-        let parts = try URLSplitter.split(bytes)
+        decide(bytes: bytes, parts: try URLSplitter.split(bytes), onlyApp: onlyApp)
+    }
+
+    /// Decides a URL already split by `URLSplitter` (callers that routed it by host have).
+    public func decide(bytes: UnsafeBufferPointer<UInt8>, parts: URLParts, onlyApp: Int? = nil) {
         for index in decidingRule.indices { decidingRule[index] = -1 }
         guard hostMatches(UnsafeBufferPointer(rebasing: bytes[parts.host])) else { return }
         if onlyApp == -1 { return }
@@ -92,13 +102,17 @@ public final class DFAMatcher: DecisionEngine {
         if remaining == 0 { return }
 
         let path = UnsafeBufferPointer(rebasing: bytes[parts.path])
-        var context = ComponentContext(
-            query: parts.query.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0),
-            fragment: parts.fragment.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0))
+        let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        let query = parts.query.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? empty
+        let fragment = parts.fragment.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? empty
+        for index in 0..<4 {
+            queryTags[index] = nil
+            fragmentTags[index] = nil
+        }
+        itemsEvaluated = false
 
         // One pass per path mode; usually a single mode.
-        var accepted: [TagSet] = []
-        accepted.reserveCapacity(compiled.pathModes.count)
+        accepted.removeAll(keepingCapacity: true)
         for mode in compiled.pathModes {
             guard let dfa = compiled.path[mode.index], let cache = pathCaches[mode.index] else { continue }
             let tags = normalizer.withNormalized(path, mode: mode) { normalized in
@@ -110,7 +124,8 @@ public final class DFAMatcher: DecisionEngine {
         }
         if accepted.isEmpty { return }
 
-        var cursors = [Int](repeating: 0, count: accepted.count)
+        cursors.removeAll(keepingCapacity: true)
+        cursors.append(contentsOf: repeatElement(0, count: accepted.count))
         while remaining > 0 {
             // The smallest rule id not yet visited across the modes' accept lists.
             var best = Int32.max
@@ -127,8 +142,8 @@ public final class DFAMatcher: DecisionEngine {
             let rule = Int(best)
             let info = compiled.rules[rule]
             if let onlyApp, !info.apps.contains(Int32(onlyApp)) { continue }
-            guard queryMatches(rule: rule, info: info, context: &context),
-                fragmentMatches(rule: rule, info: info, context: &context)
+            guard queryMatches(rule: rule, info: info, query: query),
+                fragmentMatches(rule: rule, info: info, fragment: fragment)
             else { continue }
             for app in info.apps where decidingRule[Int(app)] < 0 && (onlyApp == nil || Int(app) == onlyApp) {
                 decidingRule[Int(app)] = Int32(rule)
@@ -137,45 +152,37 @@ public final class DFAMatcher: DecisionEngine {
         }
     }
 
-    /// Query and fragment results, computed on first need for each mode.
-    struct ComponentContext {
-        var query: UnsafeBufferPointer<UInt8>
-        var fragment: UnsafeBufferPointer<UInt8>
-        var queryTags: [TagSet?] = [nil, nil, nil, nil]
-        var fragmentTags: [TagSet?] = [nil, nil, nil, nil]
-        var itemsEvaluated = false
-    }
-
-    private func queryMatches(rule: Int, info: CompiledDocument.RuleInfo, context: inout ComponentContext) -> Bool {
+    /// Whether the rule's query pattern holds; the query automata run on first need per URL.
+    private func queryMatches(rule: Int, info: CompiledDocument.RuleInfo, query: UnsafeBufferPointer<UInt8>) -> Bool {
         switch info.queryKind {
         case .universal:
             return true
         case .text:
             let mode = info.mode.index
-            if context.queryTags[mode] == nil, let dfa = compiled.queryText[mode], let cache = queryCaches[mode] {
-                context.queryTags[mode] = normalizer.withNormalized(context.query, mode: info.mode) {
+            if queryTags[mode] == nil, let dfa = compiled.queryText[mode], let cache = queryCaches[mode] {
+                queryTags[mode] = normalizer.withNormalized(query, mode: info.mode) {
                     dfa.search($0, cache: cache)
                 }
             }
-            return context.queryTags[mode]?.contains(rule) ?? false
+            return queryTags[mode]?.contains(rule) ?? false
         case .items(let predicates):
-            if !context.itemsEvaluated {
-                queryItems.evaluate(context.query, compiled: compiled, caches: groupCaches, normalizer: &normalizer)
-                context.itemsEvaluated = true
+            if !itemsEvaluated {
+                queryItems.evaluate(query, compiled: compiled, caches: groupCaches, normalizer: &normalizer)
+                itemsEvaluated = true
             }
             return queryItems.allHold(predicates)
         }
     }
 
-    private func fragmentMatches(rule: Int, info: CompiledDocument.RuleInfo, context: inout ComponentContext) -> Bool {
+    private func fragmentMatches(rule: Int, info: CompiledDocument.RuleInfo, fragment: UnsafeBufferPointer<UInt8>) -> Bool {
         if info.fragmentIsUniversal { return true }
         let mode = info.mode.index
-        if context.fragmentTags[mode] == nil, let dfa = compiled.fragment[mode], let cache = fragmentCaches[mode] {
-            context.fragmentTags[mode] = normalizer.withNormalized(context.fragment, mode: info.mode) {
+        if fragmentTags[mode] == nil, let dfa = compiled.fragment[mode], let cache = fragmentCaches[mode] {
+            fragmentTags[mode] = normalizer.withNormalized(fragment, mode: info.mode) {
                 dfa.search($0, cache: cache)
             }
         }
-        return context.fragmentTags[mode]?.contains(rule) ?? false
+        return fragmentTags[mode]?.contains(rule) ?? false
     }
 
     /// SPEC 3: the host equals the domain, ASCII case-insensitively.

@@ -23,6 +23,10 @@ public struct URLLineReader {
     private let fileDescriptor: Int32
     private let maxLineBytes: Int
     private var block: [UInt8]
+    /// Bytes of `block` filled by the last read, and the next one to look at.
+    private var blockCount = 0
+    private var position = 0
+    private var atEOF = false
 
     /// The line being gathered: at most `maxLineBytes + 2` bytes (the content, one byte to know
     /// it is over the limit, and a possible CR), leading blanks already skipped.
@@ -42,33 +46,44 @@ public struct URLLineReader {
     }
 
     /// Calls `body` for every record in the stream, in order.
+    ///
+    /// If `body` throws, reading stops after the line it was given; calling `forEachLine` again
+    /// resumes with the next line (the CSV reader takes the header row this way).
     /// - Throws: an error for a failed read (records before it were delivered), or what `body`
     ///   throws.
     public mutating func forEachLine(_ body: (Line) throws -> Void) throws {
-        var block = self.block
-        defer { self.block = block }
         while true {
-            let count = try block.withUnsafeMutableBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                while true {
-                    let n = read(fileDescriptor, base, raw.count)
-                    if n < 0, errno == EINTR { continue }
-                    if n < 0 { throw CocoaError(.fileReadUnknown, userInfo: ["errno": errno]) }
-                    return n
+            if position >= blockCount {
+                if atEOF { return }
+                var block = self.block
+                let count = try block.withUnsafeMutableBytes { raw -> Int in
+                    guard let base = raw.baseAddress else { return 0 }
+                    while true {
+                        let n = read(fileDescriptor, base, raw.count)
+                        if n < 0, errno == EINTR { continue }
+                        if n < 0 { throw CocoaError(.fileReadUnknown, userInfo: ["errno": errno]) }
+                        return n
+                    }
+                }
+                self.block = block
+                blockCount = count
+                position = 0
+                if count == 0 {
+                    atEOF = true
+                    if rawLength > 0 { try finishLine(body) }
+                    return
                 }
             }
-            if count == 0 {
-                if rawLength > 0 { try finishLine(body) }
-                return
-            }
+            // Swap the block out so the closure below does not overlap an access to `self`.
+            let block = self.block
             try block.withUnsafeBufferPointer { all in
-                var start = 0
-                while start < count {
-                    var end = start
-                    while end < count, all[end] != UInt8(ascii: "\n") { end += 1 }
-                    append(UnsafeBufferPointer(rebasing: all[start..<end]))
-                    if end < count { try finishLine(body) }
-                    start = end + 1
+                while position < blockCount {
+                    var end = position
+                    while end < blockCount, all[end] != UInt8(ascii: "\n") { end += 1 }
+                    append(UnsafeBufferPointer(rebasing: all[position..<end]))
+                    let complete = end < blockCount
+                    position = end + 1
+                    if complete { try finishLine(body) }
                 }
             }
         }

@@ -105,7 +105,7 @@ public enum JSONWriter {
     }
 
     /// Appends well-formed UTF-8 `bytes` to `buffer` as a JSON string literal, quotes included.
-    static func appendEscaped(utf8 bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
+    public static func appendEscaped(utf8 bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
         guard let base = bytes.baseAddress else {
             buffer.append(UInt8(ascii: "\""))

@@ -1,0 +1,223 @@
+/// Classifies URLs for one thread: routes each URL to its domain's document by host, decides
+/// every app, and appends the record in the chosen format to a byte buffer.
+///
+/// Make one per worker thread from a shared `ClassifierRules`; it owns that thread's DFA caches
+/// and counters. With warm caches, classifying an ASCII URL allocates nothing: the URL is split
+/// in place, the decision lands in reused arrays, and the record is assembled from pre-rendered
+/// fragments.
+public final class Classifier {
+    public let rules: ClassifierRules
+    public let format: RecordFormat
+    public private(set) var statistics: ClassifyStatistics
+    private var matchers: [DFAMatcher?]
+
+    /// Fields of the input record passed through to the output.
+    public struct Extra: Sendable {
+        /// A JSON object literal, written as `"fields": {...}` in NDJSON output.
+        public var json: [UInt8]?
+        /// Extra columns for TSV/CSV output.
+        public var columns: [[UInt8]]
+
+        public init(json: [UInt8]? = nil, columns: [[UInt8]] = []) {
+            self.json = json
+            self.columns = columns
+        }
+
+        public static let none = Extra()
+    }
+
+    public init(rules: ClassifierRules, format: RecordFormat) {
+        self.rules = rules
+        self.format = format
+        self.statistics = ClassifyStatistics(rules: rules)
+        self.matchers = Array(repeating: nil, count: rules.domains.count)
+    }
+
+    /// Classifies one URL (trimmed, valid UTF-8) and appends its record to `out`.
+    public func classify(_ url: UnsafeBufferPointer<UInt8>, extra: Extra = .none, into out: inout [UInt8]) {
+        statistics.records += 1
+        let parts: URLParts
+        do {
+            parts = try URLSplitter.split(url)
+        } catch {
+            statistics.errors += 1
+            appendError(url: url, domain: nil, message: error.description, extra: extra, into: &out)
+            return
+        }
+        guard let domainIndex = rules.table.lookup(UnsafeBufferPointer(rebasing: url[parts.host])) else {
+            statistics.withoutDomain += 1
+            appendRecord(url: url, domain: nil, decisions: [], ruleOf: [], extra: extra, into: &out)
+            return
+        }
+        let domain = rules.domains[domainIndex]
+        statistics.domainRecords[domainIndex] += 1
+        switch domain.state {
+        case .failed(let reason):
+            statistics.errors += 1
+            appendError(url: url, domain: domainIndex, message: "the document could not be loaded: \(reason)", extra: extra, into: &out)
+        case .compiled(let compiled):
+            let matcher: DFAMatcher
+            if let existing = matchers[domainIndex] {
+                matcher = existing
+            } else {
+                matcher = DFAMatcher(compiled)
+                matchers[domainIndex] = matcher
+            }
+            matcher.decide(bytes: url, parts: parts)
+            record(domainIndex, decidingRule: matcher.decidingRule, rules: compiled.rules, url: url, extra: extra, into: &out)
+        case .reference(let reference):
+            let decision: URLDecision
+            do {
+                decision = try reference.decide(String(decoding: url, as: UTF8.self), app: nil)
+            } catch {
+                statistics.errors += 1
+                appendError(url: url, domain: domainIndex, message: error.description, extra: extra, into: &out)
+                return
+            }
+            // Map the reference's (entry, rule) back to the rule ids the templates use.
+            let ids = decision.decisions.map { app -> Int32 in
+                guard let entry = app.entry, let rule = app.rule else { return -1 }
+                return Int32(domain.ruleText.firstIndex(of: Array("\(entry):\(rule)".utf8)) ?? -1)
+            }
+            let excluded = decision.decisions.map { $0.kind == .exclude }
+            appendRecord(
+                url: url, domain: domainIndex, decisions: ids, ruleOf: excluded, extra: extra, into: &out,
+                countInto: true)
+        }
+    }
+
+    private func record(
+        _ domainIndex: Int, decidingRule: [Int32], rules ruleInfo: [CompiledDocument.RuleInfo],
+        url: UnsafeBufferPointer<UInt8>, extra: Extra, into out: inout [UInt8]
+    ) {
+        scratchExcluded.removeAll(keepingCapacity: true)
+        for rule in decidingRule { scratchExcluded.append(rule >= 0 && ruleInfo[Int(rule)].exclude) }
+        appendRecord(url: url, domain: domainIndex, decisions: decidingRule, ruleOf: scratchExcluded, extra: extra, into: &out, countInto: true)
+    }
+
+    private var scratchExcluded: [Bool] = []
+
+    /// Writes a record; `decisions[app]` is the deciding rule id or -1, `ruleOf[app]` whether
+    /// that rule excludes.
+    private func appendRecord(
+        url: UnsafeBufferPointer<UInt8>, domain domainIndex: Int?, decisions: [Int32], ruleOf excluded: [Bool],
+        extra: Extra, into out: inout [UInt8], countInto count: Bool = false
+    ) {
+        let domain = domainIndex.map { rules.domains[$0] }
+        var matched = false
+        switch format {
+        case .ndjson:
+            out.append(contentsOf: #"{"url": "#.utf8)
+            JSONWriter.appendEscaped(utf8: url, to: &out)
+            out.append(contentsOf: #", "domain": "#.utf8)
+            if let domain { out.append(contentsOf: domain.json) } else { out.append(contentsOf: "null".utf8) }
+            out.append(contentsOf: #", "apps": ["#.utf8)
+            var first = true
+            for (app, rule) in decisions.enumerated() where rule >= 0 && !excluded[app] {
+                if !first { out.append(contentsOf: ", ".utf8) }
+                first = false
+                if let domain { out.append(contentsOf: domain.appJSON[app]) }
+            }
+            out.append(contentsOf: #"], "decisions": ["#.utf8)
+            for (app, rule) in decisions.enumerated() {
+                guard let domain else { break }
+                if app > 0 { out.append(contentsOf: ", ".utf8) }
+                out.append(contentsOf: #"{"app": "#.utf8)
+                out.append(contentsOf: domain.appJSON[app])
+                if rule < 0 {
+                    out.append(contentsOf: #", "decision": "no_match"}"#.utf8)
+                } else {
+                    out.append(contentsOf: (excluded[app] ? #", "decision": "exclude""# : #", "decision": "match""#).utf8)
+                    out.append(contentsOf: domain.ruleJSONSuffix[Int(rule)])
+                }
+            }
+            out.append(UInt8(ascii: "]"))
+            if let json = extra.json {
+                out.append(contentsOf: #", "fields": "#.utf8)
+                out.append(contentsOf: json)
+            }
+            out.append(contentsOf: "}\n".utf8)
+        case .tsv, .csv:
+            format.appendField(url, to: &out)
+            out.append(format.delimiter)
+            if let domain { format.appendField(Array(domain.name.utf8), to: &out) }
+            out.append(format.delimiter)
+            var apps: [UInt8] = []
+            var ruleTexts: [UInt8] = []
+            for (app, rule) in decisions.enumerated() where rule >= 0 && !excluded[app] {
+                guard let domain else { break }
+                if !apps.isEmpty {
+                    apps.append(UInt8(ascii: "|"))
+                    ruleTexts.append(UInt8(ascii: "|"))
+                }
+                apps.append(contentsOf: domain.appIDs[app].utf8)
+                ruleTexts.append(contentsOf: domain.ruleText[Int(rule)])
+            }
+            format.appendField(apps, to: &out)
+            out.append(format.delimiter)
+            format.appendField(ruleTexts, to: &out)
+            out.append(format.delimiter)
+            appendExtraColumns(extra, to: &out)
+            out.append(UInt8(ascii: "\n"))
+        }
+        if count, let domainIndex {
+            for (app, rule) in decisions.enumerated() where rule >= 0 && !excluded[app] {
+                statistics.appMatches[domainIndex][app] += 1
+                matched = true
+            }
+            if matched { statistics.domainMatched[domainIndex] += 1 }
+        }
+    }
+
+    private func appendExtraColumns(_ extra: Extra, to out: inout [UInt8]) {
+        if let json = extra.json, extra.columns.isEmpty {
+            out.append(format.delimiter)
+            format.appendField(json, to: &out)
+        }
+        for column in extra.columns {
+            out.append(format.delimiter)
+            format.appendField(column, to: &out)
+        }
+    }
+
+    /// Appends an error record: `{"url": …, "domain": …, "error": …}` or a row with the error
+    /// column filled.
+    public func appendError(
+        url: UnsafeBufferPointer<UInt8>, domain domainIndex: Int?, message: String, extra: Extra = .none,
+        into out: inout [UInt8]
+    ) {
+        let domain = domainIndex.map { rules.domains[$0] }
+        switch format {
+        case .ndjson:
+            out.append(contentsOf: #"{"url": "#.utf8)
+            JSONWriter.appendEscaped(utf8: url, to: &out)
+            out.append(contentsOf: #", "domain": "#.utf8)
+            if let domain { out.append(contentsOf: domain.json) } else { out.append(contentsOf: "null".utf8) }
+            out.append(contentsOf: #", "error": "#.utf8)
+            JSONWriter.appendEscaped(message, to: &out)
+            if let json = extra.json {
+                out.append(contentsOf: #", "fields": "#.utf8)
+                out.append(contentsOf: json)
+            }
+            out.append(contentsOf: "}\n".utf8)
+        case .tsv, .csv:
+            format.appendField(url, to: &out)
+            out.append(format.delimiter)
+            if let domain { format.appendField(Array(domain.name.utf8), to: &out) }
+            out.append(format.delimiter)
+            out.append(format.delimiter)
+            out.append(format.delimiter)
+            format.appendField(Array(message.utf8), to: &out)
+            appendExtraColumns(extra, to: &out)
+            out.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    /// An error record for an input line that is not a URL at all (invalid UTF-8, too long).
+    public func appendUnreadable(text: String, message: String, extra: Extra = .none, into out: inout [UInt8]) {
+        statistics.records += 1
+        statistics.errors += 1
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBufferPointer { appendError(url: UnsafeBufferPointer($0), domain: nil, message: message, extra: extra, into: &out) }
+    }
+}

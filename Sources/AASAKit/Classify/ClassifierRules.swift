@@ -1,0 +1,80 @@
+/// Everything `classify` needs to know about its documents, built once and shared by every
+/// worker thread: the host table, each domain's compiled document (or reference matcher, or
+/// load failure), and pre-rendered output fragments so that writing a record is mostly copying.
+public final class ClassifierRules: Sendable {
+    public enum Engine: String, Sendable {
+        case dfa
+        case reference
+    }
+
+    public enum State: Sendable {
+        case compiled(CompiledDocument)
+        case reference(ReferenceMatcher)
+        /// The document could not be loaded or compiled: its URLs get error records.
+        case failed(String)
+    }
+
+    public struct Domain: Sendable {
+        public var name: String
+        public var file: String
+        public var state: State
+        public var appIDs: [String]
+        /// `"domain"` as a JSON string literal.
+        let json: [UInt8]
+        /// Each app ID as a JSON string literal.
+        let appJSON: [[UInt8]]
+        /// Per rule id: `", "entry": E, "rule": R}` and `E:R`.
+        let ruleJSONSuffix: [[UInt8]]
+        let ruleText: [[UInt8]]
+    }
+
+    public let engine: Engine
+    public let domains: [Domain]
+    public let table: DomainTable
+
+    public init(documents: DomainDocuments, engine: Engine, compile: CompileConfiguration = .init()) {
+        self.engine = engine
+        var domains: [Domain] = []
+        for source in documents.sources {
+            var state: State
+            var apps: [String] = []
+            var rules: [(entry: Int, rule: Int)] = []
+            switch source.document {
+            case .failure(let failure):
+                state = .failed(failure.description)
+            case .success(let document):
+                apps = document.appIDs
+                switch engine {
+                case .reference:
+                    state = .reference(ReferenceMatcher(document: document, domain: source.domain))
+                    rules = EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex) }
+                case .dfa:
+                    do {
+                        let compiled = try CompiledDocument(document: document, domain: source.domain, configuration: compile)
+                        state = .compiled(compiled)
+                        rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex) }
+                    } catch {
+                        state = .failed("\(source.file): \(error)")
+                    }
+                }
+            }
+            domains.append(
+                Domain(
+                    name: source.domain, file: source.file, state: state, appIDs: apps,
+                    json: Array(JSONWriter.escape(source.domain).utf8),
+                    appJSON: apps.map { Array(JSONWriter.escape($0).utf8) },
+                    ruleJSONSuffix: rules.map { Array(", \"entry\": \($0.entry), \"rule\": \($0.rule)}".utf8) },
+                    ruleText: rules.map { Array("\($0.entry):\($0.rule)".utf8) }))
+        }
+        self.domains = domains
+        self.table = DomainTable(domains: domains.map(\.name))
+    }
+
+    /// The domains whose document could not be used, with the reason.
+    public var failures: [(domain: String, reason: String)] {
+        domains.compactMap {
+            if case .failed(let reason) = $0.state { return ($0.name, reason) }
+            return nil
+        }
+    }
+}

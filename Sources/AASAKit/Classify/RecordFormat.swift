@@ -1,0 +1,43 @@
+/// The output formats of `classify`.
+public enum RecordFormat: String, Sendable, CaseIterable {
+    /// One JSON object per line: the `match` record with `"domain"` after `"url"`.
+    case ndjson
+    /// Tab-separated: url, domain, apps (joined by `|`), rules (`entry:rule` per matched app,
+    /// joined by `|`), error; a header line first.
+    case tsv
+    /// The same columns, comma-separated, RFC 4180 quoting.
+    case csv
+
+    var delimiter: UInt8 { self == .csv ? UInt8(ascii: ",") : UInt8(ascii: "\t") }
+
+    /// The header line (empty for NDJSON); `extraColumns` are passed-through input columns.
+    public func header(extraColumns: [String] = []) -> [UInt8] {
+        guard self != .ndjson else { return [] }
+        var out: [UInt8] = []
+        for (index, name) in (["url", "domain", "apps", "rules", "error"] + extraColumns).enumerated() {
+            if index > 0 { out.append(delimiter) }
+            appendField(Array(name.utf8), to: &out)
+        }
+        out.append(UInt8(ascii: "\n"))
+        return out
+    }
+
+    /// Appends one delimited field, quoted when it holds the delimiter, a quote or a line break.
+    func appendField(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        let needsQuotes = bytes.contains { $0 == delimiter || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        guard needsQuotes else {
+            out.append(contentsOf: bytes)
+            return
+        }
+        out.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            if byte == UInt8(ascii: "\"") { out.append(byte) }
+            out.append(byte)
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    func appendField(_ bytes: [UInt8], to out: inout [UInt8]) {
+        bytes.withUnsafeBufferPointer { appendField($0, to: &out) }
+    }
+}

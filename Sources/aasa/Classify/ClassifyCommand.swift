@@ -1,0 +1,261 @@
+import AASAKit
+import Foundation
+
+/// `aasa classify --rules PATH …`: stream URLs across many domains, one record per URL, in order.
+enum ClassifyCommand {
+    static let spec = CommandSpec(
+        name: "classify",
+        abstract: "Classify a stream of URLs against the AASA files of many domains.",
+        usage:
+            "aasa classify --rules <file|dir> [--domain <d>] [--input <file|->] [--format ndjson|tsv|csv] [--jobs <n>] [--engine dfa|reference] [--stats <file>]",
+        options: [
+            .init(name: "rules", valueName: "file|dir", help: "One AASA file (with --domain), or a directory of documents named after their domains."),
+            .init(name: "domain", valueName: "domain", help: "The domain of a single --rules file."),
+            .init(name: "input", valueName: "file|-", help: "Input (default: standard input)."),
+            .init(name: "format", valueName: "ndjson|tsv|csv", help: "Output format (default ndjson)."),
+            .init(name: "input-format", valueName: "lines|ndjson|csv", help: "Input format (default lines: one URL per line)."),
+            .init(name: "url-field", valueName: "name", help: "With --input-format ndjson: the URL's field (default url)."),
+            .init(name: "url-column", valueName: "n|name", help: "With --input-format csv: the URL's column, 1-based or by header name (default url)."),
+            .init(name: "jobs", valueName: "n", help: "Worker threads (default: all cores). Output order is input order."),
+            .init(name: "engine", valueName: "dfa|reference", help: "dfa (default) or reference."),
+            .init(name: "stats", valueName: "file", help: "Also write the summary as JSON to this file."),
+            .init(name: "max-url-bytes", valueName: "n", help: "Longest line accepted (default 65536); longer lines are error records."),
+        ] + CommandSupport.configurationOptions,
+        discussion: """
+            Rules directory layout: DOMAIN.json, DOMAIN/apple-app-site-association or
+            DOMAIN/.well-known/apple-app-site-association (the last wins); hidden files are
+            skipped; a document that cannot be loaded is reported at start and its URLs get
+            error records. Each input line gives exactly one record, in input order, whatever
+            --jobs is. NDJSON records are the `aasa match` record with "domain" after "url"
+            ("domain": null and no decisions when no document serves the host). TSV/CSV have
+            a header and the columns url, domain, apps (joined by |), rules (entry:rule per
+            matched app), error. A summary goes to stderr (and a progress line on a terminal).
+
+            EXIT STATUS: 0 every record written and none is an error; 1 some records are errors
+            (their count is on stderr); 2 usage error; 3 the rules cannot be loaded. A closed
+            standard output (| head) ends the run quietly with status 0.
+            """)
+
+    static func run(_ arguments: ArraySlice<String>) -> ExitCode {
+        let parsed: ParsedArguments
+        switch CommandSupport.parse(spec, arguments) {
+        case .success(let value): parsed = value
+        case .failure(let code): return code
+        }
+        guard parsed.positionals.isEmpty else { return CommandSupport.usageError(spec, "unexpected argument '\(parsed.positionals[0])'") }
+        guard let rulesPath = parsed.value("rules") else { return CommandSupport.usageError(spec, "missing --rules") }
+        guard let format = RecordFormat(rawValue: parsed.value("format") ?? "ndjson") else {
+            return CommandSupport.usageError(spec, "--format must be ndjson, tsv or csv")
+        }
+        guard let inputFormat = InputFormat(rawValue: parsed.value("input-format") ?? "lines") else {
+            return CommandSupport.usageError(spec, "--input-format must be lines, ndjson or csv")
+        }
+        guard let engine = ClassifierRules.Engine(rawValue: parsed.value("engine") ?? "dfa") else {
+            return CommandSupport.usageError(spec, "--engine must be dfa or reference")
+        }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        guard let jobs = parsed.value("jobs").map({ Int($0) }) ?? cores, jobs >= 1, jobs <= 256 else {
+            return CommandSupport.usageError(spec, "--jobs needs a whole number from 1 to 256")
+        }
+        var configuration: Configuration
+        switch CommandSupport.configuration(parsed) {
+        case .success(let value): configuration = value
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
+        if let text = parsed.value("max-url-bytes") {
+            guard let value = Int(text), value > 0 else { return CommandSupport.usageError(spec, "--max-url-bytes needs a positive number") }
+            configuration.maxURLBytes = value
+        }
+
+        // Rules.
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: rulesPath, isDirectory: &isDirectory) else {
+            printError("aasa classify: cannot read the rules \(rulesPath): no such file or directory")
+            return .unreadableDocument
+        }
+        let documents: DomainDocuments
+        if isDirectory.boolValue {
+            do {
+                documents = try DomainDocuments.directory(rulesPath, configuration: configuration)
+            } catch {
+                printError("aasa classify: \(error)")
+                return .unreadableDocument
+            }
+            if documents.sources.isEmpty {
+                printError("aasa classify: no documents in \(rulesPath) (expected DOMAIN.json, DOMAIN/apple-app-site-association or DOMAIN/.well-known/apple-app-site-association)")
+                return .unreadableDocument
+            }
+        } else {
+            guard let domain = parsed.value("domain") else {
+                return CommandSupport.usageError(spec, "a single --rules file needs --domain")
+            }
+            documents = DomainDocuments.single(file: rulesPath, domain: domain, configuration: configuration)
+        }
+        for warning in documents.warnings { printError("aasa classify: warning: \(warning)") }
+        let rules = ClassifierRules(documents: documents, engine: engine)
+        for failure in rules.failures {
+            printError("aasa classify: cannot use the document of \(failure.domain): \(failure.reason)")
+        }
+        if !isDirectory.boolValue, !rules.failures.isEmpty { return .unreadableDocument }
+
+        // Input.
+        let inputPath = parsed.value("input") ?? "-"
+        let input: Int32 = inputPath == "-" ? STDIN_FILENO : open(inputPath, O_RDONLY)
+        guard input >= 0 else {
+            printError("aasa classify: cannot open the input \(inputPath): \(String(cString: strerror(errno)))")
+            return .usage
+        }
+        defer { if input != STDIN_FILENO { close(input) } }
+        var reader = URLLineReader(fileDescriptor: input, maxLineBytes: configuration.maxURLBytes)
+
+        var parser = InputRecordParser(format: inputFormat, urlField: parsed.value("url-field") ?? "url", outputFormat: format)
+        let output = OutputStream(fileDescriptor: STDOUT_FILENO, flushThreshold: 1 << 18)
+        let started = Date()
+        let progress = isatty(STDERR_FILENO) != 0 ? Progress() : nil
+
+        // CSV input: the header row names the columns.
+        var extraColumnNames: [String] = []
+        var firstLine: LineBatch?
+        do {
+            if inputFormat == .csv {
+                var header: [[UInt8]]?
+                var pendingFirst = LineBatch()
+                try readFirstLine(&reader) { line in
+                    if case .url(let bytes) = line { header = InputRecordParser.csvFields(bytes) } else { pendingFirst.append(line) }
+                }
+                guard let header else {
+                    printError("aasa classify: the CSV input has no header row")
+                    return .usage
+                }
+                let names = header.map { String(decoding: $0, as: UTF8.self) }
+                let wanted = parsed.value("url-column") ?? "url"
+                if let number = Int(wanted) {
+                    guard number >= 1, number <= names.count else {
+                        return CommandSupport.usageError(spec, "--url-column \(number) is not a column of the header (\(names.count) columns)")
+                    }
+                    parser.urlColumn = number - 1
+                } else if let index = names.firstIndex(of: wanted) {
+                    parser.urlColumn = index
+                } else {
+                    return CommandSupport.usageError(spec, "--url-column '\(wanted)' is not in the header: \(names.joined(separator: ", "))")
+                }
+                parser.otherColumnNames = names.enumerated().filter { $0.offset != parser.urlColumn }.map(\.element)
+                extraColumnNames = parser.otherColumnNames
+                if pendingFirst.count > 0 { firstLine = pendingFirst }
+            } else if inputFormat == .ndjson {
+                extraColumnNames = format == .ndjson ? [] : ["fields"]
+            }
+            try output.append { $0.append(contentsOf: format.header(extraColumns: extraColumnNames)) }
+        } catch let failure as OutputStream.WriteFailure {
+            if case .closed = failure { return .success }
+            printError("aasa classify: cannot write the output")
+            return .failure
+        } catch {
+            printError("aasa classify: cannot read the input: \(error)")
+            return .failure
+        }
+
+        let processor = BatchProcessor(parser: parser)
+        var statistics: ClassifyStatistics
+        var readError: Error?
+        var outputClosed = false
+        if jobs == 1 {
+            // One thread: classify as lines arrive, no hand-offs.
+            let classifier = Classifier(rules: rules, format: format)
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(1 << 19)
+            var lines = 0
+            do {
+                if let firstLine { processor.process(firstLine, with: classifier, into: &buffer) }
+                try reader.forEachLine { line in
+                    var single = LineBatch()
+                    switch line {
+                    case .url(let url):
+                        if inputFormat == .lines {
+                            classifier.classify(url, into: &buffer)
+                        } else {
+                            single.append(line)
+                            processor.process(single, with: classifier, into: &buffer)
+                        }
+                    case .invalid(let text, let error):
+                        classifier.appendUnreadable(text: text, message: error.description, into: &buffer)
+                    }
+                    lines += 1
+                    if buffer.count >= 1 << 18 {
+                        try output.append { $0.append(contentsOf: buffer) }
+                        buffer.removeAll(keepingCapacity: true)
+                        progress?.add(records: lines)
+                        lines = 0
+                    }
+                }
+                try output.append { $0.append(contentsOf: buffer) }
+                try output.flush()
+            } catch OutputStream.WriteFailure.closed {
+                outputClosed = true
+            } catch {
+                readError = error
+            }
+            statistics = classifier.statistics
+        } else {
+            let pipeline = Pipeline(rules: rules, format: format, processor: processor, jobs: jobs, output: output, progress: progress)
+            pipeline.start()
+            var batch = firstLine ?? LineBatch()
+            let batchLines = 4096
+            do {
+                try reader.forEachLine { line in
+                    batch.append(line)
+                    if batch.count >= batchLines {
+                        progress?.add(records: batch.count)
+                        if !pipeline.submit(batch) { throw OutputStream.WriteFailure.closed }
+                        batch = LineBatch()
+                        batch.bytes.reserveCapacity(1 << 18)
+                    }
+                }
+                if batch.count > 0 { _ = pipeline.submit(batch) }
+            } catch OutputStream.WriteFailure.closed {
+                outputClosed = true
+            } catch {
+                readError = error
+            }
+            statistics = pipeline.finish()
+            if pipeline.outputClosed { outputClosed = true }
+            if let code = pipeline.writeError {
+                printError("aasa classify: cannot write the output: \(String(cString: strerror(code)))")
+                return .failure
+            }
+        }
+        progress?.clear()
+        if outputClosed { return .success }
+        let elapsed = Date().timeIntervalSince(started)
+        let summary = Summary(rules: rules, statistics: statistics, elapsed: elapsed, jobs: jobs)
+        printError(summary.text)
+        if let statsPath = parsed.value("stats") {
+            do {
+                try Data(summary.json.utf8).write(to: URL(fileURLWithPath: statsPath))
+            } catch {
+                printError("aasa classify: cannot write --stats \(statsPath): \(error)")
+                return .failure
+            }
+        }
+        if let readError {
+            printError("aasa classify: reading the input failed: \(readError)")
+            return .failure
+        }
+        if statistics.errors > 0 {
+            printError("aasa classify: \(statistics.errors) records are errors")
+            return .failure
+        }
+        return .success
+    }
+
+    /// Reads exactly one record (the CSV header) from the reader.
+    private static func readFirstLine(_ reader: inout URLLineReader, _ body: (URLLineReader.Line) -> Void) throws {
+        struct Stop: Error {}
+        do {
+            try reader.forEachLine { line in
+                body(line)
+                throw Stop()
+            }
+        } catch is Stop {}
+    }
+}
