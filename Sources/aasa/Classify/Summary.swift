@@ -16,7 +16,11 @@ struct Summary {
             String(
                 format: "classified %ld records in %.2f s (%.0f records/s, %ld jobs): %ld errors, %ld without a document",
                 statistics.records, elapsed, rate, jobs, statistics.errors, statistics.withoutDomain))
-        for (index, domain) in rules.domains.enumerated() where statistics.domainRecords[index] > 0 {
+        // The busiest domains first; the full table is in --stats.
+        let busiest = rules.domains.indices.filter { statistics.domainRecords[$0] > 0 }
+            .sorted { (statistics.domainRecords[$0], rules.domains[$1].name) > (statistics.domainRecords[$1], rules.domains[$0].name) }
+        for index in busiest.prefix(Self.domainsShown) {
+            let domain = rules.domains[index]
             let apps = domain.appIDs.enumerated().compactMap { app, name -> String? in
                 let count = statistics.appMatches[index][app]
                 return count > 0 ? "\(name) \(count)" : nil
@@ -25,8 +29,13 @@ struct Summary {
             lines.append(
                 "  \(domain.name): \(statistics.domainRecords[index]) records, \(statistics.domainMatched[index]) opened an app\(detail)")
         }
+        if busiest.count > Self.domainsShown {
+            lines.append("  … and \(busiest.count - Self.domainsShown) more domains (all of them in --stats)")
+        }
         return lines.joined(separator: "\n")
     }
+
+    static let domainsShown = 12
 
     var json: String {
         var domains: [JSONValue] = []
