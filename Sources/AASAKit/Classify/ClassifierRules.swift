@@ -14,11 +14,12 @@ public final class ClassifierRules: Sendable {
         case failed(String)
     }
 
-    public struct Domain: Sendable {
-        public var name: String
-        public var file: String
-        public var state: State
-        public var appIDs: [String]
+    /// A class, so the hot path copies one reference per URL instead of six arrays.
+    public final class Domain: Sendable {
+        public let name: String
+        public let file: String
+        public let state: State
+        public let appIDs: [String]
         /// `"domain"` as a JSON string literal.
         let json: [UInt8]
         /// Each app ID as a JSON string literal.
@@ -26,6 +27,20 @@ public final class ClassifierRules: Sendable {
         /// Per rule id: `", "entry": E, "rule": R}` and `E:R`.
         let ruleJSONSuffix: [[UInt8]]
         let ruleText: [[UInt8]]
+
+        init(
+            name: String, file: String, state: State, appIDs: [String], json: [UInt8], appJSON: [[UInt8]],
+            ruleJSONSuffix: [[UInt8]], ruleText: [[UInt8]]
+        ) {
+            self.name = name
+            self.file = file
+            self.state = state
+            self.appIDs = appIDs
+            self.json = json
+            self.appJSON = appJSON
+            self.ruleJSONSuffix = ruleJSONSuffix
+            self.ruleText = ruleText
+        }
     }
 
     public let engine: Engine

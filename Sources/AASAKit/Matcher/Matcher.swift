@@ -25,16 +25,18 @@ public final class DFAMatcher: DecisionEngine {
     var queryCaches: [LazyDFA.Cache?]
     var fragmentCaches: [LazyDFA.Cache?]
     var groupCaches: [[ExactString: LazyDFA.Cache]]
-    var normalizer = ComponentNormalizer()
-    var queryItems = QueryItemEvaluator()
+    @exclusivity(unchecked) var normalizer = ComponentNormalizer()
+    @exclusivity(unchecked) var queryItems = QueryItemEvaluator()
     /// Per app: the deciding rule id, or -1. Reused across URLs.
-    public private(set) var decidingRule: [Int32]
+    // PERF: a DFAMatcher belongs to one thread, so dynamic exclusivity checks on its per-URL
+    // state are pure cost (callgrind, classify corpus run).
+    @exclusivity(unchecked) public private(set) var decidingRule: [Int32]
     // Per-URL scratch, reused so that deciding a URL allocates nothing once warm.
-    private var accepted: [TagSet] = []
-    private var cursors: [Int] = []
-    private var queryTags: [TagSet?] = [nil, nil, nil, nil]
-    private var fragmentTags: [TagSet?] = [nil, nil, nil, nil]
-    private var itemsEvaluated = false
+    @exclusivity(unchecked) private var accepted: [TagSet] = []
+    @exclusivity(unchecked) private var cursors: [Int] = []
+    @exclusivity(unchecked) private var queryTags: [TagSet?] = [nil, nil, nil, nil]
+    @exclusivity(unchecked) private var fragmentTags: [TagSet?] = [nil, nil, nil, nil]
+    @exclusivity(unchecked) private var itemsEvaluated = false
 
     public init(_ compiled: CompiledDocument) {
         self.compiled = compiled

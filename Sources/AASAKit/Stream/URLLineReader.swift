@@ -28,21 +28,13 @@ public struct URLLineReader {
     private var position = 0
     private var atEOF = false
 
-    /// The line being gathered: at most `maxLineBytes + 2` bytes (the content, one byte to know
-    /// it is over the limit, and a possible CR), leading blanks already skipped.
-    private var line: [UInt8] = []
-    /// Raw length of the current line, counted even past the window.
-    private var rawLength = 0
-    /// A byte that cannot be trailing white space was seen past the window: the line is long.
-    private var overflow = false
-    /// The last byte past the window was a CR (content, unless an LF follows).
-    private var pendingCR = false
+    private var assembler: LineAssembler
 
     public init(fileDescriptor: Int32, maxLineBytes: Int = Configuration.default.maxURLBytes, bufferBytes: Int = 1 << 20) {
         self.fileDescriptor = fileDescriptor
         self.maxLineBytes = maxLineBytes
         self.block = [UInt8](repeating: 0, count: max(bufferBytes, 1))
-        line.reserveCapacity(min(maxLineBytes + 2, 1 << 16))
+        self.assembler = LineAssembler(maxLineBytes: maxLineBytes)
     }
 
     /// Calls `body` for every record in the stream, in order.
@@ -70,76 +62,25 @@ public struct URLLineReader {
                 position = 0
                 if count == 0 {
                     atEOF = true
-                    if rawLength > 0 { try finishLine(body) }
+                    if assembler.hasPartialLine { try assembler.finish(body) }
                     return
                 }
             }
             // Swap the block out so the closure below does not overlap an access to `self`.
             let block = self.block
             try block.withUnsafeBufferPointer { all in
+                guard let base = all.baseAddress else { return }
                 while position < blockCount {
-                    var end = position
-                    while end < blockCount, all[end] != UInt8(ascii: "\n") { end += 1 }
-                    append(UnsafeBufferPointer(rebasing: all[position..<end]))
+                    // PERF: memchr finds the newline several bytes per cycle.
+                    var end = blockCount
+                    if let found = memchr(base + position, 0x0A, blockCount - position) {
+                        end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                    }
+                    assembler.append(UnsafeBufferPointer(rebasing: all[position..<end]))
                     let complete = end < blockCount
                     position = end + 1
-                    if complete { try finishLine(body) }
+                    if complete { try assembler.finish(body) }
                 }
-            }
-        }
-    }
-
-    private mutating func append(_ segment: UnsafeBufferPointer<UInt8>) {
-        rawLength += segment.count
-        var index = 0
-        if line.isEmpty {
-            while index < segment.count, Self.isBlank(segment[index]) { index += 1 }
-        }
-        let window = maxLineBytes + 2
-        let keep = min(segment.count - index, max(0, window - line.count))
-        if keep > 0 {
-            line.append(contentsOf: UnsafeBufferPointer(rebasing: segment[index..<(index + keep)]))
-            index += keep
-        }
-        while index < segment.count {
-            let byte = segment[index]
-            if pendingCR { overflow = true }
-            pendingCR = false
-            if byte == UInt8(ascii: "\r") {
-                pendingCR = true
-            } else if !Self.isBlank(byte) {
-                overflow = true
-            }
-            index += 1
-        }
-    }
-
-    private mutating func finishLine(_ body: (Line) throws -> Void) throws {
-        defer {
-            line.removeAll(keepingCapacity: true)
-            rawLength = 0
-            overflow = false
-            pendingCR = false
-        }
-        if overflow {
-            let shown = String(decoding: line.prefix(200), as: UTF8.self) + "…"
-            try body(.invalid(text: shown, error: .tooLong(length: rawLength, limit: maxLineBytes)))
-            return
-        }
-        // The terminator's CR, then the trailing blanks.
-        if !pendingCR, line.last == UInt8(ascii: "\r") { line.removeLast() }
-        while let last = line.last, Self.isBlank(last) { line.removeLast() }
-        if line.isEmpty { return }
-        if line.count > maxLineBytes {
-            let shown = String(decoding: line.prefix(200), as: UTF8.self) + "…"
-            try body(.invalid(text: shown, error: .tooLong(length: line.count, limit: maxLineBytes)))
-            return
-        }
-        try line.withUnsafeBufferPointer { bytes in
-            if Self.isValidUTF8(bytes) {
-                try body(.url(bytes))
-            } else {
-                try body(.invalid(text: String(decoding: bytes, as: UTF8.self), error: .invalidUTF8))
             }
         }
     }
@@ -153,7 +94,15 @@ public struct URLLineReader {
     public static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         let n = bytes.count
+        guard let base = bytes.baseAddress else { return true }
         while i < n {
+            // PERF: URLs are nearly all ASCII; eight bytes per step (about 2x on the classify
+            // corpus run, `valgrind --tool=callgrind`).
+            // SAFETY: `i + 8 <= n`, so the unaligned load stays inside the buffer.
+            while n - i >= 8, UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+            }
+            guard i < n else { break }
             let lead = bytes[i]
             if lead < 0x80 {
                 i += 1
@@ -183,4 +132,85 @@ public struct URLLineReader {
         }
         return true
     }
+}
+
+/// Gathers one line from segments (a line may arrive split across reads) and judges it as SPEC 14
+/// says, after trimming. Shared by `URLLineReader` and by `classify`'s workers, which assemble the
+/// lines of raw input blocks themselves so that the reading thread only cuts blocks.
+public struct LineAssembler {
+    let maxLineBytes: Int
+    /// The line being gathered: at most `maxLineBytes + 2` bytes (the content, one byte to know
+    /// it is over the limit, and a possible CR), leading blanks already skipped.
+    private var line: [UInt8] = []
+    /// Raw length of the current line, counted even past the window.
+    private var rawLength = 0
+    /// A byte that cannot be trailing white space was seen past the window: the line is long.
+    private var overflow = false
+    /// The last byte past the window was a CR (content, unless an LF follows).
+    private var pendingCR = false
+
+
+    public init(maxLineBytes: Int) {
+        self.maxLineBytes = maxLineBytes
+        line.reserveCapacity(min(maxLineBytes + 2, 1 << 16))
+    }
+
+    /// Whether bytes of an unfinished line are pending.
+    public var hasPartialLine: Bool { rawLength > 0 }
+
+    public mutating func append(_ segment: UnsafeBufferPointer<UInt8>) {
+        rawLength += segment.count
+        var index = 0
+        if line.isEmpty {
+            while index < segment.count, URLLineReader.isBlank(segment[index]) { index += 1 }
+        }
+        let window = maxLineBytes + 2
+        let keep = min(segment.count - index, max(0, window - line.count))
+        if keep > 0 {
+            line.append(contentsOf: UnsafeBufferPointer(rebasing: segment[index..<(index + keep)]))
+            index += keep
+        }
+        while index < segment.count {
+            let byte = segment[index]
+            if pendingCR { overflow = true }
+            pendingCR = false
+            if byte == UInt8(ascii: "\r") {
+                pendingCR = true
+            } else if !URLLineReader.isBlank(byte) {
+                overflow = true
+            }
+            index += 1
+        }
+    }
+
+    public mutating func finish(_ body: (URLLineReader.Line) throws -> Void) throws {
+        defer {
+            line.removeAll(keepingCapacity: true)
+            rawLength = 0
+            overflow = false
+            pendingCR = false
+        }
+        if overflow {
+            let shown = String(decoding: line.prefix(200), as: UTF8.self) + "…"
+            try body(.invalid(text: shown, error: .tooLong(length: rawLength, limit: maxLineBytes)))
+            return
+        }
+        // The terminator's CR, then the trailing blanks.
+        if !pendingCR, line.last == UInt8(ascii: "\r") { line.removeLast() }
+        while let last = line.last, URLLineReader.isBlank(last) { line.removeLast() }
+        if line.isEmpty { return }
+        if line.count > maxLineBytes {
+            let shown = String(decoding: line.prefix(200), as: UTF8.self) + "…"
+            try body(.invalid(text: shown, error: .tooLong(length: line.count, limit: maxLineBytes)))
+            return
+        }
+        try line.withUnsafeBufferPointer { bytes in
+            if URLLineReader.isValidUTF8(bytes) {
+                try body(.url(bytes))
+            } else {
+                try body(.invalid(text: String(decoding: bytes, as: UTF8.self), error: .invalidUTF8))
+            }
+        }
+    }
+
 }

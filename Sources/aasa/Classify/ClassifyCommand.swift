@@ -106,28 +106,32 @@ enum ClassifyCommand {
             return .usage
         }
         defer { if input != STDIN_FILENO { close(input) } }
-        var reader = URLLineReader(fileDescriptor: input, maxLineBytes: configuration.maxURLBytes)
+        var reader = RawBatchReader(fileDescriptor: input, maxLineBytes: configuration.maxURLBytes)
 
         var parser = InputRecordParser(format: inputFormat, urlField: parsed.value("url-field") ?? "url", outputFormat: format)
         let output = OutputStream(fileDescriptor: STDOUT_FILENO, flushThreshold: 1 << 18)
         let started = Date()
         let progress = isatty(STDERR_FILENO) != 0 ? Progress() : nil
 
-        // CSV input: the header row names the columns.
+        var firstBatch: LineBatch?
         var extraColumnNames: [String] = []
-        var firstLine: LineBatch?
         do {
+            firstBatch = try reader.next()
             if inputFormat == .csv {
-                var header: [[UInt8]]?
-                var pendingFirst = LineBatch()
-                try readFirstLine(&reader) { line in
-                    if case .url(let bytes) = line { header = InputRecordParser.csvFields(bytes) } else { pendingFirst.append(line) }
-                }
-                guard let header else {
+                // The header row names the columns; it is the first line of the first batch.
+                guard var batch = firstBatch, batch.preassembled == nil,
+                    let newline = batch.raw.firstIndex(of: UInt8(ascii: "\n")) ?? (batch.raw.isEmpty ? nil : batch.raw.count)
+                else {
                     printError("aasa classify: the CSV input has no header row")
                     return .usage
                 }
-                let names = header.map { String(decoding: $0, as: UTF8.self) }
+                var headerLine = Array(batch.raw[..<newline])
+                if headerLine.last == UInt8(ascii: "\r") { headerLine.removeLast() }
+                batch.raw.removeSubrange(..<min(newline + 1, batch.raw.count))
+                firstBatch = batch
+                let names = headerLine.withUnsafeBufferPointer { InputRecordParser.csvFields($0) }.map {
+                    InputRecordParser.trimmed(String(decoding: $0, as: UTF8.self))
+                }
                 let wanted = parsed.value("url-column") ?? "url"
                 if let number = Int(wanted) {
                     guard number >= 1, number <= names.count else {
@@ -140,8 +144,7 @@ enum ClassifyCommand {
                     return CommandSupport.usageError(spec, "--url-column '\(wanted)' is not in the header: \(names.joined(separator: ", "))")
                 }
                 parser.otherColumnNames = names.enumerated().filter { $0.offset != parser.urlColumn }.map(\.element)
-                extraColumnNames = parser.otherColumnNames
-                if pendingFirst.count > 0 { firstLine = pendingFirst }
+                extraColumnNames = format == .ndjson ? [] : parser.otherColumnNames
             } else if inputFormat == .ndjson {
                 extraColumnNames = format == .ndjson ? [] : ["fields"]
             }
@@ -155,40 +158,24 @@ enum ClassifyCommand {
             return .failure
         }
 
-        let processor = BatchProcessor(parser: parser)
+        let processor = BatchProcessor(parser: parser, maxLineBytes: configuration.maxURLBytes)
         var statistics: ClassifyStatistics
         var readError: Error?
         var outputClosed = false
         if jobs == 1 {
-            // One thread: classify as lines arrive, no hand-offs.
+            // One thread: no hand-offs; the same batches, processed inline.
             let classifier = Classifier(rules: rules, format: format)
             var buffer: [UInt8] = []
-            buffer.reserveCapacity(1 << 19)
-            var lines = 0
+            buffer.reserveCapacity(1 << 21)
             do {
-                if let firstLine { processor.process(firstLine, with: classifier, into: &buffer) }
-                try reader.forEachLine { line in
-                    var single = LineBatch()
-                    switch line {
-                    case .url(let url):
-                        if inputFormat == .lines {
-                            classifier.classify(url, into: &buffer)
-                        } else {
-                            single.append(line)
-                            processor.process(single, with: classifier, into: &buffer)
-                        }
-                    case .invalid(let text, let error):
-                        classifier.appendUnreadable(text: text, message: error.description, into: &buffer)
-                    }
-                    lines += 1
-                    if buffer.count >= 1 << 18 {
-                        try output.append { $0.append(contentsOf: buffer) }
-                        buffer.removeAll(keepingCapacity: true)
-                        progress?.add(records: lines)
-                        lines = 0
-                    }
+                var next = firstBatch
+                while let batch = next {
+                    processor.process(batch, with: classifier, into: &buffer)
+                    try output.append { $0.append(contentsOf: buffer) }
+                    buffer.removeAll(keepingCapacity: true)
+                    progress?.add(records: 0, total: classifier.statistics.records)
+                    next = try reader.next()
                 }
-                try output.append { $0.append(contentsOf: buffer) }
                 try output.flush()
             } catch OutputStream.WriteFailure.closed {
                 outputClosed = true
@@ -199,19 +186,12 @@ enum ClassifyCommand {
         } else {
             let pipeline = Pipeline(rules: rules, format: format, processor: processor, jobs: jobs, output: output, progress: progress)
             pipeline.start()
-            var batch = firstLine ?? LineBatch()
-            let batchLines = 4096
             do {
-                try reader.forEachLine { line in
-                    batch.append(line)
-                    if batch.count >= batchLines {
-                        progress?.add(records: batch.count)
-                        if !pipeline.submit(batch) { throw OutputStream.WriteFailure.closed }
-                        batch = LineBatch()
-                        batch.bytes.reserveCapacity(1 << 18)
-                    }
+                var next = firstBatch
+                while let batch = next {
+                    if !pipeline.submit(batch) { throw OutputStream.WriteFailure.closed }
+                    next = try reader.next()
                 }
-                if batch.count > 0 { _ = pipeline.submit(batch) }
             } catch OutputStream.WriteFailure.closed {
                 outputClosed = true
             } catch {
@@ -246,16 +226,5 @@ enum ClassifyCommand {
             return .failure
         }
         return .success
-    }
-
-    /// Reads exactly one record (the CSV header) from the reader.
-    private static func readFirstLine(_ reader: inout URLLineReader, _ body: (URLLineReader.Line) -> Void) throws {
-        struct Stop: Error {}
-        do {
-            try reader.forEachLine { line in
-                body(line)
-                throw Stop()
-            }
-        } catch is Stop {}
     }
 }

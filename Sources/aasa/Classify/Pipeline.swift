@@ -1,60 +1,76 @@
 import AASAKit
 import Foundation
 
-/// A batch of input lines, in order, as `URLLineReader` delivered them.
+/// A run of whole input lines, as the reader cut them from the input.
 struct LineBatch: Sendable {
+    enum Preassembled: Sendable, Equatable {
+        case url([UInt8])
+        case invalid(String, String)
+    }
+
     var sequence = 0
-    /// The bytes of every readable line, back to back.
-    var bytes: [UInt8] = []
-    /// Per line: the end offset in `bytes`, or -1 for an unreadable line (see `unreadable`).
-    var ends: [Int] = []
-    var unreadable: [(text: String, message: String)] = []
+    /// The bytes of whole lines (each ends in a newline, except the input's last line).
+    var raw: [UInt8]
+    /// For a batch holding one over-long line assembled by the reader: its verdict (the raw
+    /// bytes are then a single placeholder newline).
+    var preassembled: Preassembled?
 
-    var count: Int { ends.count }
-
-    mutating func append(_ line: URLLineReader.Line) {
-        switch line {
-        case .url(let url):
-            bytes.append(contentsOf: url)
-            ends.append(bytes.count)
-        case .invalid(let text, let error):
-            unreadable.append((text, error.description))
-            ends.append(-1)
-        }
+    init(raw: [UInt8]) {
+        self.raw = raw
     }
 }
 
 /// Runs the lines of one batch through a classifier, appending records in input order.
 struct BatchProcessor {
     let parser: InputRecordParser
+    let maxLineBytes: Int
 
     func process(_ batch: LineBatch, with classifier: Classifier, into out: inout [UInt8]) {
-        var start = 0
-        var unreadable = 0
-        batch.bytes.withUnsafeBufferPointer { all in
-            for end in batch.ends {
-                if end < 0 {
-                    let (text, message) = batch.unreadable[unreadable]
-                    unreadable += 1
-                    classifier.appendUnreadable(text: text, message: message, into: &out)
-                    continue
+        if let preassembled = batch.preassembled {
+            switch preassembled {
+            case .url(var bytes): bytes.withUnsafeMutableBufferPointer { handle(.url(UnsafeBufferPointer($0)), classifier, &out) }
+            case .invalid(let text, let message): classifier.appendUnreadable(text: text, message: message, into: &out)
+            }
+            return
+        }
+        var assembler = LineAssembler(maxLineBytes: maxLineBytes)
+        batch.raw.withUnsafeBufferPointer { all in
+            guard let base = all.baseAddress else { return }
+            var start = 0
+            while start < all.count {
+                var end = all.count
+                if let found = memchr(base + start, 0x0A, all.count - start) {
+                    end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 }
-                let line = UnsafeBufferPointer(rebasing: all[start..<end])
-                start = end
-                if parser.format == .lines {
-                    classifier.classify(line, into: &out)
-                    continue
-                }
-                switch parser.parse(line) {
-                case .url(var url, let extra):
-                    url.withUnsafeMutableBufferPointer { url in
-                        if URLLineReader.isValidUTF8(UnsafeBufferPointer(url)) {
-                            classifier.classify(UnsafeBufferPointer(url), extra: extra, into: &out)
-                        }
+                assembler.append(UnsafeBufferPointer(rebasing: all[start..<end]))
+                // The closure never throws; `finish` only rethrows what its body throws.
+                try? assembler.finish { handle($0, classifier, &out) }
+                start = end + 1
+            }
+        }
+    }
+
+    func handle(_ line: URLLineReader.Line, _ classifier: Classifier, _ out: inout [UInt8]) {
+        switch line {
+        case .invalid(let text, let error):
+            classifier.appendUnreadable(text: text, message: error.description, into: &out)
+        case .url(let bytes):
+            if parser.format == .lines {
+                classifier.classify(bytes, into: &out)
+                return
+            }
+            switch parser.parse(bytes) {
+            case .url(var url, let extra):
+                url.withUnsafeMutableBufferPointer { url in
+                    let view = UnsafeBufferPointer(url)
+                    if URLLineReader.isValidUTF8(view) {
+                        classifier.classify(view, extra: extra, into: &out)
+                    } else {
+                        classifier.appendUnreadable(text: String(decoding: view, as: UTF8.self), message: URLSplitError.invalidUTF8.description, extra: extra, into: &out)
                     }
-                case .invalid(let message, let extra):
-                    classifier.appendUnreadable(text: String(decoding: line, as: UTF8.self), message: message, extra: extra, into: &out)
                 }
+            case .invalid(let message, let extra):
+                classifier.appendUnreadable(text: String(decoding: bytes, as: UTF8.self), message: message, extra: extra, into: &out)
             }
         }
     }
@@ -155,7 +171,7 @@ final class Pipeline: @unchecked Sendable {
             condition.unlock()
 
             var out: [UInt8] = []
-            out.reserveCapacity(batch.bytes.count * 3 + 64 * batch.count)
+            out.reserveCapacity(batch.raw.count * 3)
             processor.process(batch, with: classifier, into: &out)
 
             condition.lock()
@@ -192,7 +208,7 @@ final class Pipeline: @unchecked Sendable {
             inFlight -= 1
             if closed { outputClosed = true }
             if let failure { writeError = failure }
-            progress?.advance(by: chunk.isEmpty ? 0 : 1)
+            progress?.add(records: chunk.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) })
             condition.broadcast()
             condition.unlock()
             if closed || failure != nil { return }
@@ -207,9 +223,10 @@ final class Progress: @unchecked Sendable {
     private var lastDraw = Date.distantPast
     private var records = 0
 
-    func add(records count: Int) {
+    /// Adds `count` records, or sets the total when `total` is given.
+    func add(records count: Int, total: Int? = nil) {
         lock.lock()
-        records += count
+        records = total ?? (records + count)
         let now = Date()
         let draw = now.timeIntervalSince(lastDraw) > 0.25
         if draw { lastDraw = now }
@@ -217,8 +234,6 @@ final class Progress: @unchecked Sendable {
         lock.unlock()
         if draw { redraw(snapshot, now) }
     }
-
-    func advance(by _: Int) {}
 
     private func redraw(_ records: Int, _ now: Date) {
         let elapsed = now.timeIntervalSince(start)

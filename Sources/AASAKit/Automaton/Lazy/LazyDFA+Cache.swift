@@ -6,7 +6,8 @@ extension LazyDFA {
     /// RE2 does; the counters let benchmarks and tests see how often that happens.
     public final class Cache {
         unowned let dfa: LazyDFA
-        var table: TransitionTable
+        // PERF: a cache belongs to one thread; exclusivity checks on the table are pure cost.
+        @exclusivity(unchecked) var table: TransitionTable
         /// Per state (by row index): its subset and the index of its tag set.
         var subsets: [Determinizer.Subset] = []
         var tagSetOfState: [Int32] = []

@@ -1,0 +1,105 @@
+import AASAKit
+import Foundation
+
+/// Cuts the input into batches of whole lines for the workers, doing no per-line work itself.
+///
+/// The reading thread only reads blocks and finds the last newline of each (memrchr), so it never
+/// becomes the bottleneck of the pipeline; the workers assemble and judge the lines
+/// (`LineAssembler`). A line longer than the window (`maxLineBytes` plus slack) is assembled here
+/// instead, so that memory stays bounded, and travels in its batch as a pre-judged record.
+struct RawBatchReader {
+    private let fileDescriptor: Int32
+    private let maxLineBytes: Int
+    private let batchBytes: Int
+    private var carry: [UInt8] = []
+    private var atEOF = false
+
+    init(fileDescriptor: Int32, maxLineBytes: Int, batchBytes: Int = 1 << 20) {
+        self.fileDescriptor = fileDescriptor
+        self.maxLineBytes = maxLineBytes
+        self.batchBytes = batchBytes
+    }
+
+    /// The next batch, or `nil` at the end of the input.
+    mutating func next() throws -> LineBatch? {
+        if atEOF && carry.isEmpty { return nil }
+        var buffer = carry
+        carry = []
+        buffer.reserveCapacity(buffer.count + batchBytes)
+        while true {
+            let before = buffer.count
+            let count = try readMore(into: &buffer, upTo: batchBytes)
+            if count == 0 {
+                atEOF = true
+                return buffer.isEmpty ? nil : LineBatch(raw: buffer)
+            }
+            if let newline = lastNewline(in: buffer, from: before) {
+                carry = Array(buffer[(newline + 1)...])
+                buffer.removeSubrange((newline + 1)...)
+                return LineBatch(raw: buffer)
+            }
+            if buffer.count > maxLineBytes + 2 + batchBytes {
+                return try assembleLongLine(buffer)
+            }
+        }
+    }
+
+    /// A line with no newline within the window: assembled here, byte for byte as a worker
+    /// would, keeping only the window.
+    private mutating func assembleLongLine(_ start: [UInt8]) throws -> LineBatch {
+        var assembler = LineAssembler(maxLineBytes: maxLineBytes)
+        var pending = start
+        while true {
+            let newline = pending.withUnsafeBufferPointer { all -> Int? in
+                guard let base = all.baseAddress, let found = memchr(base, 0x0A, all.count) else { return nil }
+                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }
+            let end = newline ?? pending.count
+            pending.withUnsafeBufferPointer { assembler.append(UnsafeBufferPointer(rebasing: $0[0..<end])) }
+            if let newline {
+                carry = Array(pending[(newline + 1)...])
+                break
+            }
+            pending.removeAll(keepingCapacity: true)
+            if try readMore(into: &pending, upTo: batchBytes) == 0 {
+                atEOF = true
+                break
+            }
+        }
+        var batch = LineBatch(raw: [UInt8(ascii: "\n")])
+        try assembler.finish { line in
+            switch line {
+            case .url(let bytes): batch.preassembled = .url(Array(bytes))
+            case .invalid(let text, let error): batch.preassembled = .invalid(text, error.description)
+            }
+        }
+        if batch.preassembled == nil { batch.raw = [] }
+        return batch
+    }
+
+    private func readMore(into buffer: inout [UInt8], upTo limit: Int) throws -> Int {
+        let before = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: limit))
+        let count = buffer.withUnsafeMutableBytes { raw -> Int in
+            guard let base = raw.baseAddress else { return 0 }
+            while true {
+                let n = read(fileDescriptor, base + before, limit)
+                if n < 0, errno == EINTR { continue }
+                return n
+            }
+        }
+        buffer.removeSubrange((before + max(count, 0))...)
+        if count < 0 { throw CocoaError(.fileReadUnknown, userInfo: ["errno": errno]) }
+        return count
+    }
+
+    private func lastNewline(in buffer: [UInt8], from start: Int) -> Int? {
+        // Backwards from the end: the last newline is usually within one line of it.
+        var index = buffer.count
+        while index > start {
+            index -= 1
+            if buffer[index] == 0x0A { return index }
+        }
+        return nil
+    }
+}
