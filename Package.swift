@@ -29,17 +29,38 @@ let package = Package(
         .executableTarget(
             name: "aasa",
             dependencies: ["AASAKit", "CJemalloc"],
-            path: "Sources/aasa"
+            path: "Sources/aasa",
+            // As for the library: the CLI tests stream a million lines through this binary.
+            swiftSettings: [.unsafeFlags(["-O", "-assert-config", "Debug"], .when(configuration: .debug))]
+        ),
+        // The benchmark harness lives in BenchmarkKit; the two executables differ only in the
+        // allocator: aasa-bench links jemalloc (and reads its counters), aasa-bench-sysalloc
+        // runs the same workloads on the system allocator for the memory suite's side-by-side.
+        .target(
+            name: "CBenchmarkSupport",
+            path: "Benchmarks/Sources/CBenchmarkSupport"
+        ),
+        .target(
+            name: "BenchmarkKit",
+            dependencies: ["AASAKit", "CBenchmarkSupport"],
+            path: "Benchmarks/Sources/BenchmarkKit"
         ),
         .executableTarget(
             name: "aasa-bench",
-            dependencies: ["AASAKit", "CJemalloc"],
+            dependencies: ["BenchmarkKit", "CJemalloc"],
             path: "Benchmarks/Sources/aasa-bench"
+        ),
+        .executableTarget(
+            name: "aasa-bench-sysalloc",
+            dependencies: ["BenchmarkKit"],
+            path: "Benchmarks/Sources/aasa-bench-sysalloc"
         ),
         .target(
             name: "_AASATestSupport",
             dependencies: ["AASAKit"],
-            path: "Tests/_AASATestSupport"
+            path: "Tests/_AASATestSupport",
+            // Generators and output scanners handle millions of lines: optimised, asserts kept.
+            swiftSettings: [.unsafeFlags(["-O", "-assert-config", "Debug"], .when(configuration: .debug))]
         ),
         .testTarget(
             name: "AASAKitTests",

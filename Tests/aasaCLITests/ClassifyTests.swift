@@ -1,0 +1,165 @@
+import AASAKit
+import Foundation
+import XCTest
+import _AASATestSupport
+
+/// `aasa classify` end to end: nothing lost, order kept, formats and engines agreeing, exit
+/// statuses as documented.
+final class ClassifyTests: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-classify-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    var corpus: URL { CaseSuite.packageRoot.appendingPathComponent("corpus") }
+
+    /// The corpus URLs, repeated, with 1% broken lines and some blank ones mixed in.
+    func writeLargeInput(lines: Int) throws -> (url: URL, records: Int, broken: Int) {
+        var urls: [String] = []
+        for scenario in try FileManager.default.contentsOfDirectory(atPath: corpus.path) where !scenario.hasSuffix(".md") {
+            let text = try String(contentsOf: corpus.appendingPathComponent(scenario).appendingPathComponent("urls.txt"), encoding: .utf8)
+            urls += text.split(separator: "\n").map(String.init).filter { $0.contains("://") && !$0.contains(":///") }
+        }
+        urls += ["https://other.example/x", "http://www.example.org/path?q=1#f"]
+        // Keep only URLs that classify without error, so that every error record below comes
+        // from a deliberately broken line.
+        let probe = try CLIRunner.run(["classify", "--rules", corpus.path], stdin: Data(urls.joined(separator: "\n").utf8))
+        let verdicts = probe.stdout.split(separator: "\n")
+        XCTAssertEqual(verdicts.count, urls.count)
+        urls = zip(urls, verdicts).filter { !$0.1.contains(#""error": "#) }.map(\.0)
+        let file = folder.appendingPathComponent("input.txt")
+        let written = try LineInputGenerator.write(urls: urls, lines: lines, seed: 42, to: file)
+        return (file, written.records, written.broken)
+    }
+
+    func test_classify_millionLinesWithBrokenOnesLoseNothingAndKeepOrder() throws {
+        let input = try writeLargeInput(lines: 1_000_000)
+        let one = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path, "--jobs", "1"])
+        let two = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path, "--jobs", "2"])
+        XCTAssertEqual(one.status, 1, "error records make the status 1: \(one.stderr.prefix(500))")
+        XCTAssertEqual(two.status, 1)
+        XCTAssertEqual(one.lineCount, input.records, "exactly one record per non-blank input line")
+        XCTAssertTrue(one.stdoutData == two.stdoutData, "--jobs 2 must give byte-identical output, in input order")
+        XCTAssertEqual(one.occurrences(of: #""error": "#), input.broken)
+        XCTAssertTrue(one.stderr.contains("\(input.broken) records are errors"), one.stderr)
+    }
+
+    func test_classify_formatsAgreeRecordByRecord() throws {
+        let input = try writeLargeInput(lines: 3_000)
+        let ndjson = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path])
+        let tsv = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path, "--format", "tsv"])
+        let csv = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path, "--format", "csv"])
+        let jsonLines = ndjson.stdout.split(separator: "\n")
+        let tsvLines = tsv.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        let csvLines = csv.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        XCTAssertEqual(tsvLines.first, "url\tdomain\tapps\trules\terror")
+        XCTAssertEqual(csvLines.first, "url,domain,apps,rules,error")
+        XCTAssertEqual(tsvLines.count - 1, jsonLines.count)
+        XCTAssertEqual(csvLines.count - 1, jsonLines.count)
+        for (json, row) in zip(jsonLines, tsvLines.dropFirst()) {
+            let columns = row.split(separator: "\t", omittingEmptySubsequences: false)
+            guard case .object(let record) = try JSONParser.parse(String(json)) else { return XCTFail("not JSON: \(json)") }
+            var apps: [String] = []
+            if case .array(let items)? = record["apps"] {
+                for case .string(let app) in items { apps.append(app) }
+            }
+            XCTAssertEqual(columns.count, 5, String(row))
+            XCTAssertEqual(String(columns[2]), apps.joined(separator: "|"), String(row))
+            XCTAssertEqual(columns[4].isEmpty, record["error"] == nil, String(row))
+        }
+    }
+
+    func test_classify_referenceAndDFAGiveIdenticalOutput_onTheCorpus() throws {
+        let input = try writeLargeInput(lines: 20_000)
+        let dfa = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path, "--engine", "dfa"])
+        let reference = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path, "--engine", "reference"])
+        XCTAssertFalse(dfa.stdout.isEmpty)
+        XCTAssertTrue(dfa.stdoutData == reference.stdoutData)
+    }
+
+    func test_classify_referenceAndDFAGiveIdenticalOutput_onTheSharedCorpora() throws {
+        let shared = CaseSuite.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        let domains = shared.appendingPathComponent("domains")
+        let urls = shared.appendingPathComponent("urls/combined_http_dedup.txt")
+        guard FileManager.default.fileExists(atPath: domains.path), FileManager.default.fileExists(atPath: urls.path) else {
+            throw XCTSkip("../shared/corpus is not present")
+        }
+        let dfa = try CLIRunner.run(["classify", "--rules", domains.path, "--input", urls.path, "--jobs", "2"])
+        let reference = try CLIRunner.run(["classify", "--rules", domains.path, "--input", urls.path, "--engine", "reference", "--jobs", "2"])
+        XCTAssertEqual(dfa.lineCount, 425_425)
+        XCTAssertTrue(dfa.stdoutData == reference.stdoutData, "the engines disagree on the shared corpus")
+    }
+
+    func test_classify_ndjsonAndCSVInputPassFieldsThrough() throws {
+        let ndjson = folder.appendingPathComponent("in.ndjson")
+        try Data(#"{"id": 7, "link": "https://museum.example/exhibitions/x"}\#n{"id": 8}\#nnot json\#n"#.utf8).write(to: ndjson)
+        let out = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", ndjson.path, "--input-format", "ndjson", "--url-field", "link"])
+        let lines = out.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertTrue(lines[0].hasPrefix(#"{"url": "https://museum.example/exhibitions/x", "domain": "museum.example""#), String(lines[0]))
+        XCTAssertTrue(lines[0].hasSuffix(#", "fields": {"id":7}}"#), String(lines[0]))
+        XCTAssertTrue(lines[1].contains(#""error": "the record has no string field \"link\"""#), String(lines[1]))
+        XCTAssertTrue(lines[2].contains(#""error": "the line is not a JSON object""#), String(lines[2]))
+
+        let csv = folder.appendingPathComponent("in.csv")
+        try Data("name,address\n\"Monet, C.\",https://museum.example/exhibitions/monet\n".utf8).write(to: csv)
+        let rows = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", csv.path, "--input-format", "csv", "--url-column", "address", "--format", "csv"])
+        XCTAssertEqual(
+            rows.stdout,
+            "url,domain,apps,rules,error,name\nhttps://museum.example/exhibitions/monet,museum.example,MUSE4EX123.org.example.museum,0:1,,\"Monet, C.\"\n")
+    }
+
+    func test_classify_exitStatuses() throws {
+        let missing = try CLIRunner.run(["classify", "--rules", folder.appendingPathComponent("nope").path])
+        XCTAssertEqual(missing.status, 3)
+        XCTAssertTrue(missing.stderr.contains("nope"), missing.stderr)
+        let usage = try CLIRunner.run(["classify", "--rules", corpus.path, "--format", "xml"])
+        XCTAssertEqual(usage.status, 2)
+        let clean = try CLIRunner.run(["classify", "--rules", corpus.path], stdin: Data("https://museum.example/exhibitions/x\n\n".utf8))
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        XCTAssertEqual(clean.stdout.split(separator: "\n").count, 1)
+    }
+
+    func test_classify_brokenDocumentInDirectoryGivesErrorRecordsForItsURLs() throws {
+        let rules = folder.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules.appendingPathComponent("good.example"), withIntermediateDirectories: true)
+        try Data(#"{"applinks":{"details":[{"appIDs":["T.a"],"components":[{"/":"*"}]}]}}"#.utf8)
+            .write(to: rules.appendingPathComponent("good.example/apple-app-site-association"))
+        try Data(#"{"applinks": "#.utf8).write(to: rules.appendingPathComponent("bad.example.json"))
+        try Data("{}".utf8).write(to: rules.appendingPathComponent(".hidden.example.json"))
+        let out = try CLIRunner.run(
+            ["classify", "--rules", rules.path], stdin: Data("https://good.example/a\nhttps://bad.example/a\nhttps://hidden.example/\n".utf8))
+        XCTAssertEqual(out.status, 1)
+        XCTAssertTrue(out.stderr.contains("cannot use the document of bad.example"), out.stderr)
+        let lines = out.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertTrue(lines[0].contains(#""apps": ["T.a"]"#))
+        XCTAssertTrue(lines[1].hasPrefix(#"{"url": "https://bad.example/a", "domain": "bad.example", "error": "#), String(lines[1]))
+        XCTAssertTrue(lines[2].contains(#""domain": null"#), "hidden files are skipped")
+    }
+
+    func test_classify_closedOutputEndsQuietly() throws {
+        let input = try writeLargeInput(lines: 200_000)
+        let script = "\(CLIRunner.executable.path) classify --rules \(corpus.path) --input \(input.url.path) --jobs 2 | head -n 3; echo \"status ${PIPESTATUS[0]}\""
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let lines = output.split(separator: "\n")
+        XCTAssertEqual(lines.count, 4, output)
+        XCTAssertEqual(lines.last, "status 0")
+        XCTAssertEqual(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "")
+    }
+}
