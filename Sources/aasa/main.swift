@@ -28,8 +28,8 @@ let overview = """
       debug      Print a document's compiled automata (nfa | dfa), as stable text.
 
     Run 'aasa <command> --help' for a command's options. Semantics: docs/semantics.md.
-    Exit status: 0 ran, 1 some records were errors or a check failed, 2 usage error,
-    3 a document could not be read.
+    Exit status: 0 ran; 1 classify wrote error records, or test found a failing expectation;
+    2 usage error; 3 a document (or the rules) could not be read.
     """
 
 let arguments = CommandLine.arguments.dropFirst()
