@@ -13,6 +13,7 @@ let commands: [String: (ArraySlice<String>) -> ExitCode] = [
     "debug": DebugCommand.run,
     "test": TestCommand.run,
     "classify": ClassifyCommand.run,
+    "compile": CompileCommand.run,
 ]
 
 let overview = """
@@ -22,6 +23,7 @@ let overview = """
 
     COMMANDS:
       classify   Classify a stream of URLs against the AASA files of many domains (the main job).
+      compile    Compile AASA documents into an artifact that classify --compiled starts from at once.
       match      Decide, for each URL, which apps of one AASA file it opens (JSON lines).
       explain    Show, for a person, which rule decided a URL for one app, and why.
       test       Check an AASA file against a matrix of URLs (opens_app / opens_web).

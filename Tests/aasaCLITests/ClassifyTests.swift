@@ -163,3 +163,24 @@ final class ClassifyTests: XCTestCase {
         XCTAssertEqual(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "")
     }
 }
+
+extension ClassifyTests {
+    func test_classify_compiledArtifactGivesByteIdenticalOutput() throws {
+        let input = try writeLargeInput(lines: 50_000)
+        let artifact = folder.appendingPathComponent("rules.aasac")
+        let compile = try CLIRunner.run(["compile", corpus.path, "-o", artifact.path])
+        XCTAssertEqual(compile.status, 0, compile.stderr)
+        let fromRules = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path])
+        let fromArtifact = try CLIRunner.run(["classify", "--compiled", artifact.path, "--input", input.url.path])
+        XCTAssertTrue(fromRules.stdoutData == fromArtifact.stdoutData)
+        XCTAssertEqual(fromArtifact.lineCount, input.records)
+
+        var truncated = try Data(contentsOf: artifact)
+        truncated.removeLast(10)
+        let broken = folder.appendingPathComponent("broken.aasac")
+        try truncated.write(to: broken)
+        let refused = try CLIRunner.run(["classify", "--compiled", broken.path], stdin: Data())
+        XCTAssertEqual(refused.status, 3)
+        XCTAssertTrue(refused.stderr.contains("truncated"), refused.stderr)
+    }
+}

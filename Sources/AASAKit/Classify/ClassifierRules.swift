@@ -73,16 +73,35 @@ public final class ClassifierRules: Sendable {
                     }
                 }
             }
-            domains.append(
-                Domain(
-                    name: source.domain, file: source.file, state: state, appIDs: apps,
-                    json: Array(JSONWriter.escape(source.domain).utf8),
-                    appJSON: apps.map { Array(JSONWriter.escape($0).utf8) },
-                    ruleJSONSuffix: rules.map { Array(", \"entry\": \($0.entry), \"rule\": \($0.rule)}".utf8) },
-                    ruleText: rules.map { Array("\($0.entry):\($0.rule)".utf8) }))
+            domains.append(Self.domain(source.domain, file: source.file, state: state, appIDs: apps, rules: rules))
         }
         self.domains = domains
         self.table = DomainTable(domains: domains.map(\.name))
+    }
+
+    /// Rules loaded from a compiled artifact (`CompiledArtifact.load`).
+    public init(artifact: [CompiledArtifact.Domain]) {
+        engine = .dfa
+        domains = artifact.map { domain in
+            var apps: [String] = []
+            var rules: [(entry: Int, rule: Int)] = []
+            if case .compiled(let compiled) = domain.state {
+                apps = compiled.appIDs
+                rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex) }
+            }
+            return Self.domain(domain.name, file: domain.file, state: domain.state, appIDs: apps, rules: rules)
+        }
+        table = DomainTable(domains: domains.map(\.name))
+    }
+
+    private static func domain(_ name: String, file: String, state: State, appIDs apps: [String], rules: [(entry: Int, rule: Int)])
+        -> Domain
+    {
+        Domain(
+            name: name, file: file, state: state, appIDs: apps, json: Array(JSONWriter.escape(name).utf8),
+            appJSON: apps.map { Array(JSONWriter.escape($0).utf8) },
+            ruleJSONSuffix: rules.map { Array(", \"entry\": \($0.entry), \"rule\": \($0.rule)}".utf8) },
+            ruleText: rules.map { Array("\($0.entry):\($0.rule)".utf8) })
     }
 
     /// The domains whose document could not be used, with the reason.

@@ -131,6 +131,23 @@ public final class CompiledDocument: Sendable {
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
     }
 
+    /// Assembles a compiled document from its parts (compiled artifacts).
+    init(
+        domain: String, appIDs: [String], rules: [RuleInfo], path: [LazyDFA?], queryText: [LazyDFA?],
+        fragment: [LazyDFA?], queryGroups: [[ExactString: QueryGroup]], predicateCount: Int
+    ) {
+        self.domain = domain
+        self.domainBytes = domain.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }
+        self.appIDs = appIDs
+        self.rules = rules
+        self.path = path
+        self.queryText = queryText
+        self.fragment = fragment
+        self.queryGroups = queryGroups
+        self.predicateCount = predicateCount
+        self.pathModes = TextMode.all.filter { path[$0.index] != nil }
+    }
+
     /// Heap bytes of the compiled automata (NFAs and class maps; caches are per thread).
     public var memoryUsage: Int {
         let all = (path + queryText + fragment).compactMap { $0 } + queryGroups.flatMap { $0.values.map(\.dfa) }

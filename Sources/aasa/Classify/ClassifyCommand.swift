@@ -7,9 +7,10 @@ enum ClassifyCommand {
         name: "classify",
         abstract: "Classify a stream of URLs against the AASA files of many domains.",
         usage:
-            "aasa classify --rules <file|dir> [--domain <d>] [--input <file|->] [--format ndjson|tsv|csv] [--jobs <n>] [--engine dfa|reference] [--stats <file>]",
+            "aasa classify (--rules <file|dir> [--domain <d>] | --compiled <file>) [--input <file|->] [--format ndjson|tsv|csv] [--jobs <n>] [--engine dfa|reference] [--stats <file>]",
         options: [
             .init(name: "rules", valueName: "file|dir", help: "One AASA file (with --domain), or a directory of documents named after their domains."),
+            .init(name: "compiled", valueName: "file", help: "A compiled artifact from 'aasa compile', instead of --rules."),
             .init(name: "domain", valueName: "domain", help: "The domain of a single --rules file."),
             .init(name: "input", valueName: "file|-", help: "Input (default: standard input)."),
             .init(name: "format", valueName: "ndjson|tsv|csv", help: "Output format (default ndjson)."),
@@ -43,7 +44,6 @@ enum ClassifyCommand {
         case .failure(let code): return code
         }
         guard parsed.positionals.isEmpty else { return CommandSupport.usageError(spec, "unexpected argument '\(parsed.positionals[0])'") }
-        guard let rulesPath = parsed.value("rules") else { return CommandSupport.usageError(spec, "missing --rules") }
         guard let format = RecordFormat(rawValue: parsed.value("format") ?? "ndjson") else {
             return CommandSupport.usageError(spec, "--format must be ndjson, tsv or csv")
         }
@@ -67,36 +67,27 @@ enum ClassifyCommand {
             configuration.maxURLBytes = value
         }
 
-        // Rules.
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: rulesPath, isDirectory: &isDirectory) else {
-            printError("aasa classify: cannot read the rules \(rulesPath): no such file or directory")
-            return .unreadableDocument
-        }
-        let documents: DomainDocuments
-        if isDirectory.boolValue {
+        // Rules: a compiled artifact, or documents to load and compile now.
+        let rules: ClassifierRules
+        if let artifact = parsed.value("compiled") {
+            guard parsed.value("rules") == nil else { return CommandSupport.usageError(spec, "give --rules or --compiled, not both") }
+            guard engine == .dfa else { return CommandSupport.usageError(spec, "--compiled holds automata: it needs --engine dfa") }
             do {
-                documents = try DomainDocuments.directory(rulesPath, configuration: configuration)
+                rules = ClassifierRules(artifact: try CompiledArtifact.load(path: artifact))
             } catch {
-                printError("aasa classify: \(error)")
+                printError("aasa classify: cannot load \(artifact): \(error)")
                 return .unreadableDocument
             }
-            if documents.sources.isEmpty {
-                printError("aasa classify: no documents in \(rulesPath) (expected DOMAIN.json, DOMAIN/apple-app-site-association or DOMAIN/.well-known/apple-app-site-association)")
-                return .unreadableDocument
+            for failure in rules.failures {
+                printError("aasa classify: cannot use the document of \(failure.domain): \(failure.reason)")
             }
         } else {
-            guard let domain = parsed.value("domain") else {
-                return CommandSupport.usageError(spec, "a single --rules file needs --domain")
+            guard let rulesPath = parsed.value("rules") else { return CommandSupport.usageError(spec, "missing --rules (or --compiled)") }
+            switch RulesLoader.load(rulesPath, domain: parsed.value("domain"), engine: engine, configuration: configuration, command: "classify") {
+            case .success(let loaded): rules = loaded
+            case .failure(let code): return code == .usage ? CommandSupport.usageError(spec, "a single --rules file needs --domain") : code
             }
-            documents = DomainDocuments.single(file: rulesPath, domain: domain, configuration: configuration)
         }
-        for warning in documents.warnings { printError("aasa classify: warning: \(warning)") }
-        let rules = ClassifierRules(documents: documents, engine: engine)
-        for failure in rules.failures {
-            printError("aasa classify: cannot use the document of \(failure.domain): \(failure.reason)")
-        }
-        if !isDirectory.boolValue, !rules.failures.isEmpty { return .unreadableDocument }
 
         // Input.
         let inputPath = parsed.value("input") ?? "-"

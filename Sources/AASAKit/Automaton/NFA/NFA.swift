@@ -72,6 +72,21 @@ public struct NFA: Sendable {
         return ByteClasses(boundaries: Array(boundaries[0..<256]))
     }
 
+    /// Rebuilds an NFA from its arrays (compiled artifacts); the caller has validated them.
+    init(
+        transitionStart: [Int32], transitions: [Transition], epsilonStart: [Int32], epsilons: [StateID], kinds: [Kind],
+        start: StateID, variableStarts: [StateID], variableNames: [String]
+    ) {
+        self.transitionStart = transitionStart
+        self.transitions = transitions
+        self.epsilonStart = epsilonStart
+        self.epsilons = epsilons
+        self.kinds = kinds
+        self.start = start
+        self.variableStarts = variableStarts
+        self.variableNames = variableNames
+    }
+
     init(builder: NFABuilder, start: StateID, variableStarts: [StateID], variableNames: [String]) {
         var transitionStart: [Int32] = [0]
         var transitions: [Transition] = []

@@ -1,0 +1,140 @@
+/// Little-endian binary writing and bounds-checked reading for compiled artifacts.
+///
+/// The reader never traps on bad input: every read checks the remaining length and throws
+/// `ArtifactError.truncated`, so a damaged file is refused, not crashed on.
+struct BinaryWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func write(_ value: UInt8) { bytes.append(value) }
+    mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
+
+    mutating func write(_ value: UInt32) {
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    mutating func write(_ value: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    mutating func write(_ value: Int32) { write(UInt32(bitPattern: value)) }
+    mutating func write(_ value: Int) { write(UInt64(bitPattern: Int64(value))) }
+
+    mutating func write(_ value: String) {
+        write(Int(value.utf8.count))
+        bytes.append(contentsOf: value.utf8)
+    }
+
+    mutating func write(_ values: [Int32]) {
+        write(values.count)
+        for value in values { write(value) }
+    }
+
+    mutating func write(_ values: [String]) {
+        write(values.count)
+        for value in values { write(value) }
+    }
+
+    mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
+}
+
+struct BinaryReader {
+    private let buffer: UnsafeRawBufferPointer
+    private(set) var offset = 0
+
+    init(_ buffer: UnsafeRawBufferPointer) {
+        self.buffer = buffer
+    }
+
+    var remaining: Int { buffer.count - offset }
+
+    mutating func bytes(_ count: Int) throws(ArtifactError) -> UnsafeRawBufferPointer {
+        guard count >= 0, count <= remaining else { throw .truncated }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)])
+    }
+
+    mutating func uint8() throws(ArtifactError) -> UInt8 { try bytes(1)[0] }
+
+    mutating func bool() throws(ArtifactError) -> Bool {
+        switch try uint8() {
+        case 0: return false
+        case 1: return true
+        default: throw .corrupt("a flag is neither 0 nor 1")
+        }
+    }
+
+    mutating func uint32() throws(ArtifactError) -> UInt32 {
+        let raw = try bytes(4)
+        return (0..<4).reduce(UInt32(0)) { $0 | UInt32(raw[$1]) << UInt32(8 * $1) }
+    }
+
+    mutating func uint64() throws(ArtifactError) -> UInt64 {
+        let raw = try bytes(8)
+        return (0..<8).reduce(UInt64(0)) { $0 | UInt64(raw[$1]) << UInt64(8 * $1) }
+    }
+
+    mutating func int32() throws(ArtifactError) -> Int32 { Int32(bitPattern: try uint32()) }
+
+    /// A count or index: non-negative and small enough to be plausible for the remaining bytes.
+    mutating func count(elementSize: Int = 1) throws(ArtifactError) -> Int {
+        let value = Int64(bitPattern: try uint64())
+        guard value >= 0, value <= Int64(remaining / max(elementSize, 1)) else { throw .corrupt("a length exceeds the file") }
+        return Int(value)
+    }
+
+    mutating func int() throws(ArtifactError) -> Int {
+        let value = Int64(bitPattern: try uint64())
+        guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { throw .corrupt("a number is out of range") }
+        return Int(value)
+    }
+
+    mutating func string() throws(ArtifactError) -> String {
+        let length = try count()
+        let raw = try bytes(length)
+        guard let text = String(validating: raw, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
+        return text
+    }
+
+    mutating func int32s() throws(ArtifactError) -> [Int32] {
+        let length = try count(elementSize: 4)
+        var values: [Int32] = []
+        values.reserveCapacity(length)
+        for _ in 0..<length { values.append(try int32()) }
+        return values
+    }
+
+    mutating func strings() throws(ArtifactError) -> [String] {
+        let length = try count(elementSize: 8)
+        var values: [String] = []
+        for _ in 0..<length { values.append(try string()) }
+        return values
+    }
+}
+
+/// Why a compiled artifact was refused.
+public enum ArtifactError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Not an artifact of this tool at all (wrong magic bytes).
+    case notAnArtifact
+    /// Written by another format version; recompile with this `aasa`.
+    case otherVersion(found: UInt32, expected: UInt32)
+    /// The file ends before its content does.
+    case truncated
+    /// The checksum does not match the content.
+    case checksumMismatch
+    /// The content is inconsistent (an index out of range, a bad tag).
+    case corrupt(String)
+    /// The file cannot be opened or mapped.
+    case unreadable(String)
+
+    public var description: String {
+        switch self {
+        case .notAnArtifact: return "not a compiled aasa artifact (wrong magic bytes)"
+        case .otherVersion(let found, let expected):
+            return "compiled artifact format version \(found), this aasa reads version \(expected): run 'aasa compile' again"
+        case .truncated: return "the compiled artifact is truncated"
+        case .checksumMismatch: return "the compiled artifact is corrupt (checksum mismatch)"
+        case .corrupt(let reason): return "the compiled artifact is corrupt: \(reason)"
+        case .unreadable(let reason): return "cannot read the compiled artifact: \(reason)"
+        }
+    }
+}

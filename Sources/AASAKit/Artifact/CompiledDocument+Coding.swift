@@ -1,0 +1,113 @@
+extension CompiledDocument {
+    func encode(into writer: inout BinaryWriter) {
+        writer.write(domain)
+        writer.write(appIDs)
+        writer.write(rules.count)
+        for rule in rules {
+            writer.write(rule.entryIndex)
+            writer.write(rule.ruleIndex)
+            writer.write(rule.exclude)
+            writer.write(rule.apps)
+            writer.write(UInt8(rule.mode.index))
+            switch rule.queryKind {
+            case .universal: writer.write(UInt8(0))
+            case .text: writer.write(UInt8(1))
+            case .items(let predicates):
+                writer.write(UInt8(2))
+                writer.write(predicates)
+            }
+            writer.write(rule.fragmentIsUniversal)
+        }
+        writer.write(predicateCount)
+        for automata in [path, queryText, fragment] {
+            for dfa in automata {
+                writer.write(dfa != nil)
+                dfa?.nfa.encode(into: &writer)
+            }
+        }
+        for groups in queryGroups {
+            let names = groups.keys.sorted { $0.string.utf8.lexicographicallyPrecedes($1.string.utf8) }
+            writer.write(names.count)
+            for name in names {
+                guard let group = groups[name] else { continue }
+                writer.write(name.string)
+                group.dfa.nfa.encode(into: &writer)
+                writer.write(group.predicates)
+                writer.write(group.failOnMissing)
+            }
+        }
+    }
+
+    static func decode(from reader: inout BinaryReader, configuration: CompileConfiguration) throws(ArtifactError) -> CompiledDocument {
+        let domain = try reader.string()
+        let appIDs = try reader.strings()
+        let ruleCount = try reader.count(elementSize: 20)
+        var rules: [RuleInfo] = []
+        rules.reserveCapacity(ruleCount)
+        var predicateIDs: [Int32] = []
+        for _ in 0..<ruleCount {
+            let entryIndex = try reader.int()
+            let ruleIndex = try reader.int()
+            let exclude = try reader.bool()
+            let apps = try reader.int32s()
+            guard apps.allSatisfy({ $0 >= 0 && Int($0) < appIDs.count }) else { throw .corrupt("a rule names an unknown app") }
+            let modeIndex = Int(try reader.uint8())
+            guard modeIndex < TextMode.all.count else { throw .corrupt("unknown text mode") }
+            let queryKind: QueryKind
+            switch try reader.uint8() {
+            case 0: queryKind = .universal
+            case 1: queryKind = .text
+            case 2:
+                let predicates = try reader.int32s()
+                predicateIDs += predicates
+                queryKind = .items(predicates: predicates)
+            default: throw .corrupt("unknown query kind")
+            }
+            rules.append(
+                RuleInfo(
+                    entryIndex: entryIndex, ruleIndex: ruleIndex, exclude: exclude, apps: apps,
+                    mode: TextMode.all[modeIndex], queryKind: queryKind, fragmentIsUniversal: try reader.bool()))
+        }
+        let predicateCount = try reader.int()
+        guard predicateCount >= 0, predicateIDs.allSatisfy({ $0 >= 0 && Int($0) < predicateCount }) else {
+            throw .corrupt("a query predicate number is out of range")
+        }
+        func automaton(tagLimit: Int) throws(ArtifactError) -> LazyDFA {
+            let nfa = try NFA.decode(from: &reader)
+            for kind in nfa.kinds {
+                if case .match(let tag) = kind, Int(tag) >= tagLimit { throw .corrupt("an automaton accepts an unknown rule") }
+            }
+            do {
+                return try LazyDFA(nfa: nfa, configuration: configuration.lazyDFA)
+            } catch {
+                throw .corrupt("\(error)")
+            }
+        }
+        var components: [[LazyDFA?]] = []
+        for _ in 0..<3 {
+            var perMode: [LazyDFA?] = []
+            for _ in TextMode.all {
+                perMode.append(try reader.bool() ? try automaton(tagLimit: rules.count) : nil)
+            }
+            components.append(perMode)
+        }
+        var groups: [[ExactString: QueryGroup]] = []
+        for _ in TextMode.all {
+            var modeGroups: [ExactString: QueryGroup] = [:]
+            for _ in 0..<(try reader.count()) {
+                let name = try reader.string()
+                let dfa = try automaton(tagLimit: predicateCount)
+                let predicates = try reader.int32s()
+                let failOnMissing = try reader.int32s()
+                guard (predicates + failOnMissing).allSatisfy({ $0 >= 0 && Int($0) < predicateCount }) else {
+                    throw .corrupt("a query predicate number is out of range")
+                }
+                modeGroups[ExactString(name)] = QueryGroup(dfa: dfa, predicates: predicates, failOnMissing: failOnMissing)
+            }
+            groups.append(modeGroups)
+        }
+        return CompiledDocument(
+            domain: domain, appIDs: appIDs, rules: rules, path: components[0], queryText: components[1],
+            fragment: components[2], queryGroups: groups, predicateCount: predicateCount)
+    }
+}

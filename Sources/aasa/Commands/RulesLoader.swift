@@ -1,0 +1,43 @@
+import AASAKit
+import Foundation
+
+/// Loads the documents behind `--rules` (one file with a domain, or a rules directory) and builds
+/// the classifier's rules, reporting problems on stderr as SPEC 14 asks.
+enum RulesLoader {
+    /// `.failure(.usage)` when a single file comes without a domain; `.failure(.unreadableDocument)`
+    /// when nothing usable can be loaded.
+    static func load(
+        _ path: String, domain: String?, engine: ClassifierRules.Engine, configuration: Configuration, command: String
+    ) -> Result<ClassifierRules, ExitCode> {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            printError("aasa \(command): cannot read the rules \(path): no such file or directory")
+            return .failure(.unreadableDocument)
+        }
+        let documents: DomainDocuments
+        if isDirectory.boolValue {
+            do {
+                documents = try DomainDocuments.directory(path, configuration: configuration)
+            } catch {
+                printError("aasa \(command): \(error)")
+                return .failure(.unreadableDocument)
+            }
+            if documents.sources.isEmpty {
+                printError(
+                    "aasa \(command): no documents in \(path) (expected DOMAIN.json, DOMAIN/apple-app-site-association or DOMAIN/.well-known/apple-app-site-association)"
+                )
+                return .failure(.unreadableDocument)
+            }
+        } else {
+            guard let domain else { return .failure(.usage) }
+            documents = DomainDocuments.single(file: path, domain: domain, configuration: configuration)
+        }
+        for warning in documents.warnings { printError("aasa \(command): warning: \(warning)") }
+        let rules = ClassifierRules(documents: documents, engine: engine)
+        for failure in rules.failures {
+            printError("aasa \(command): cannot use the document of \(failure.domain): \(failure.reason)")
+        }
+        if !isDirectory.boolValue, !rules.failures.isEmpty { return .failure(.unreadableDocument) }
+        return .success(rules)
+    }
+}

@@ -1,0 +1,88 @@
+@testable import AASAKit
+import XCTest
+import _AASATestSupport
+
+/// Compiled artifacts round-trip exactly, and every kind of damage is refused, never crashed on.
+final class CompiledArtifactTests: XCTestCase {
+    func corpusRules() throws -> ClassifierRules {
+        let corpus = CaseSuite.packageRoot.appendingPathComponent("corpus").path
+        return ClassifierRules(documents: try DomainDocuments.directory(corpus, configuration: .default), engine: .dfa)
+    }
+
+    func decode(_ bytes: [UInt8]) throws -> [CompiledArtifact.Domain] {
+        let result: Result<[CompiledArtifact.Domain], ArtifactError> = bytes.withUnsafeBytes { raw in
+            do throws(ArtifactError) {
+                return .success(try CompiledArtifact.decode(raw))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    func test_artifact_roundTripDecidesExactlyAsTheSource() throws {
+        let rules = try corpusRules()
+        let loaded = ClassifierRules(artifact: try decode(CompiledArtifact.encode(rules)))
+        XCTAssertEqual(loaded.domains.map(\.name), rules.domains.map(\.name))
+        var generator = DifferentialGenerator(seed: 7)
+        for (source, copy) in zip(rules.domains, loaded.domains) {
+            guard case .compiled(let original) = source.state, case .compiled(let decoded) = copy.state else {
+                return XCTFail("\(source.name) did not compile")
+            }
+            let a = DFAMatcher(original)
+            let b = DFAMatcher(decoded)
+            for _ in 0..<300 {
+                let url = generator.url(for: .null).replacingOccurrences(of: "example.com", with: source.name)
+                XCTAssertEqual(try? a.decide(url, app: nil), try? b.decide(url, app: nil), url)
+            }
+        }
+    }
+
+    func test_artifact_refusesWrongMagicOtherVersionTruncationAndDamage() throws {
+        let bytes = CompiledArtifact.encode(try corpusRules())
+        XCTAssertThrowsError(try decode(Array("not an artifact at all, but long enough".utf8))) {
+            XCTAssertEqual($0 as? ArtifactError, .notAnArtifact)
+        }
+        var otherVersion = bytes
+        otherVersion[8] = 99
+        XCTAssertThrowsError(try decode(otherVersion)) {
+            XCTAssertEqual($0 as? ArtifactError, .otherVersion(found: 99, expected: CompiledArtifact.version))
+        }
+        XCTAssertThrowsError(try decode(Array(bytes.prefix(bytes.count - 1)))) { XCTAssertEqual($0 as? ArtifactError, .truncated) }
+        var damaged = bytes
+        damaged[bytes.count / 2] ^= 0x40
+        XCTAssertThrowsError(try decode(damaged)) { XCTAssertEqual($0 as? ArtifactError, .checksumMismatch) }
+    }
+
+    /// Damage that keeps a valid checksum (re-signed) must still be refused or decode into
+    /// something safe: the structural checks run on every index.
+    func test_artifact_resignedDamageNeverCrashes() throws {
+        let bytes = CompiledArtifact.encode(try corpusRules())
+        var random = RandomSource(seed: 11)
+        var refused = 0
+        for _ in 0..<400 {
+            var damaged = bytes
+            for _ in 0..<random.int(1...4) {
+                let at = random.int(CompiledArtifact.headerSize...(bytes.count - 1))
+                damaged[at] = UInt8(truncatingIfNeeded: random.next())
+            }
+            let payload = Array(damaged[CompiledArtifact.headerSize...])
+            let sum = CompiledArtifact.checksum(payload)
+            for index in 0..<8 { damaged[24 + index] = UInt8(truncatingIfNeeded: sum >> UInt64(8 * index)) }
+            do {
+                let domains = try decode(damaged)
+                // Whatever decoded must be usable without crashing.
+                let rules = ClassifierRules(artifact: domains)
+                let classifier = Classifier(rules: rules, format: .ndjson)
+                var out: [UInt8] = []
+                for domain in rules.domains.prefix(3) {
+                    var url = Array("https://\(domain.name)/a/b?c=d#e".utf8)
+                    url.withUnsafeMutableBufferPointer { classifier.classify(UnsafeBufferPointer($0), into: &out) }
+                }
+            } catch {
+                refused += 1
+            }
+        }
+        XCTAssertGreaterThan(refused, 0)
+    }
+}
