@@ -4,7 +4,7 @@
 SWIFT ?= swift
 BIN := .build/release
 
-.PHONY: deps build demo test bench clean
+.PHONY: deps build demo test bench fuzz clean
 
 # jemalloc is the only C library; install it when pkg-config cannot find it.
 deps:
@@ -22,6 +22,12 @@ demo: build
 test: deps
 	$(SWIFT) build
 	$(SWIFT) test
+	./Fuzz/run.sh 5
+
+# Longer fuzzing (60 s per target); findings go to Tests/Regressions/.
+fuzz:
+	./Fuzz/build.sh
+	./Fuzz/run.sh 60
 
 bench: build
 	$(BIN)/aasa-bench
