@@ -25,6 +25,11 @@ public final class DFAMatcher: DecisionEngine {
     var queryCaches: [LazyDFA.Cache?]
     var fragmentCaches: [LazyDFA.Cache?]
     var groupCaches: [[ExactString: LazyDFA.Cache]]
+    /// When every rule compares paths in one text mode (the usual case): that automaton, its
+    /// cache and the mode, so the hot path skips the per-mode bookkeeping.
+    private let soloPath: (dfa: LazyDFA, cache: LazyDFA.Cache, mode: TextMode)?
+    private let rules: [CompiledDocument.RuleInfo]
+    private let domainBytes: [UInt8]
     @exclusivity(unchecked) var normalizer = ComponentNormalizer()
     @exclusivity(unchecked) var queryItems = QueryItemEvaluator()
     /// Per app: the deciding rule id, or -1. Reused across URLs.
@@ -46,6 +51,15 @@ public final class DFAMatcher: DecisionEngine {
         groupCaches = compiled.queryGroups.map { $0.mapValues { $0.dfa.makeCache() } }
         decidingRule = Array(repeating: -1, count: compiled.appIDs.count)
         queryItems.reserve(predicates: compiled.predicateCount)
+        rules = compiled.rules
+        domainBytes = compiled.domainBytes
+        if compiled.pathModes.count == 1, let mode = compiled.pathModes.first, let dfa = compiled.path[mode.index],
+            let cache = pathCaches[mode.index]
+        {
+            soloPath = (dfa, cache, mode)
+        } else {
+            soloPath = nil
+        }
     }
 
     /// Cache statistics summed over every automaton of this matcher.
@@ -113,7 +127,27 @@ public final class DFAMatcher: DecisionEngine {
         }
         itemsEvaluated = false
 
-        // One pass per path mode; usually a single mode.
+        if let (dfa, cache, mode) = soloPath {
+            // PERF: one mode, raw and exact most often: search the path in place and walk its
+            // accept list directly (peers suite, 10 path rules).
+            let tags: TagSet
+            if !mode.decoded && !mode.folded {
+                tags = dfa.search(UnsafeBufferPointer(rebasing: path[0..<PathNormalization.trimmedPathLength(path)]), cache: cache)
+            } else {
+                tags = normalizer.withNormalized(path, mode: mode) { normalized in
+                    dfa.search(
+                        UnsafeBufferPointer(rebasing: normalized[0..<PathNormalization.trimmedPathLength(normalized)]),
+                        cache: cache)
+                }
+            }
+            for rule in tags.sorted {
+                consider(Int(rule), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
+                if remaining == 0 { break }
+            }
+            return
+        }
+
+        // One pass per path mode.
         accepted.removeAll(keepingCapacity: true)
         for mode in compiled.pathModes {
             guard let dfa = compiled.path[mode.index], let cache = pathCaches[mode.index] else { continue }
@@ -141,16 +175,25 @@ public final class DFAMatcher: DecisionEngine {
             }
             if bestList < 0 { break }
             cursors[bestList] += 1
-            let rule = Int(best)
-            let info = compiled.rules[rule]
-            if let onlyApp, !info.apps.contains(Int32(onlyApp)) { continue }
-            guard queryMatches(rule: rule, info: info, query: query),
-                fragmentMatches(rule: rule, info: info, fragment: fragment)
-            else { continue }
-            for app in info.apps where decidingRule[Int(app)] < 0 && (onlyApp == nil || Int(app) == onlyApp) {
-                decidingRule[Int(app)] = Int32(rule)
-                remaining -= 1
-            }
+            consider(Int(best), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
+        }
+    }
+
+    /// A rule whose path matched: if its query and fragment hold too, it decides for each of its
+    /// apps still undecided.
+    @inline(__always)
+    private func consider(
+        _ rule: Int, onlyApp: Int?, query: UnsafeBufferPointer<UInt8>, fragment: UnsafeBufferPointer<UInt8>,
+        remaining: inout Int
+    ) {
+        let info = rules[rule]
+        if let onlyApp, !info.apps.contains(Int32(onlyApp)) { return }
+        guard queryMatches(rule: rule, info: info, query: query),
+            fragmentMatches(rule: rule, info: info, fragment: fragment)
+        else { return }
+        for app in info.apps where decidingRule[Int(app)] < 0 && (onlyApp == nil || Int(app) == onlyApp) {
+            decidingRule[Int(app)] = Int32(rule)
+            remaining -= 1
         }
     }
 
@@ -189,7 +232,7 @@ public final class DFAMatcher: DecisionEngine {
 
     /// SPEC 3: the host equals the domain, ASCII case-insensitively.
     private func hostMatches(_ host: UnsafeBufferPointer<UInt8>) -> Bool {
-        let domain = compiled.domainBytes
+        let domain = domainBytes
         guard host.count == domain.count else { return false }
         for index in 0..<host.count {
             var byte = host[index]
