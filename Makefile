@@ -23,6 +23,8 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 	./Fuzz/run.sh 5
+	$(SWIFT) build -c release
+	$(BIN)/aasa-bench --quick --baseline Benchmarks/Baselines/quick.json --tolerance 10 --ratio-tolerance 50
 
 # Longer fuzzing (60 s per target); findings go to Tests/Regressions/.
 fuzz:

@@ -1,0 +1,134 @@
+import Foundation
+
+/// The CI baseline: deterministic counters and same-run ratios of one run, keyed
+/// `suite.workload.figure` (like swift-nio's `Thresholds/`). Wall-clock times are not in it.
+public struct Baseline: Codable, Sendable {
+    public var date: String
+    public var command: String
+    public var machine: String
+    public var allocator: String
+    public var counters: [String: Double]
+    public var ratios: [String: TrackedRatio]
+
+    public init(report: BenchmarkReport) {
+        date = report.date
+        command = report.command
+        machine = "\(report.machine.processors) × \(report.machine.cpu)"
+        allocator = report.allocator
+        counters = [:]
+        ratios = [:]
+        for suite in report.suites where suite.skipped == nil {
+            for (key, value) in suite.counters { counters["\(suite.name).\(key)"] = value }
+            for (key, value) in suite.ratios { ratios["\(suite.name).\(key)"] = value }
+        }
+    }
+
+    public struct Comparison {
+        /// One line per figure that moved past its tolerance the wrong way.
+        public var failures: [String] = []
+        /// Figures that improved past the tolerance (update the baseline), or that are new or
+        /// missing.
+        public var notes: [String] = []
+        public var compared = 0
+
+        public func markdown(baselinePath: String, tolerance: Double, ratioTolerance: Double) -> String {
+            var out = "### Baseline comparison with `\(baselinePath)` (counters ±\(Format.count(Int(tolerance)))%, ratios may worsen by \(Format.count(Int(ratioTolerance)))%)\n\n"
+            out += "\(compared) figures compared: \(failures.isEmpty ? "no regression" : "**\(failures.count) regression(s)**").\n"
+            for failure in failures { out += "- REGRESSION \(failure)\n" }
+            for note in notes { out += "- note: \(note)\n" }
+            return out
+        }
+    }
+
+    /// Compares `report` with this baseline, for the suites that ran and were not skipped.
+    /// A counter fails when it grew by more than `tolerance` (a fraction); a ratio fails when
+    /// it worsened by more than `ratioTolerance` (higher-is-better: fell below
+    /// `(1 - t) × baseline`; lower-is-better: rose above `baseline / (1 - t)`).
+    public func compare(with report: BenchmarkReport, tolerance: Double, ratioTolerance: Double) -> Comparison {
+        var result = Comparison()
+        let current = Baseline(report: report)
+        let ran = Set(report.suites.filter { $0.skipped == nil }.map(\.name))
+        func suite(of key: String) -> String { String(key.prefix { $0 != "." }) }
+        if allocator.hasPrefix("jemalloc") != report.allocator.hasPrefix("jemalloc") {
+            result.notes.append("baseline allocator \(allocator), this run \(report.allocator): allocation counters skipped")
+        }
+        var missing: [String] = []
+        for key in counters.keys.sorted() where ran.contains(suite(of: key)) {
+            guard let old = counters[key] else { continue }
+            guard let new = current.counters[key] else {
+                // Allocation counters need jemalloc; other figures vanish when a part of a
+                // suite was skipped (no shared corpus). A crashed suite fails the run anyway.
+                if key.contains("allocated"), !report.allocator.hasPrefix("jemalloc") { continue }
+                missing.append(key)
+                continue
+            }
+            result.compared += 1
+            if old == 0 {
+                if new > 0 { result.failures.append("\(key): \(Self.show(old)) → \(Self.show(new)) (was zero)") }
+                continue
+            }
+            let change = (new - old) / old
+            if change > tolerance {
+                result.failures.append("\(key): \(Self.show(old)) → \(Self.show(new)) (+\(String(format: "%.1f", change * 100))%)")
+            } else if change < -tolerance {
+                result.notes.append("\(key) improved: \(Self.show(old)) → \(Self.show(new)) (\(String(format: "%.1f", change * 100))%); refresh the baseline with --write-baseline")
+            }
+        }
+        for key in ratios.keys.sorted() where ran.contains(suite(of: key)) {
+            guard let old = ratios[key] else { continue }
+            guard let new = current.ratios[key] else {
+                missing.append(key)
+                continue
+            }
+            result.compared += 1
+            let worse: Bool
+            let change = (new.value - old.value) / old.value
+            if old.higherIsBetter {
+                worse = new.value < old.value * (1 - ratioTolerance)
+            } else {
+                worse = new.value > old.value / max(1e-9, 1 - ratioTolerance)
+            }
+            if worse {
+                result.failures.append(
+                    "\(key) (\(old.meaning)): \(Format.ratio(old.value)) → \(Format.ratio(new.value)) (\(change >= 0 ? "+" : "")\(String(format: "%.1f", change * 100))%)")
+            }
+        }
+        if !missing.isEmpty {
+            result.notes.append("\(missing.count) baseline figure(s) not measured in this run (a part skipped?), e.g. \(missing.prefix(3).joined(separator: ", "))")
+        }
+        let newKeys = Set(current.counters.keys).union(current.ratios.keys)
+            .subtracting(counters.keys).subtracting(ratios.keys)
+        if !newKeys.isEmpty { result.notes.append("\(newKeys.count) figure(s) not in the baseline, e.g. \(newKeys.sorted().prefix(3).joined(separator: ", "))") }
+        return result
+    }
+
+    static func show(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? Format.count(Int(value)) : String(format: "%.3g", value)
+    }
+}
+
+/// The speed claims of issue 3 ("Speed"), evaluated from this run's match suite.
+enum Claims {
+    static func evaluate(_ report: BenchmarkReport) -> [Claim] {
+        guard let match = report.suites.first(where: { $0.name == "match" && $0.skipped == nil }) else { return [] }
+        var claims: [Claim] = []
+        if let same = match.ratios["paths-1000.speedup_vs_reference"],
+            let unseen = match.ratios["paths-1000.speedup_vs_reference_unseen"]
+        {
+            let worst = min(same.value, unseen.value)
+            claims.append(
+                Claim(
+                    claim: "(a) 1 000-rule document: lazy DFA ≥ 100× faster than the reference, same run",
+                    measured: "\(Format.ratio(worst)): the lower of \(Format.ratio(same.value)) (same URLs, repeated) and \(Format.ratio(unseen.value)) (DFA on unseen URLs)",
+                    holds: worst >= 100))
+        }
+        if let unseen = match.ratios["scaling.dfa_time_10000_over_10"], let repeated = match.timings["scaling.dfa_repeated_time_10000_over_10"] {
+            claims.append(
+                Claim(
+                    claim: "(b) lazy DFA per-URL time changes by < 2× from 10 to 10 000 rules",
+                    measured: "\(Format.ratio(unseen.value)) on unseen URLs (\(Format.ratio(repeated)) on repeated URLs), path rules, ns/URL at 10 000 ÷ at 10",
+                    holds: unseen.value < 2 && unseen.value > 0.5))
+        }
+        return claims
+    }
+}
