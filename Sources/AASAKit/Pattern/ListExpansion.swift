@@ -11,11 +11,13 @@ public struct ListExpansion: Sendable, Equatable {
     /// - Complexity: O(pattern pieces); the counts are computed, never materialised.
     public init(of document: AASADocument) {
         let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
+        let domainDefaults = document.applinks?.defaults ?? RuleKeys()
         var patterns = 0
         var bytes = 0
         for entry in document.entries {
             for rule in entry.rules {
-                guard let text = rule.keys.path else { continue }
+                // The rule's own path, else the defaults chain's (SPEC 10).
+                let text = rule.keys.path ?? (rule.isLegacyPath ? nil : entry.defaults.path ?? domainDefaults.path) ?? "*"
                 // (expansions so far, total bytes of those expansions), piece by piece.
                 var count = 1
                 var total = 0

@@ -40,37 +40,10 @@ public enum AppleExample {
 }
 
 /// What a compiler that expands variables into pattern lists would have to store.
+/// The naive list expansion of a document, from the library (`ListExpansion`).
 public enum NaiveExpansion {
-    /// One pattern per combination of variable values, over every rule's path pattern (the
-    /// legacy `NOT ` prefix counted as text). Returns (patterns, bytes of pattern text).
     public static func size(of document: AASADocument) -> (patterns: Int, bytes: Int) {
-        var patterns = 0
-        var bytes = 0
-        let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
-        let domainDefaults = document.applinks?.defaults ?? RuleKeys()
-        for entry in document.entries {
-            for rule in entry.rules {
-                let text = rule.keys.path ?? entry.defaults.path ?? domainDefaults.path ?? "*"
-                // Expand piece by piece: (count, total bytes) of the expansions so far.
-                var count = 1
-                var total = 0
-                for piece in Pattern(parsing: text).pieces {
-                    switch piece {
-                    case .variable(let name):
-                        let values = variables.resolve(name) ?? []
-                        let valueBytes = values.reduce(0) { $0 + $1.utf8.count }
-                        total = total * values.count + valueBytes * count
-                        count *= values.count
-                    case .literal(let literal):
-                        total += literal.utf8.count * count
-                    case .anyOne, .anyMany:
-                        total += count
-                    }
-                }
-                patterns += count
-                bytes += total
-            }
-        }
-        return (patterns, bytes)
+        let expansion = ListExpansion(of: document)
+        return (expansion.patterns, expansion.bytes)
     }
 }
