@@ -57,7 +57,8 @@ let package = Package(
         ),
         .target(
             name: "_AASATestSupport",
-            dependencies: ["AASAKit"],
+            // BenchmarkKit: Apple's example document lives there once, shared with the tests.
+            dependencies: ["AASAKit", "BenchmarkKit"],
             path: "Tests/_AASATestSupport",
             // Generators and output scanners handle millions of lines: optimised, asserts kept.
             swiftSettings: [.unsafeFlags(["-O", "-assert-config", "Debug"], .when(configuration: .debug))]
