@@ -31,8 +31,14 @@ fuzz:
 	./Fuzz/build.sh
 	./Fuzz/run.sh 60
 
+# The full harness: aasa-bench (all suites), then the peers suite (RE2::Set and Hyperscan, a
+# separate package so that nothing else links them; installs their Debian packages if missing).
 bench: build
 	$(BIN)/aasa-bench
+	@pkg-config --exists re2 2>/dev/null && [ -f /usr/include/hs/hs.h ] || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libre2-dev libhyperscan-dev; }
+	$(SWIFT) run -c release --package-path Benchmarks/Peers aasa-peers
 
 clean:
 	rm -rf .build
