@@ -114,10 +114,7 @@ public final class Classifier {
             JSONWriter.appendEscaped(utf8: url, to: &out)
             appendStatic(#", "domain": null, "apps": [], "decisions": []}\#n"#, to: &out)
         case .ndjson:
-            appendStatic(#"{"url": "#, to: &out)
-            JSONWriter.appendEscaped(utf8: url, to: &out)
-            appendStatic(#", "domain": "#, to: &out)
-            if let domain { out.append(contentsOf: domain.json) } else { appendStatic("null", to: &out) }
+            appendHead(url: url, domain: domain, into: &out)
             appendStatic(#", "apps": ["#, to: &out)
             var first = true
             for (app, rule) in decisions.enumerated() where rule >= 0 && !excluded[app] {
@@ -145,10 +142,7 @@ public final class Classifier {
             }
             appendStatic("}\n", to: &out)
         case .tsv, .csv:
-            format.appendField(url, to: &out)
-            out.append(format.delimiter)
-            if let domain { format.appendField(Array(domain.name.utf8), to: &out) }
-            out.append(format.delimiter)
+            appendHead(url: url, domain: domain, into: &out)
             var apps: [UInt8] = []
             var ruleTexts: [UInt8] = []
             for (app, rule) in decisions.enumerated() where rule >= 0 && !excluded[app] {
@@ -176,6 +170,22 @@ public final class Classifier {
         }
     }
 
+    /// The start every record shares: `{"url": …, "domain": …` (NDJSON) or `url⇥domain⇥`.
+    private func appendHead(url: UnsafeBufferPointer<UInt8>, domain: ClassifierRules.Domain?, into out: inout [UInt8]) {
+        switch format {
+        case .ndjson:
+            appendStatic(#"{"url": "#, to: &out)
+            JSONWriter.appendEscaped(utf8: url, to: &out)
+            appendStatic(#", "domain": "#, to: &out)
+            if let domain { out.append(contentsOf: domain.json) } else { appendStatic("null", to: &out) }
+        case .tsv, .csv:
+            format.appendField(url, to: &out)
+            out.append(format.delimiter)
+            if let domain { format.appendField(Array(domain.name.utf8), to: &out) }
+            out.append(format.delimiter)
+        }
+    }
+
     private func appendExtraColumns(_ extra: Extra, to out: inout [UInt8]) {
         if let json = extra.json, extra.columns.isEmpty {
             out.append(format.delimiter)
@@ -196,10 +206,7 @@ public final class Classifier {
         let domain = domainIndex.map { rules.domains[$0] }
         switch format {
         case .ndjson:
-            appendStatic(#"{"url": "#, to: &out)
-            JSONWriter.appendEscaped(utf8: url, to: &out)
-            appendStatic(#", "domain": "#, to: &out)
-            if let domain { out.append(contentsOf: domain.json) } else { appendStatic("null", to: &out) }
+            appendHead(url: url, domain: domain, into: &out)
             appendStatic(#", "error": "#, to: &out)
             JSONWriter.appendEscaped(message, to: &out)
             if let json = extra.json {
@@ -208,10 +215,7 @@ public final class Classifier {
             }
             appendStatic("}\n", to: &out)
         case .tsv, .csv:
-            format.appendField(url, to: &out)
-            out.append(format.delimiter)
-            if let domain { format.appendField(Array(domain.name.utf8), to: &out) }
-            out.append(format.delimiter)
+            appendHead(url: url, domain: domain, into: &out)
             out.append(format.delimiter)
             out.append(format.delimiter)
             format.appendField(Array(message.utf8), to: &out)
