@@ -27,7 +27,15 @@ public final class DFAMatcher: DecisionEngine {
     var groupCaches: [[ExactString: LazyDFA.Cache]]
     /// When every rule compares paths in one text mode (the usual case): that automaton, its
     /// cache and the mode, so the hot path skips the per-mode bookkeeping.
-    private let soloPath: (dfa: LazyDFA, cache: LazyDFA.Cache, mode: TextMode)?
+    private let soloDFA: LazyDFA?
+    private let soloCache: LazyDFA.Cache?
+    private let soloMode: TextMode
+    /// Per rule: its query and fragment are `*`, so a path match alone decides.
+    private let decidesOnPath: [Bool]
+    /// Decision rows (one rule id or -1 per app) of the solo path cache's tag sets, found
+    /// through `LazyDFA.Cache.annotations`; valid for the cache's `clearCount` below.
+    @exclusivity(unchecked) private var decisionRows: [Int32] = []
+    @exclusivity(unchecked) private var decisionRowsClearCount = 0
     private let rules: [CompiledDocument.RuleInfo]
     private let domainBytes: [UInt8]
     @exclusivity(unchecked) var normalizer = ComponentNormalizer()
@@ -53,12 +61,16 @@ public final class DFAMatcher: DecisionEngine {
         queryItems.reserve(predicates: compiled.predicateCount)
         rules = compiled.rules
         domainBytes = compiled.domainBytes
+        decidesOnPath = compiled.rules.map { rule in
+            if case .universal = rule.queryKind { return rule.fragmentIsUniversal }
+            return false
+        }
         if compiled.pathModes.count == 1, let mode = compiled.pathModes.first, let dfa = compiled.path[mode.index],
             let cache = pathCaches[mode.index]
         {
-            soloPath = (dfa, cache, mode)
+            (soloDFA, soloCache, soloMode) = (dfa, cache, mode)
         } else {
-            soloPath = nil
+            (soloDFA, soloCache, soloMode) = (nil, nil, TextMode(decoded: false, folded: false))
         }
     }
 
@@ -111,7 +123,9 @@ public final class DFAMatcher: DecisionEngine {
 
     /// Decides a URL already split by `URLSplitter` (callers that routed it by host have).
     public func decide(bytes: UnsafeBufferPointer<UInt8>, parts: URLParts, onlyApp: Int? = nil) {
-        for index in decidingRule.indices { decidingRule[index] = -1 }
+        decidingRule.withUnsafeMutableBufferPointer { decided in
+            for index in decided.indices { decided[index] = -1 }
+        }
         guard hostMatches(UnsafeBufferPointer(rebasing: bytes[parts.host])) else { return }
         if onlyApp == -1 { return }
         var remaining = onlyApp == nil ? compiled.appIDs.count : 1
@@ -121,26 +135,39 @@ public final class DFAMatcher: DecisionEngine {
         let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         let query = parts.query.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? empty
         let fragment = parts.fragment.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? empty
-        for index in 0..<4 {
-            queryTags[index] = nil
-            fragmentTags[index] = nil
-        }
-        itemsEvaluated = false
 
-        if let (dfa, cache, mode) = soloPath {
-            // PERF: one mode, raw and exact most often: search the path in place and walk its
-            // accept list directly (peers suite, 10 path rules).
-            let tags: TagSet
+        if let dfa = soloDFA, let cache = soloCache {
+            // PERF: one mode, raw and exact most often: search the path in place; the accepted
+            // tag set's decision row is computed once per tag set and reused, so a URL costs
+            // its split, one DFA walk and a row copy (peers suite, 10 path rules).
+            let mode = soloMode
+            let tagSet: Int32
             if !mode.decoded && !mode.folded {
-                tags = dfa.search(UnsafeBufferPointer(rebasing: path[0..<PathNormalization.trimmedPathLength(path)]), cache: cache)
+                tagSet = dfa.searchTagSet(
+                    UnsafeBufferPointer(rebasing: path[0..<PathNormalization.trimmedPathLength(path)]), cache: cache)
             } else {
-                tags = normalizer.withNormalized(path, mode: mode) { normalized in
-                    dfa.search(
+                tagSet = normalizer.withNormalized(path, mode: mode) { normalized in
+                    dfa.searchTagSet(
                         UnsafeBufferPointer(rebasing: normalized[0..<PathNormalization.trimmedPathLength(normalized)]),
                         cache: cache)
                 }
             }
-            for rule in tags.sorted {
+            if tagSet == 0 { return }
+            var row = cache.annotations[Int(tagSet)]
+            if row == LazyDFA.Cache.unannotated { row = annotate(tagSet: tagSet, cache: cache) }
+            if row >= 0 {
+                let start = Int(row)
+                if let onlyApp {
+                    decidingRule[onlyApp] = decisionRows[start + onlyApp]
+                } else {
+                    decidingRule.withUnsafeMutableBufferPointer { decided in
+                        for app in decided.indices { decided[app] = decisionRows[start + app] }
+                    }
+                }
+                return
+            }
+            resetComponentResults()
+            for rule in cache.tagSets[Int(tagSet)].sorted {
                 consider(Int(rule), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
                 if remaining == 0 { break }
             }
@@ -148,6 +175,7 @@ public final class DFAMatcher: DecisionEngine {
         }
 
         // One pass per path mode.
+        resetComponentResults()
         accepted.removeAll(keepingCapacity: true)
         for mode in compiled.pathModes {
             guard let dfa = compiled.path[mode.index], let cache = pathCaches[mode.index] else { continue }
@@ -177,6 +205,46 @@ public final class DFAMatcher: DecisionEngine {
             cursors[bestList] += 1
             consider(Int(best), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
         }
+    }
+
+    /// Forgets the query and fragment results of the previous URL.
+    private func resetComponentResults() {
+        for index in 0..<4 {
+            queryTags[index] = nil
+            fragmentTags[index] = nil
+        }
+        itemsEvaluated = false
+    }
+
+    /// Computes the decision row of a solo-path tag set and records it in `cache`'s
+    /// annotations: the row's offset in `decisionRows`, or -1 when some rule that would decide
+    /// an app also needs the query or fragment (the decision then depends on more than the path).
+    private func annotate(tagSet: Int32, cache: LazyDFA.Cache) -> Int32 {
+        if cache.clearCount != decisionRowsClearCount {
+            // Annotations made before a clear are gone with it, so are the rows they named.
+            decisionRows.removeAll(keepingCapacity: true)
+            decisionRowsClearCount = cache.clearCount
+        }
+        let appCount = compiled.appIDs.count
+        let start = decisionRows.count
+        decisionRows.append(contentsOf: repeatElement(-1, count: appCount))
+        var remaining = appCount
+        for rule in cache.tagSets[Int(tagSet)].sorted {
+            let apps = rules[Int(rule)].apps
+            guard apps.contains(where: { decisionRows[start + Int($0)] < 0 }) else { continue }
+            guard decidesOnPath[Int(rule)] else {
+                decisionRows.removeLast(appCount)
+                cache.annotate(tagSet: tagSet, with: -1)
+                return -1
+            }
+            for app in apps where decisionRows[start + Int(app)] < 0 {
+                decisionRows[start + Int(app)] = rule
+                remaining -= 1
+            }
+            if remaining == 0 { break }
+        }
+        cache.annotate(tagSet: tagSet, with: Int32(start))
+        return Int32(start)
     }
 
     /// A rule whose path matched: if its query and fragment hold too, it decides for each of its

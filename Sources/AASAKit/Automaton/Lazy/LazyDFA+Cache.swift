@@ -4,19 +4,40 @@ extension LazyDFA {
     /// States are added on demand while searching. When the next state would take the cache over
     /// its budget, everything is cleared (the search keeps the subset it is in and goes on), as
     /// RE2 does; the counters let benchmarks and tests see how often that happens.
+    ///
+    /// A state's subset lives in one flat arena (`positionArena`), found again through an
+    /// open-addressing table of its hash: building a state allocates nothing once the arena
+    /// and the table have grown, and its subset is hashed once.
     public final class Cache {
-        unowned let dfa: LazyDFA
-        // PERF: a cache belongs to one thread; exclusivity checks on the table are pure cost.
+        let dfa: LazyDFA
+        // PERF: a cache belongs to one thread; exclusivity checks on its storage are pure cost
+        // (callgrind: `swift_beginAccess` was 8% of building states, paths-10000).
         @exclusivity(unchecked) var table: TransitionTable
-        /// Per state (by row index): its subset and the index of its tag set.
-        var subsets: [Determinizer.Subset] = []
-        var tagSetOfState: [Int32] = []
-        var tagSets: [TagSet] = []
-        var tagSetIndex: [[Int32]: Int32] = [:]
-        var stateIndex: [Determinizer.Subset: Int32] = [:]
-        var startState: Int32 = TransitionTable.unknown
-        var scratch = Determinizer.Scratch()
+        /// Per state (by row): where its positions are in `positionArena`, and their hash.
+        @exclusivity(unchecked) var spans: [Span] = []
+        @exclusivity(unchecked) var positionArena: [UInt64] = []
+        /// Open addressing over rows: `row + 1`, or 0 for an empty slot; the count is a power of 2.
+        @exclusivity(unchecked) var slots: [Int32] = []
+        @exclusivity(unchecked) var tagSets: [TagSet] = []
+        @exclusivity(unchecked) var tagSetIndex: [[Int32]: Int32] = [:]
+        /// Per tag set: a value its user (the matcher) attaches, `Cache.unannotated` until then.
+        /// Cleared with the cache, since tag-set indices are reused after a clear.
+        @exclusivity(unchecked) public private(set) var annotations: [Int32] = []
+        @exclusivity(unchecked) var startState: Int32 = TransitionTable.unknown
+        @exclusivity(unchecked) var scratch = Determinizer.Scratch()
         let classOf: [UInt8]
+        /// Held once: making one per state copied the NFA (eight array retains and releases).
+        let determinizer: Determinizer
+
+        /// Where one state's positions are, and their hash (with its tag set mixed in).
+        struct Span {
+            var start: Int32
+            var count: Int32
+            var hash: UInt64
+        }
+
+        /// The annotation of a tag set nobody has annotated yet.
+        public static let unannotated: Int32 = -2
 
         /// Bytes in use by states, against `configuration.cacheCapacity`.
         public private(set) var memoryUsage = 0
@@ -31,87 +52,192 @@ extension LazyDFA {
             self.dfa = dfa
             self.table = TransitionTable(stride: dfa.classes.count)
             self.classOf = dfa.classes.classOf
+            self.determinizer = Determinizer(nfa: dfa.nfa)
             reset()
         }
 
         /// Clears every state but the dead one.
         func reset() {
             table.removeAll()
-            subsets.removeAll(keepingCapacity: true)
-            tagSetOfState.removeAll(keepingCapacity: true)
+            spans.removeAll(keepingCapacity: true)
+            positionArena.removeAll(keepingCapacity: true)
+            if slots.isEmpty {
+                slots = Array(repeating: 0, count: 64)
+            } else {
+                for index in slots.indices { slots[index] = 0 }
+            }
             tagSets.removeAll(keepingCapacity: true)
             tagSetIndex.removeAll(keepingCapacity: true)
-            stateIndex.removeAll(keepingCapacity: true)
+            annotations.removeAll(keepingCapacity: true)
             memoryUsage = 0
             startState = TransitionTable.unknown
-            let dead = Determinizer.Subset(positions: [], tags: [])
-            _ = insert(dead)
-            // The dead state loops to itself.
-            for cls in 0..<table.stride { table.set(TransitionTable.dead, class: cls, to: TransitionTable.dead) }
+            // The dead state: no positions, no tags (tag set 0 is the empty set); it loops to itself.
+            let empty = internTags([])
+            let dead = insert(positions: UnsafeBufferPointer(start: nil, count: 0), tagSet: empty, hash: Self.hash(of: UnsafeBufferPointer(start: nil, count: 0), tagSet: empty), tagCount: 0)
+            for cls in 0..<table.stride { table.set(dead, class: cls, to: TransitionTable.dead) }
         }
 
-        /// Adds a state (or finds it); returns its premultiplied id.
-        func insert(_ subset: Determinizer.Subset) -> Int32 {
-            if let existing = stateIndex[subset] { return existing }
-            let id = table.addRow()
-            subsets.append(subset)
-            let tagIndex: Int32
-            if let known = tagSetIndex[subset.tags] {
-                tagIndex = known
-            } else {
-                tagIndex = Int32(tagSets.count)
-                let tags = TagSet(sorted: subset.tags)
-                tagSets.append(tags)
-                tagSetIndex[subset.tags] = tagIndex
-                memoryUsage += tags.memoryUsage
+        /// Mixes a state's positions and tag set index (a multiply-xorshift per word).
+        static func hash(of positions: UnsafeBufferPointer<UInt64>, tagSet: Int32) -> UInt64 {
+            var hash = UInt64(UInt32(bitPattern: tagSet)) &+ 0x9E37_79B9_7F4A_7C15
+            for position in positions {
+                hash = (hash ^ position) &* 0xBF58_476D_1CE4_E5B9
+                hash ^= hash >> 29
             }
-            tagSetOfState.append(tagIndex)
-            stateIndex[subset] = id
-            memoryUsage += dfa.stateOverhead + subset.positions.count * 16 + subset.tags.count * 8
+            return hash
+        }
+
+        /// The index of the tag set `tags` (sorted, unique), interning it if new.
+        func internTags(_ tags: [Int32]) -> Int32 {
+            if let known = lookupTags(tags) { return known }
+            let index = Int32(tagSets.count)
+            let set = TagSet(sorted: tags)
+            tagSets.append(set)
+            annotations.append(Self.unannotated)
+            tagSetIndex[tags] = index
+            memoryUsage += set.memoryUsage
+            return index
+        }
+
+        @inline(__always)
+        func lookupTags(_ tags: [Int32]) -> Int32? {
+            // The empty set is interned first, at index 0; most states accept nothing.
+            if tags.isEmpty, !tagSets.isEmpty { return 0 }
+            return tagSetIndex[tags]
+        }
+
+        /// The state with these positions and tag set, if built.
+        func find(positions: UnsafeBufferPointer<UInt64>, tagSet: Int32, hash: UInt64) -> Int32? {
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while true {
+                let entry = slots[slot]
+                if entry == 0 { return nil }
+                let row = Int(entry) - 1
+                let span = spans[row]
+                if span.hash == hash, Int(span.count) == positions.count {
+                    let id = Int32(row * table.rowWidth)
+                    if table.tagSet(of: id) == tagSet, samePositions(span, positions) { return id }
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+
+        private func samePositions(_ span: Span, _ positions: UnsafeBufferPointer<UInt64>) -> Bool {
+            positionArena.withUnsafeBufferPointer { arena in
+                for index in 0..<positions.count where arena[Int(span.start) + index] != positions[index] { return false }
+                return true
+            }
+        }
+
+        /// Adds a state known to be new; returns its premultiplied id.
+        func insert(positions: UnsafeBufferPointer<UInt64>, tagSet: Int32, hash: UInt64, tagCount: Int) -> Int32 {
+            let id = table.addRow(tagSet: tagSet)
+            let row = spans.count
+            spans.append(Span(start: Int32(positionArena.count), count: Int32(positions.count), hash: hash))
+            positionArena.append(contentsOf: positions)
+            if spans.count * 2 > slots.count { growSlots() } else { place(row: row, hash: hash) }
+            memoryUsage += dfa.stateOverhead + positions.count * 16 + tagCount * 8
             statesBuilt += 1
             return id
         }
 
+        private func place(row: Int, hash: UInt64) {
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(row + 1)
+        }
+
+        private func growSlots() {
+            slots = Array(repeating: 0, count: slots.count * 2)
+            for row in spans.indices { place(row: row, hash: spans[row].hash) }
+        }
+
+        /// The subset of `state` (for the NFA fallback).
         func subset(of state: Int32) -> Determinizer.Subset {
-            subsets[Int(state) / table.stride]
+            let span = spans[table.row(of: state)]
+            let positions = Array(positionArena[Int(span.start)..<Int(span.start + span.count)])
+            return Determinizer.Subset(positions: positions, tags: tagSets[Int(table.tagSet(of: state))].sorted)
         }
 
         func tags(of state: Int32) -> TagSet {
-            tagSets[Int(tagSetOfState[Int(state) / table.stride])]
+            tagSets[Int(table.tagSet(of: state))]
+        }
+
+        /// Attaches `value` to tag set `index` (see `annotations`).
+        public func annotate(tagSet index: Int32, with value: Int32) {
+            annotations[Int(index)] = value
         }
 
         func start() -> Int32 {
             if startState == TransitionTable.unknown {
-                let determinizer = Determinizer(nfa: dfa.nfa)
-                startState = insert(determinizer.start(scratch: &scratch))
+                scratch.seeds.removeAll(keepingCapacity: true)
+                scratch.seeds.append(Determinizer.pack(dfa.nfa.start, continuation: -1))
+                determinizer.closeSeeds(scratch: &scratch)
+                startState = intern(from: nil).state
             }
             return startState
+        }
+
+        /// The state whose subset `closeSeeds` left in the scratch: found, or built. When the
+        /// new state does not fit, the cache is cleared first and `source` (the state the
+        /// search is in) is rebuilt; its new id is returned beside the result.
+        private func intern(from source: Int32?) -> (state: Int32, source: Int32?) {
+            let tagCount = scratch.tags.count
+            var knownHash: UInt64?
+            if let knownTags = lookupTags(scratch.tags) {
+                let found: Int32? = scratch.positions.withUnsafeBufferPointer { positions in
+                    let hash = Self.hash(of: positions, tagSet: knownTags)
+                    knownHash = hash
+                    return find(positions: positions, tagSet: knownTags, hash: hash)
+                }
+                if let found { return (found, source) }
+            }
+            var from = source
+            var cleared = false
+            let cost = dfa.stateOverhead + scratch.positions.count * 16 + tagCount * 8 + 64
+            if memoryUsage + cost > dfa.configuration.cacheCapacity, table.stateCount > 2 {
+                clearCount += 1
+                cleared = true
+                let kept = source.map { subset(of: $0) }
+                reset()
+                if let kept {
+                    let tags = internTags(kept.tags)
+                    from = kept.positions.withUnsafeBufferPointer { positions in
+                        insert(
+                            positions: positions, tagSet: tags, hash: Self.hash(of: positions, tagSet: tags),
+                            tagCount: kept.tags.count)
+                    }
+                }
+            }
+            let tags = internTags(scratch.tags)
+            let state = scratch.positions.withUnsafeBufferPointer { positions in
+                let hash = !cleared ? knownHash ?? Self.hash(of: positions, tagSet: tags) : Self.hash(of: positions, tagSet: tags)
+                // After a clear the new state may be the rebuilt source (a loop).
+                if cleared, let found = find(positions: positions, tagSet: tags, hash: hash) { return found }
+                return insert(positions: positions, tagSet: tags, hash: hash, tagCount: tagCount)
+            }
+            return (state, from)
         }
 
         /// Computes (and caches) the transition of `state` on the class of `byte`, clearing the
         /// cache first when the new state would not fit.
         func computeTransition(from state: Int32, byte: UInt8) -> Int32 {
             let cls = Int(classOf[Int(byte)])
-            let determinizer = Determinizer(nfa: dfa.nfa)
-            let source = subset(of: state)
-            let target = determinizer.step(source, on: dfa.representatives[cls], scratch: &scratch)
-            if target.positions.isEmpty && target.tags.isEmpty {
+            let span = spans[table.row(of: state)]
+            positionArena.withUnsafeBufferPointer { arena in
+                determinizer.collectSeeds(
+                    from: UnsafeBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)]),
+                    on: dfa.representatives[cls], scratch: &scratch)
+            }
+            determinizer.closeSeeds(scratch: &scratch)
+            if scratch.positions.isEmpty && scratch.tags.isEmpty {
                 table.set(state, class: cls, to: TransitionTable.dead)
                 return TransitionTable.dead
             }
-            if let existing = stateIndex[target] {
-                table.set(state, class: cls, to: existing)
-                return existing
-            }
-            var from = state
-            let cost = dfa.stateOverhead + target.positions.count * 16 + target.tags.count * 8 + 64
-            if memoryUsage + cost > dfa.configuration.cacheCapacity, table.stateCount > 2 {
-                clearCount += 1
-                reset()
-                from = insert(source)
-            }
-            let next = insert(target)
-            table.set(from, class: cls, to: next)
+            let (next, from) = intern(from: state)
+            if let from { table.set(from, class: cls, to: next) }
             return next
         }
 

@@ -1,14 +1,24 @@
 extension LazyDFA {
     /// The tags of every pattern that matches the whole of `text`.
     ///
-    /// Walks cached transitions in the tight loop of `TransitionTable.walk`, stepping out only
-    /// to build a missing state. If the cache has to be cleared more than
-    /// `configuration.maxClearsPerSearch` times during this search, the rest of the text is
-    /// read by NFA simulation from the current subset: slower, never wrong.
-    ///
     /// - Complexity: O(n) transitions for n bytes once the states are cached; building a state
     ///   costs O(NFA positions in it).
     public func search(_ text: UnsafeBufferPointer<UInt8>, cache: Cache) -> TagSet {
+        cache.tagSets[Int(searchTagSet(text, cache: cache))]
+    }
+
+    /// Like `search`, but answers with the index of the accepted tag set in `cache`
+    /// (`cache.tagSets`, `cache.annotations`); 0 is the empty set.
+    ///
+    /// Walks cached transitions in the tight loop of `TransitionTable.walk`, stepping out only
+    /// to build a missing state. If the cache has to be cleared more than
+    /// `configuration.maxClearsPerSearch` times during this search, the rest of the text is
+    /// read by NFA simulation from the current subset (slower, never wrong), and its result is
+    /// interned in the cache like any state's.
+    ///
+    /// PERF: an index instead of a `TagSet` spares the caller two retains and releases per
+    /// search, and lets the matcher keep one decision per tag set (peers suite, 10 rules).
+    public func searchTagSet(_ text: UnsafeBufferPointer<UInt8>, cache: Cache) -> Int32 {
         assert(cache.dfa === self, "a LazyDFA.Cache must be used with the LazyDFA that made it")
         var state = cache.start()
         var position = 0
@@ -18,20 +28,21 @@ extension LazyDFA {
                 let walked = cache.table.walk(from: state, text: text, position: position, classOf: classOf)
                 switch walked.stop {
                 case .end:
-                    return cache.tags(of: walked.state)
+                    return cache.table.tagSet(of: walked.state)
                 case .dead:
-                    return .empty
+                    return 0
                 case .unknown:
                     if cache.clearCount - clearsBefore > configuration.maxClearsPerSearch {
                         cache.noteFallback()
-                        return NFASimulation(nfa: nfa).run(
+                        let tags = NFASimulation(nfa: nfa).run(
                             from: cache.subset(of: walked.state),
                             text: UnsafeBufferPointer(rebasing: text[walked.position...]))
+                        return cache.internTags(tags.sorted)
                     }
                     state = cache.computeTransition(from: walked.state, byte: text[walked.position])
-                    if state == TransitionTable.dead { return .empty }
+                    if state == TransitionTable.dead { return 0 }
                     position = walked.position + 1
-                    if position == text.count { return cache.tags(of: state) }
+                    if position == text.count { return cache.table.tagSet(of: state) }
                 }
             }
         }

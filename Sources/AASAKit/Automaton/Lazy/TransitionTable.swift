@@ -1,8 +1,10 @@
-/// The lazy DFA's transition table: one row of `Int32` per state, one column per byte class.
+/// The lazy DFA's transition table: one row of `Int32` per state, one column per byte class,
+/// plus one last column holding the index of the state's accepted tag set.
 ///
-/// The only place in `Automaton/` with unsafe pointers: the hot loop below reads the table and
-/// the class map without bounds checks. State ids are premultiplied by the row width, so a
-/// transition is one add and one load.
+/// The only place in `Automaton/Lazy` with unsafe pointers: the hot loop below reads the table
+/// and the class map without bounds checks. State ids are premultiplied by the row width, so a
+/// transition is one add and one load, and the tag set of the state a walk ends in is one more
+/// load in the same row (no division to turn the id back into a row number).
 struct TransitionTable {
     /// Not yet computed.
     static let unknown: Int32 = -1
@@ -10,18 +12,26 @@ struct TransitionTable {
     static let dead: Int32 = 0
 
     private(set) var cells: [Int32] = []
+    /// Columns of transitions (the number of byte classes).
     let stride: Int
+    /// Cells per row: the transitions and the tag-set column.
+    let rowWidth: Int
 
     init(stride: Int) {
         self.stride = stride
+        self.rowWidth = stride + 1
     }
 
-    var stateCount: Int { cells.count / stride }
+    var stateCount: Int { cells.count / rowWidth }
 
-    /// Appends a row of unknown transitions; returns its premultiplied id.
-    mutating func addRow() -> Int32 {
+    /// Appends a row of unknown transitions whose state accepts tag set `tagSet`; returns its
+    /// premultiplied id.
+    mutating func addRow(tagSet: Int32) -> Int32 {
         let id = Int32(cells.count)
-        cells.append(contentsOf: repeatElement(Self.unknown, count: stride))
+        // PERF: a loop, not `append(contentsOf: repeatElement(...))`, whose generic path cost
+        // about 150 instructions per row (callgrind, paths-10000).
+        for _ in 0..<stride { cells.append(Self.unknown) }
+        cells.append(tagSet)
         return id
     }
 
@@ -33,6 +43,16 @@ struct TransitionTable {
     func get(_ state: Int32, class cls: Int) -> Int32 {
         cells[Int(state) + cls]
     }
+
+    /// The index of the tag set that `state` accepts.
+    @inline(__always)
+    func tagSet(of state: Int32) -> Int32 {
+        cells[Int(state) + stride]
+    }
+
+    /// The row number of a premultiplied state id.
+    @inline(__always)
+    func row(of state: Int32) -> Int { Int(state) / rowWidth }
 
     mutating func removeAll() {
         cells.removeAll(keepingCapacity: true)
