@@ -1,3 +1,5 @@
+import Foundation
+
 /// The Matcher layer: from URL bytes to per-app decisions, through the compiled automata.
 ///
 /// Fourth stage of the pipeline (document → pattern → automaton → **matcher**). Per URL:
@@ -300,13 +302,19 @@ public final class DFAMatcher: DecisionEngine {
 
     /// SPEC 3: the host equals the domain, ASCII case-insensitively.
     private func hostMatches(_ host: UnsafeBufferPointer<UInt8>) -> Bool {
-        let domain = domainBytes
-        guard host.count == domain.count else { return false }
-        for index in 0..<host.count {
-            var byte = host[index]
-            if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }
-            if byte != domain[index] { return false }
+        guard host.count == domainBytes.count else { return false }
+        return domainBytes.withUnsafeBufferPointer { domain in
+            guard let hostStart = host.baseAddress, let domainStart = domain.baseAddress else { return true }
+            // PERF: hosts are nearly always written in lowercase, so one memcmp decides; the
+            // folding loop (about 16 instructions a byte) runs only for a host that differs
+            // (callgrind, `aasa-peers --profile ours`, 10 rules: 177 of 1 000 instructions a URL).
+            if memcmp(hostStart, domainStart, host.count) == 0 { return true }
+            for index in 0..<host.count {
+                var byte = host[index]
+                if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }
+                if byte != domain[index] { return false }
+            }
+            return true
         }
-        return true
     }
 }

@@ -322,4 +322,20 @@ final class URLSplitterTests: XCTestCase {
             if let problem { XCTFail("\(input.debugDescription): \(problem)") }
         }
     }
+
+    /// The authority loop tests bytes against a bit mask; every byte around its range
+    /// (0x1F to 0x41) must split the authority exactly as SPEC 4 says.
+    func test_split_authorityStopsExactlyAtItsDelimiters() throws {
+        for value in UInt8(0x1F)...UInt8(0x41) {
+            let character = Character(Unicode.Scalar(value))
+            let parts = try URLSplitter.split("https://x\(character)y/p")
+            let expected: String
+            switch character {
+            case "#", "/", "?", ":": expected = "x"
+            case "@": expected = "y"
+            default: expected = "x\(character)y"
+            }
+            XCTAssertEqual(parts.host, expected, "byte \(value)")
+        }
+    }
 }

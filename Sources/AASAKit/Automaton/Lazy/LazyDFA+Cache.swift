@@ -12,7 +12,7 @@ extension LazyDFA {
         let dfa: LazyDFA
         // PERF: a cache belongs to one thread; exclusivity checks on its storage are pure cost
         // (callgrind: `swift_beginAccess` was 8% of building states, paths-10000).
-        @exclusivity(unchecked) var table: TransitionTable
+        let table: TransitionTable
         /// Per state (by row): where its positions are in `positionArena`, and their hash.
         @exclusivity(unchecked) var spans: [Span] = []
         @exclusivity(unchecked) var positionArena: [UInt64] = []
@@ -25,7 +25,6 @@ extension LazyDFA {
         @exclusivity(unchecked) public private(set) var annotations: [Int32] = []
         @exclusivity(unchecked) var startState: Int32 = TransitionTable.unknown
         @exclusivity(unchecked) var scratch = Determinizer.Scratch()
-        let classOf: [UInt8]
         /// Held once: making one per state copied the NFA (eight array retains and releases).
         let determinizer: Determinizer
 
@@ -40,18 +39,17 @@ extension LazyDFA {
         public static let unannotated: Int32 = -2
 
         /// Bytes in use by states, against `configuration.cacheCapacity`.
-        public private(set) var memoryUsage = 0
+        @exclusivity(unchecked) public private(set) var memoryUsage = 0
         /// States built since the cache was made (deterministic for a given input sequence).
-        public private(set) var statesBuilt = 0
+        @exclusivity(unchecked) public private(set) var statesBuilt = 0
         /// Times the cache was cleared because it was full.
-        public private(set) var clearCount = 0
+        @exclusivity(unchecked) public private(set) var clearCount = 0
         /// Searches finished by NFA simulation.
-        public private(set) var fallbackCount = 0
+        @exclusivity(unchecked) public private(set) var fallbackCount = 0
 
         init(dfa: LazyDFA) {
             self.dfa = dfa
-            self.table = TransitionTable(stride: dfa.classes.count)
-            self.classOf = dfa.classes.classOf
+            self.table = TransitionTable(classes: dfa.classes)
             self.determinizer = Determinizer(nfa: dfa.nfa)
             reset()
         }
@@ -224,7 +222,7 @@ extension LazyDFA {
         /// Computes (and caches) the transition of `state` on the class of `byte`, clearing the
         /// cache first when the new state would not fit.
         func computeTransition(from state: Int32, byte: UInt8) -> Int32 {
-            let cls = Int(classOf[Int(byte)])
+            let cls = table.classOf(byte)
             let span = spans[table.row(of: state)]
             positionArena.withUnsafeBufferPointer { arena in
                 determinizer.collectSeeds(

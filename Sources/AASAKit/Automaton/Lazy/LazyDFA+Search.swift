@@ -23,27 +23,25 @@ extension LazyDFA {
         var state = cache.start()
         var position = 0
         let clearsBefore = cache.clearCount
-        return cache.classOf.withUnsafeBufferPointer { classOf in
-            while true {
-                let walked = cache.table.walk(from: state, text: text, position: position, classOf: classOf)
-                switch walked.stop {
-                case .end:
-                    return cache.table.tagSet(of: walked.state)
-                case .dead:
-                    return 0
-                case .unknown:
-                    if cache.clearCount - clearsBefore > configuration.maxClearsPerSearch {
-                        cache.noteFallback()
-                        let tags = NFASimulation(nfa: nfa).run(
-                            from: cache.subset(of: walked.state),
-                            text: UnsafeBufferPointer(rebasing: text[walked.position...]))
-                        return cache.internTags(tags.sorted)
-                    }
-                    state = cache.computeTransition(from: walked.state, byte: text[walked.position])
-                    if state == TransitionTable.dead { return 0 }
-                    position = walked.position + 1
-                    if position == text.count { return cache.table.tagSet(of: state) }
+        while true {
+            let walked = cache.table.walk(from: state, text: text, position: position)
+            switch walked.stop {
+            case .end:
+                return cache.table.tagSet(of: walked.state)
+            case .dead:
+                return 0
+            case .unknown:
+                if cache.clearCount - clearsBefore > configuration.maxClearsPerSearch {
+                    cache.noteFallback()
+                    let tags = NFASimulation(nfa: nfa).run(
+                        from: cache.subset(of: walked.state),
+                        text: UnsafeBufferPointer(rebasing: text[walked.position...]))
+                    return cache.internTags(tags.sorted)
                 }
+                state = cache.computeTransition(from: walked.state, byte: text[walked.position])
+                if state == TransitionTable.dead { return 0 }
+                position = walked.position + 1
+                if position == text.count { return cache.table.tagSet(of: state) }
             }
         }
     }

@@ -1,61 +1,91 @@
 /// The lazy DFA's transition table: one row of `Int32` per state, one column per byte class,
 /// plus one last column holding the index of the state's accepted tag set.
 ///
-/// The only place in `Automaton/Lazy` with unsafe pointers: the hot loop below reads the table
-/// and the class map without bounds checks. State ids are premultiplied by the row width, so a
+/// The only place in `Automaton/Lazy` with unsafe pointers: the table owns its cells and the
+/// byte-class map as manually allocated buffers, so that the hot loop below reads them without
+/// bounds checks, reference counting or exclusivity checks. Every entry point checks (or, in
+/// the hot loop, asserts) its indices. State ids are premultiplied by the row width, so a
 /// transition is one add and one load, and the tag set of the state a walk ends in is one more
 /// load in the same row (no division to turn the id back into a row number).
-struct TransitionTable {
+///
+/// PERF: with the cells in an `Array` held by the cache, every search retained and released
+/// the array and went through `swift_beginAccess`: about 140 of the 1 000 instructions a URL
+/// cost on the peers suite's 10-rule document (callgrind, `aasa-peers --profile ours`).
+final class TransitionTable {
     /// Not yet computed.
     static let unknown: Int32 = -1
     /// The dead state is row 0: once there, nothing can match.
     static let dead: Int32 = 0
 
-    private(set) var cells: [Int32] = []
     /// Columns of transitions (the number of byte classes).
     let stride: Int
     /// Cells per row: the transitions and the tag-set column.
     let rowWidth: Int
+    private var cells: UnsafeMutablePointer<Int32>
+    private var capacity: Int
+    private(set) var count = 0
+    /// The class of each byte (256 entries, each < `stride`).
+    private let classOf: UnsafeMutablePointer<UInt8>
 
-    init(stride: Int) {
-        self.stride = stride
-        self.rowWidth = stride + 1
+    init(classes: ByteClasses) {
+        stride = classes.count
+        rowWidth = stride + 1
+        capacity = rowWidth * 16
+        cells = .allocate(capacity: capacity)
+        classOf = .allocate(capacity: 256)
+        for byte in 0..<256 { classOf[byte] = classes.classOf[byte] }
     }
 
-    var stateCount: Int { cells.count / rowWidth }
+    deinit {
+        cells.deallocate()
+        classOf.deallocate()
+    }
+
+    var stateCount: Int { count / rowWidth }
+
+    @inline(__always)
+    func classOf(_ byte: UInt8) -> Int { Int(classOf[Int(byte)]) }
 
     /// Appends a row of unknown transitions whose state accepts tag set `tagSet`; returns its
     /// premultiplied id.
-    mutating func addRow(tagSet: Int32) -> Int32 {
-        let id = Int32(cells.count)
-        // PERF: a loop, not `append(contentsOf: repeatElement(...))`, whose generic path cost
-        // about 150 instructions per row (callgrind, paths-10000).
-        for _ in 0..<stride { cells.append(Self.unknown) }
-        cells.append(tagSet)
+    func addRow(tagSet: Int32) -> Int32 {
+        if count + rowWidth > capacity {
+            let grown = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2)
+            grown.moveInitialize(from: cells, count: count)
+            cells.deallocate()
+            cells = grown
+            capacity *= 2
+        }
+        let id = Int32(count)
+        (cells + count).initialize(repeating: Self.unknown, count: stride)
+        cells[count + stride] = tagSet
+        count += rowWidth
         return id
     }
 
-    mutating func set(_ state: Int32, class cls: Int, to next: Int32) {
+    func set(_ state: Int32, class cls: Int, to next: Int32) {
+        precondition(state >= 0 && Int(state) + rowWidth <= count && cls >= 0 && cls < stride, "transition out of the table")
         cells[Int(state) + cls] = next
     }
 
-    @inline(__always)
     func get(_ state: Int32, class cls: Int) -> Int32 {
-        cells[Int(state) + cls]
+        precondition(state >= 0 && Int(state) + rowWidth <= count && cls >= 0 && cls < stride, "transition out of the table")
+        return cells[Int(state) + cls]
     }
 
     /// The index of the tag set that `state` accepts.
     @inline(__always)
     func tagSet(of state: Int32) -> Int32 {
-        cells[Int(state) + stride]
+        assert(state >= 0 && Int(state) + rowWidth <= count, "state out of the table")
+        return cells[Int(state) + stride]
     }
 
     /// The row number of a premultiplied state id.
     @inline(__always)
     func row(of state: Int32) -> Int { Int(state) / rowWidth }
 
-    mutating func removeAll() {
-        cells.removeAll(keepingCapacity: true)
+    func removeAll() {
+        count = 0
     }
 
     /// Where a walk stopped.
@@ -73,26 +103,23 @@ struct TransitionTable {
     /// PERF: the unchecked loop is the whole cost of a search once the cache is warm; bounds
     /// checks on both arrays roughly doubled its time (`aasa-bench`, match suite).
     @inline(__always)
-    func walk(
-        from state: Int32, text: UnsafeBufferPointer<UInt8>, position: Int, classOf: UnsafeBufferPointer<UInt8>
-    ) -> (state: Int32, position: Int, stop: Stop) {
-        cells.withUnsafeBufferPointer { table in
-            var current = state
-            var index = position
-            let count = text.count
-            while index < count {
-                // SAFETY: `classOf` has 256 entries and every class is < stride; `current` is a
-                // premultiplied row id of this table, so `current + class` is in bounds.
-                let cls = Int(classOf[Int(text[index])])
-                assert(Int(current) + cls < table.count)
-                let next = table[Int(current) &+ cls]
-                if next <= 0 {
-                    return next == Self.unknown ? (current, index, .unknown) : (Self.dead, index + 1, .dead)
-                }
-                current = next
-                index &+= 1
+    func walk(from state: Int32, text: UnsafeBufferPointer<UInt8>, position: Int) -> (state: Int32, position: Int, stop: Stop) {
+        var current = state
+        var index = position
+        let count = text.count
+        while index < count {
+            // SAFETY: `classOf` has 256 entries and every class is < stride; `current` is a
+            // premultiplied row id of this table (the walk starts at one and only follows
+            // computed transitions, which are row ids), so `current + class` is in bounds.
+            let cls = Int(classOf[Int(text[index])])
+            assert(Int(current) + cls < self.count)
+            let next = cells[Int(current) &+ cls]
+            if next <= 0 {
+                return next == Self.unknown ? (current, index, .unknown) : (Self.dead, index + 1, .dead)
             }
-            return (current, index, .end)
+            current = next
+            index &+= 1
         }
+        return (current, index, .end)
     }
 }
