@@ -69,6 +69,13 @@ public enum URLSplitter {
         return parts(of: bytes, scheme: scheme, host: hostStart..<hostEnd, pathStart: authorityEnd)
     }
 
+    /// Where the path starting at `pathStart` ends: at the first `?` or `#`, or at the end.
+    @inline(__always)
+    static func pathEnd(of bytes: UnsafeBufferPointer<UInt8>, from pathStart: Int) -> Int {
+        let fragmentMark = find(UInt8(ascii: "#"), in: bytes, from: pathStart, to: bytes.count) ?? bytes.count
+        return find(UInt8(ascii: "?"), in: bytes, from: pathStart, to: fragmentMark) ?? fragmentMark
+    }
+
     /// The parts of a URL whose scheme and host are known and whose authority ends at
     /// `pathStart` (which holds `/`, `?`, `#` or is the end): what follows is path, query and
     /// fragment, exactly as `split` reads them.

@@ -168,7 +168,12 @@ extension LazyDFA {
             annotations[Int(index)] = value
         }
 
+        @inline(__always)
         func start() -> Int32 {
+            startState != TransitionTable.unknown ? startState : buildStart()
+        }
+
+        private func buildStart() -> Int32 {
             if startState == TransitionTable.unknown {
                 scratch.seeds.removeAll(keepingCapacity: true)
                 scratch.seeds.append(Determinizer.pack(dfa.nfa.start, continuation: -1))
