@@ -1,5 +1,5 @@
 /// The determiniser's allocation-free form, for the lazy DFA's cache: seeds, closure and result
-/// all live in `Scratch` buffers that grow once and are reused for every state built.
+/// all live in `StateScratch` buffers that grow once and are reused for every state built.
 ///
 /// PERF: building a state through `step` allocated three arrays (positions, tags, unique tags),
 /// retained an array slice per NFA state visited and hashed the subset twice (lookup, then
@@ -8,8 +8,8 @@
 /// and reads the NFA through unsafe views, and the cache hashes the result once.
 extension Determinizer {
     /// Fills `scratch.seeds` with the positions `positions` reach on `byte`.
-    func collectSeeds(from positions: UnsafeBufferPointer<UInt64>, on byte: UInt8, scratch: inout Scratch) {
-        scratch.seeds.removeAll(keepingCapacity: true)
+    func collectSeeds(from positions: UnsafeBufferPointer<UInt64>, on byte: UInt8, scratch: StateScratch) {
+        scratch.seeds.removeAll()
         nfa.transitionStart.withUnsafeBufferPointer { starts in
             nfa.transitions.withUnsafeBufferPointer { transitions in
                 for position in positions {
@@ -30,17 +30,13 @@ extension Determinizer {
 
     /// The epsilon closure of `scratch.seeds`, left in `scratch.positions` (sorted: the
     /// canonical key of a DFA state) and `scratch.tags` (sorted, without duplicates).
-    func closeSeeds(scratch: inout Scratch) {
-        if scratch.visitedStates.capacity < nfa.stateCount {
-            scratch.visitedStates = SparseSet(capacity: nfa.stateCount)
-        }
-        scratch.visitedStates.removeAll()
-        scratch.visitedPairs.removeAll(keepingCapacity: true)
-        scratch.stack.removeAll(keepingCapacity: true)
-        scratch.positions.removeAll(keepingCapacity: true)
-        scratch.tags.removeAll(keepingCapacity: true)
-        for seed in scratch.seeds where scratch.visit(seed) {
-            scratch.stack.append(seed)
+    func closeSeeds(scratch: StateScratch) {
+        scratch.clearVisited()
+        scratch.stack.removeAll()
+        scratch.positions.removeAll()
+        scratch.tags.removeAll()
+        scratch.seeds.withUnsafeBufferPointer { seeds in
+            for seed in seeds where scratch.visit(seed) { scratch.stack.append(seed) }
         }
         nfa.transitionStart.withUnsafeBufferPointer { transitionStart in
             nfa.epsilonStart.withUnsafeBufferPointer { epsilonStart in
@@ -88,7 +84,7 @@ extension Determinizer {
                 scratch.tags[kept] = scratch.tags[index]
                 kept += 1
             }
-            scratch.tags.removeLast(scratch.tags.count - kept)
+            scratch.tags.truncate(to: kept)
         }
     }
 }

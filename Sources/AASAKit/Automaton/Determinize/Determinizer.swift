@@ -35,9 +35,6 @@ struct Determinizer {
         var visitedPairs = Set<UInt64>()
         var stack: [UInt64] = []
         var seeds: [UInt64] = []
-        /// `closeSeeds`' result: the subset's sorted positions and tags.
-        var positions: [UInt64] = []
-        var tags: [Int32] = []
 
         /// Marks a position visited; returns whether it was new.
         @inline(__always)

@@ -24,7 +24,7 @@ extension LazyDFA {
         /// Cleared with the cache, since tag-set indices are reused after a clear.
         @exclusivity(unchecked) public private(set) var annotations: [Int32] = []
         @exclusivity(unchecked) var startState: Int32 = TransitionTable.unknown
-        @exclusivity(unchecked) var scratch = Determinizer.Scratch()
+        let scratch: StateScratch
         /// Held once: making one per state copied the NFA (eight array retains and releases).
         let determinizer: Determinizer
 
@@ -51,6 +51,7 @@ extension LazyDFA {
             self.dfa = dfa
             self.table = TransitionTable(classes: dfa.classes)
             self.determinizer = Determinizer(nfa: dfa.nfa)
+            self.scratch = StateScratch(stateCount: dfa.nfa.stateCount)
             reset()
         }
 
@@ -95,6 +96,19 @@ extension LazyDFA {
             tagSetIndex[tags] = index
             memoryUsage += set.memoryUsage
             return index
+        }
+
+        /// `lookupTags` and `internTags` for the scratch's tags: an array is made only for a
+        /// non-empty set (an accepting state).
+        @inline(__always)
+        func lookupTags(_ tags: ScratchBuffer<Int32>) -> Int32? {
+            if tags.isEmpty, !tagSets.isEmpty { return 0 }
+            return tagSetIndex[tags.array]
+        }
+
+        func internTags(_ tags: ScratchBuffer<Int32>) -> Int32 {
+            if tags.isEmpty, !tagSets.isEmpty { return 0 }
+            return internTags(tags.array)
         }
 
         @inline(__always)
@@ -175,9 +189,9 @@ extension LazyDFA {
 
         private func buildStart() -> Int32 {
             if startState == TransitionTable.unknown {
-                scratch.seeds.removeAll(keepingCapacity: true)
+                scratch.seeds.removeAll()
                 scratch.seeds.append(Determinizer.pack(dfa.nfa.start, continuation: -1))
-                determinizer.closeSeeds(scratch: &scratch)
+                determinizer.closeSeeds(scratch: scratch)
                 startState = intern(from: nil).state
             }
             return startState
@@ -232,9 +246,9 @@ extension LazyDFA {
             positionArena.withUnsafeBufferPointer { arena in
                 determinizer.collectSeeds(
                     from: UnsafeBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)]),
-                    on: dfa.representatives[cls], scratch: &scratch)
+                    on: dfa.representatives[cls], scratch: scratch)
             }
-            determinizer.closeSeeds(scratch: &scratch)
+            determinizer.closeSeeds(scratch: scratch)
             if scratch.positions.isEmpty && scratch.tags.isEmpty {
                 table.set(state, class: cls, to: TransitionTable.dead)
                 return TransitionTable.dead
