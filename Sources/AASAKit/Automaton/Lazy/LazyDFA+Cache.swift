@@ -72,7 +72,8 @@ extension LazyDFA {
             startState = TransitionTable.unknown
             // The dead state: no positions, no tags (tag set 0 is the empty set); it loops to itself.
             let empty = internTags([])
-            let dead = insert(positions: UnsafeBufferPointer(start: nil, count: 0), tagSet: empty, hash: Self.hash(of: UnsafeBufferPointer(start: nil, count: 0), tagSet: empty), tagCount: 0)
+            let none = UnsafeBufferPointer<UInt64>(start: nil, count: 0)
+            let dead = insert(positions: none, tagSet: empty, hash: Self.hash(of: none, tagSet: empty), tagCount: 0)
             for cls in 0..<table.stride { table.set(dead, class: cls, to: TransitionTable.dead) }
         }
 

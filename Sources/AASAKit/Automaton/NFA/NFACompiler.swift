@@ -53,44 +53,28 @@ public struct NFACompiler {
                 case .literal(let text):
                     for byte in text.utf8 {
                         let edge = TrieEdge(from: current, kind: 0, value: Int32(byte))
-                        if let known = children[edge] {
-                            current = known
-                        } else {
+                        current = try follow(edge, &children) { builder, from throws(AutomatonError) in
                             let next = try builder.add()
-                            builder.addTransition(from: current, byte, byte, to: next)
-                            children[edge] = next
-                            current = next
+                            builder.addTransition(from: from, byte, byte, to: next)
+                            return next
                         }
                     }
                 case .anyOne:
-                    let edge = TrieEdge(from: current, kind: 1, value: 0)
-                    if let known = children[edge] {
-                        current = known
-                    } else {
-                        let next = try builder.addAnyScalar(from: current)
-                        children[edge] = next
-                        current = next
+                    current = try follow(TrieEdge(from: current, kind: 1, value: 0), &children) {
+                        builder, from throws(AutomatonError) in try builder.addAnyScalar(from: from)
                     }
                 case .anyMany:
-                    let edge = TrieEdge(from: current, kind: 2, value: 0)
-                    if let known = children[edge] {
-                        current = known
-                    } else {
-                        let next = try builder.addAnyRun(from: current)
-                        children[edge] = next
-                        current = next
+                    current = try follow(TrieEdge(from: current, kind: 2, value: 0), &children) {
+                        builder, from throws(AutomatonError) in try builder.addAnyRun(from: from)
                     }
                 case .variable(let name):
                     let variable = try variableID(name)
                     let edge = TrieEdge(from: current, kind: 3, value: variable)
-                    if let known = children[edge] {
-                        current = known
-                    } else {
+                    current = try follow(edge, &children) { builder, from throws(AutomatonError) in
                         let next = try builder.add()
                         let call = try builder.add(.call(variable: variable, next: next))
-                        builder.addEpsilon(from: current, to: call)
-                        children[edge] = next
-                        current = next
+                        builder.addEpsilon(from: from, to: call)
+                        return next
                     }
                 }
             }
@@ -98,6 +82,17 @@ public struct NFACompiler {
             builder.addEpsilon(from: current, to: accept)
         }
         return NFA(builder: builder, start: start, variableStarts: variableStarts, variableNames: variableNames)
+    }
+
+    /// The trie node `edge` leads to, built by `build` (from the edge's node) the first time.
+    private mutating func follow(
+        _ edge: TrieEdge, _ children: inout [TrieEdge: NFA.StateID],
+        build: (inout NFABuilder, NFA.StateID) throws(AutomatonError) -> NFA.StateID
+    ) throws(AutomatonError) -> NFA.StateID {
+        if let known = children[edge] { return known }
+        let next = try build(&builder, edge.from)
+        children[edge] = next
+        return next
     }
 
     /// An edge of the pattern trie: from a node, by a piece (0 byte, 1 `?`, 2 `*`, 3 variable).
