@@ -323,8 +323,9 @@ final class URLSplitterTests: XCTestCase {
         }
     }
 
-    /// The authority loop tests bytes against a bit mask; every byte around its range
-    /// (0x1F to 0x41) must split the authority exactly as SPEC 4 says.
+    /// The authority loop compares each byte with its five delimiters in one compound test;
+    /// every byte from 0x1F to 0x41 (all of them and their neighbours) must split the authority
+    /// exactly as SPEC 4 says.
     func test_split_authorityStopsExactlyAtItsDelimiters() throws {
         for value in UInt8(0x1F)...UInt8(0x41) {
             let character = Character(Unicode.Scalar(value))

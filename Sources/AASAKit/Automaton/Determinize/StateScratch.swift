@@ -1,8 +1,8 @@
 /// A growable buffer of plain values, cleared in O(1), for the determiniser's per-state work.
 ///
 /// PERF: the same buffers as `Array`s cost, per state built, five `removeAll(keepingCapacity:)`
-/// calls through the generic `replaceSubrange` and a uniqueness check per append: about 30% of
-/// the instructions of building a state (callgrind, paths-10000, unseen URLs). The pointer never
+/// calls through the generic `replaceSubrange` and a uniqueness check per append: about a quarter
+/// of the instructions of building a state (callgrind, paths-10000, unseen URLs). The pointer never
 /// leaves this type: reads go through `withUnsafeBufferPointer`, writes through `append`.
 final class ScratchBuffer<Element: BitwiseCopyable> {
     @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>

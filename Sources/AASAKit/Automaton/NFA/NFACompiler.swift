@@ -41,10 +41,10 @@ public struct NFACompiler {
         // state. A node's language is exactly the prefix that leads to it, so hanging another
         // pattern's continuation off it changes no tag's language.
         // PERF: without sharing, the start state's closure held one position per pattern and
-        // every state after `/` one per rule still alive; 10 000 path rules built 243 100 DFA
-        // states of thousands of positions each (callgrind: 99.9% of the time in subset
-        // construction, `aasa-bench` match suite). With sharing, those subsets hold a
-        // handful of positions.
+        // every state after `/` one per rule still alive: at 10 000 path rules an unseen URL
+        // built about 12 states of about 250 positions each, 99.9% of the time (callgrind,
+        // `aasa-bench` match suite, 226 µs per URL). With sharing those subsets hold a handful
+        // of positions (4.1 µs per URL, full match suite, together with `StateScratch`).
         var children: [TrieEdge: NFA.StateID] = [:]
         for (pattern, tag) in patterns {
             var current = start
