@@ -96,6 +96,30 @@ final class ClassifyTests: XCTestCase {
         XCTAssertTrue(dfa.stdoutData == reference.stdoutData, "the engines disagree on the shared corpus")
     }
 
+    /// The artifact of the real documents holds prebuilt DFA tables; searching them must give
+    /// the very bytes the lazy DFAs compiled from JSON give, on every URL list of the corpus.
+    func test_classify_compiledArtifactAndRulesGiveIdenticalOutput_onTheSharedCorpora() throws {
+        let shared = CaseSuite.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        let domains = shared.appendingPathComponent("domains")
+        let urls = shared.appendingPathComponent("urls")
+        guard FileManager.default.fileExists(atPath: domains.path), FileManager.default.fileExists(atPath: urls.path) else {
+            throw XCTSkip("../shared/corpus is not present")
+        }
+        let artifact = folder.appendingPathComponent("shared.aasac")
+        let compile = try CLIRunner.run(["compile", domains.path, "-o", artifact.path])
+        XCTAssertEqual(compile.status, 0, compile.stderr)
+        XCTAssertFalse(compile.stderr.contains("(automata: 0 prebuilt"), compile.stderr)
+        let lists = try FileManager.default.contentsOfDirectory(atPath: urls.path).filter { $0.hasSuffix(".txt") }.sorted()
+        XCTAssertFalse(lists.isEmpty)
+        for list in lists {
+            let input = urls.appendingPathComponent(list).path
+            let fromRules = try CLIRunner.run(["classify", "--rules", domains.path, "--input", input, "--jobs", "2"])
+            let fromArtifact = try CLIRunner.run(["classify", "--compiled", artifact.path, "--input", input, "--jobs", "2"])
+            XCTAssertGreaterThan(fromRules.lineCount, 0, list)
+            XCTAssertTrue(fromRules.stdoutData == fromArtifact.stdoutData, "--compiled and --rules differ on \(list)")
+        }
+    }
+
     func test_classify_ndjsonAndCSVInputPassFieldsThrough() throws {
         let ndjson = folder.appendingPathComponent("in.ndjson")
         try Data(#"{"id": 7, "link": "https://museum.example/exhibitions/x"}\#n{"id": 8}\#nnot json\#n"#.utf8).write(to: ndjson)

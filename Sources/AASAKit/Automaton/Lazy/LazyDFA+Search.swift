@@ -10,6 +10,7 @@ extension LazyDFA {
     ///   costs O(NFA positions in it).
     public func search(_ text: UnsafeBufferPointer<UInt8>, cache: Cache) -> TagSet {
         assert(cache.dfa === self, "a LazyDFA.Cache must be used with the LazyDFA that made it")
+        if let prebuilt { return prebuilt.search(text) }
         var state = cache.start()
         var position = 0
         let clearsBefore = cache.clearCount

@@ -17,9 +17,13 @@ public final class LazyDFA: Sendable {
     let representatives: [UInt8]
     /// Bytes one state costs in the cache beyond its subset: its row and bookkeeping.
     let stateOverhead: Int
+    /// The whole DFA, determinised ahead of time (compiled artifacts, `LazyDFA+Prebuilt.swift`):
+    /// when present, searches read it and never touch the cache.
+    let prebuilt: Prebuilt?
 
-    public init(nfa: NFA, configuration: Configuration = .init()) throws(AutomatonError) {
+    public init(nfa: NFA, configuration: Configuration = .init(), prebuilt: Prebuilt? = nil) throws(AutomatonError) {
         self.nfa = nfa
+        self.prebuilt = prebuilt
         self.configuration = configuration
         self.classes = configuration.useByteClasses ? nfa.byteClasses() : .singletons
         self.representatives = classes.representatives
