@@ -156,14 +156,13 @@ enum ClassifyCommand {
         if jobs == 1 {
             // One thread: no hand-offs; the same batches, processed inline.
             let classifier = Classifier(rules: rules, format: format)
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(1 << 21)
+            let buffer = RecordBuffer(capacity: 1 << 22)
             do {
                 var next = firstBatch
                 while let batch = next {
-                    processor.process(batch, with: classifier, into: &buffer)
-                    try output.append { $0.append(contentsOf: buffer) }
-                    buffer.removeAll(keepingCapacity: true)
+                    processor.process(batch, with: classifier, into: buffer)
+                    try output.write(buffer)
+                    buffer.removeAll()
                     progress?.add(records: 0, total: classifier.statistics.records)
                     next = try reader.next()
                 }

@@ -25,15 +25,14 @@ struct BatchProcessor {
     let parser: InputRecordParser
     let maxLineBytes: Int
 
-    func process(_ batch: LineBatch, with classifier: Classifier, into out: inout [UInt8]) {
+    func process(_ batch: LineBatch, with classifier: Classifier, into out: RecordBuffer) {
         if let preassembled = batch.preassembled {
             switch preassembled {
-            case .url(var bytes): bytes.withUnsafeMutableBufferPointer { handle(.url(UnsafeBufferPointer($0)), classifier, &out) }
-            case .invalid(let text, let message): classifier.appendUnreadable(text: text, message: message, into: &out)
+            case .url(var bytes): bytes.withUnsafeMutableBufferPointer { handle(.url(UnsafeBufferPointer($0)), classifier, out) }
+            case .invalid(let text, let message): classifier.appendUnreadable(text: text, message: message, into: out)
             }
             return
         }
-        var assembler = LineAssembler(maxLineBytes: maxLineBytes)
         batch.raw.withUnsafeBufferPointer { all in
             guard let base = all.baseAddress else { return }
             var start = 0
@@ -42,21 +41,29 @@ struct BatchProcessor {
                 if let found = memchr(base + start, 0x0A, all.count - start) {
                     end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 }
-                assembler.append(UnsafeBufferPointer(rebasing: all[start..<end]))
-                // The closure never throws; `finish` only rethrows what its body throws.
-                try? assembler.finish { handle($0, classifier, &out) }
+                // Lines are judged where they lie in the batch, with no copy.
+                let segment = UnsafeBufferPointer(rebasing: all[start..<end])
+                switch LineAssembler.judgeWholeLine(segment, maxLineBytes: maxLineBytes) {
+                case .line(let line): handle(line, classifier, out)
+                case .blank: break
+                case .tooLongForWindow:
+                    var assembler = LineAssembler(maxLineBytes: maxLineBytes)
+                    assembler.append(segment)
+                    assembler.finish { handle($0, classifier, out) }
+                }
                 start = end + 1
             }
         }
     }
 
-    func handle(_ line: URLLineReader.Line, _ classifier: Classifier, _ out: inout [UInt8]) {
+    @inline(__always)
+    func handle(_ line: URLLineReader.Line, _ classifier: Classifier, _ out: RecordBuffer) {
         switch line {
         case .invalid(let text, let error):
-            classifier.appendUnreadable(text: text, message: error.description, into: &out)
+            classifier.appendUnreadable(text: text, message: error.description, into: out)
         case .url(let bytes):
             if parser.format == .lines {
-                classifier.classify(bytes, into: &out)
+                classifier.classify(bytes, into: out)
                 return
             }
             switch parser.parse(bytes) {
@@ -64,13 +71,13 @@ struct BatchProcessor {
                 url.withUnsafeMutableBufferPointer { url in
                     let view = UnsafeBufferPointer(url)
                     if URLLineReader.isValidUTF8(view) {
-                        classifier.classify(view, extra: extra, into: &out)
+                        classifier.classify(view, extra: extra, into: out)
                     } else {
-                        classifier.appendUnreadable(text: String(decoding: view, as: UTF8.self), message: URLSplitError.invalidUTF8.description, extra: extra, into: &out)
+                        classifier.appendUnreadable(text: String(decoding: view, as: UTF8.self), message: URLSplitError.invalidUTF8.description, extra: extra, into: out)
                     }
                 }
             case .invalid(let message, let extra):
-                classifier.appendUnreadable(text: String(decoding: bytes, as: UTF8.self), message: message, extra: extra, into: &out)
+                classifier.appendUnreadable(text: String(decoding: bytes, as: UTF8.self), message: message, extra: extra, into: out)
             }
         }
     }
@@ -87,7 +94,10 @@ final class Pipeline: @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: [LineBatch] = []
     private var inputDone = false
-    private var pending: [Int: [UInt8]] = [:]
+    private var pending: [Int: (records: RecordBuffer, count: Int)] = [:]
+    /// Written buffers, kept for the next batches: a batch's output is megabytes, and a fresh
+    /// allocation of that size costs page faults on every batch.
+    private var spare: [RecordBuffer] = []
     private var nextToWrite = 0
     private var batchesSubmitted = 0
     private var inFlight = 0
@@ -168,14 +178,14 @@ final class Pipeline: @unchecked Sendable {
                 return
             }
             let batch = queue.removeFirst()
+            let out = spare.popLast() ?? RecordBuffer(capacity: batch.raw.count * 3)
             condition.unlock()
 
-            var out: [UInt8] = []
-            out.reserveCapacity(batch.raw.count * 3)
-            processor.process(batch, with: classifier, into: &out)
+            let before = classifier.statistics.records
+            processor.process(batch, with: classifier, into: out)
 
             condition.lock()
-            pending[batch.sequence] = out
+            pending[batch.sequence] = (out, classifier.statistics.records - before)
             condition.broadcast()
             condition.unlock()
         }
@@ -195,8 +205,7 @@ final class Pipeline: @unchecked Sendable {
             var closed = false
             var failure: Int32?
             do throws(OutputStream.WriteFailure) {
-                try output.append { $0.append(contentsOf: chunk) }
-                try output.flush()
+                try output.write(chunk.records)
             } catch {
                 switch error {
                 case .closed: closed = true
@@ -208,7 +217,9 @@ final class Pipeline: @unchecked Sendable {
             inFlight -= 1
             if closed { outputClosed = true }
             if let failure { writeError = failure }
-            progress?.add(records: chunk.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) })
+            chunk.records.removeAll()
+            spare.append(chunk.records)
+            progress?.add(records: chunk.count)
             condition.broadcast()
             condition.unlock()
             if closed || failure != nil { return }

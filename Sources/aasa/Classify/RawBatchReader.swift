@@ -67,7 +67,7 @@ struct RawBatchReader {
             }
         }
         var batch = LineBatch(raw: [UInt8(ascii: "\n")])
-        try assembler.finish { line in
+        assembler.finish { line in
             switch line {
             case .url(let bytes): batch.preassembled = .url(Array(bytes))
             case .invalid(let text, let error): batch.preassembled = .invalid(text, error.description)

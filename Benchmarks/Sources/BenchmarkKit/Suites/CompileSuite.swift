@@ -199,11 +199,13 @@ enum CompileSuite {
 enum BenchmarkError: Error, CustomStringConvertible {
     case nothingMeasured
     case probeFailed(String)
+    case runFailed(String)
 
     var description: String {
         switch self {
         case .nothingMeasured: return "nothing was measured"
         case .probeFailed(let detail): return "memory probe failed: \(detail)"
+        case .runFailed(let detail): return "run failed: \(detail)"
         }
     }
 }
