@@ -83,7 +83,7 @@ enum ClassifyCommand {
             }
         } else {
             guard let rulesPath = parsed.value("rules") else { return CommandSupport.usageError(spec, "missing --rules (or --compiled)") }
-            switch RulesLoader.load(rulesPath, domain: parsed.value("domain"), engine: engine, configuration: configuration, command: "classify") {
+            switch RulesLoader.load(rulesPath, domain: parsed.value("domain"), engine: engine, configuration: configuration, command: "classify", threads: jobs) {
             case .success(let loaded): rules = loaded
             case .failure(let code): return code == .usage ? CommandSupport.usageError(spec, "a single --rules file needs --domain") : code
             }
@@ -150,48 +150,28 @@ enum ClassifyCommand {
         }
 
         let processor = BatchProcessor(parser: parser, maxLineBytes: configuration.maxURLBytes)
-        var statistics: ClassifyStatistics
-        var readError: Error?
-        var outputClosed = false
-        if jobs == 1 {
-            // One thread: no hand-offs; the same batches, processed inline.
-            let classifier = Classifier(rules: rules, format: format)
-            let buffer = RecordBuffer(capacity: 1 << 22)
-            do {
-                var next = firstBatch
-                while let batch = next {
-                    processor.process(batch, with: classifier, into: buffer)
-                    try output.write(buffer)
-                    buffer.removeAll()
-                    progress?.add(records: 0, total: classifier.statistics.records)
-                    next = try reader.next()
-                }
+        let pipeline = Pipeline(
+            reader: reader, firstBatch: firstBatch, rules: rules, format: format, processor: processor, jobs: jobs, output: output,
+            progress: progress)
+        let outcome = pipeline.run()
+        let statistics = outcome.statistics
+        let readError = outcome.readError
+        if let code = outcome.writeError {
+            printError("aasa classify: cannot write the output: \(String(cString: strerror(code)))")
+            return .failure
+        }
+        var outputClosed = outcome.outputClosed
+        if !outputClosed {
+            // The header, when no batch followed it.
+            do throws(OutputStream.WriteFailure) {
                 try output.flush()
-            } catch OutputStream.WriteFailure.closed {
-                outputClosed = true
             } catch {
-                readError = error
-            }
-            statistics = classifier.statistics
-        } else {
-            let pipeline = Pipeline(rules: rules, format: format, processor: processor, jobs: jobs, output: output, progress: progress)
-            pipeline.start()
-            do {
-                var next = firstBatch
-                while let batch = next {
-                    if !pipeline.submit(batch) { throw OutputStream.WriteFailure.closed }
-                    next = try reader.next()
+                switch error {
+                case .closed: outputClosed = true
+                case .failed(let code):
+                    printError("aasa classify: cannot write the output: \(String(cString: strerror(code)))")
+                    return .failure
                 }
-            } catch OutputStream.WriteFailure.closed {
-                outputClosed = true
-            } catch {
-                readError = error
-            }
-            statistics = pipeline.finish()
-            if pipeline.outputClosed { outputClosed = true }
-            if let code = pipeline.writeError {
-                printError("aasa classify: cannot write the output: \(String(cString: strerror(code)))")
-                return .failure
             }
         }
         progress?.clear()

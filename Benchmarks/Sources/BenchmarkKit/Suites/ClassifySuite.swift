@@ -8,11 +8,13 @@ import Foundation
 /// classifying, formatting and writing are all in the figure.
 ///
 /// `--jobs 1` and `--jobs 2` run interleaved, round after round, so a burst of noise from
-/// the rest of the machine hits both; the jobs-2 ÷ jobs-1 ratio is taken per round and its
-/// median tracked by the baseline (a same-run ratio, robust on a noisy box). Absolute URLs/s
-/// are reported and checked against the targets of issue 4 in the claims table, never
-/// asserted. Every run's record count (from `--stats`) must equal its input line count, or
-/// the suite fails.
+/// the rest of the machine hits both; the jobs-2 ÷ jobs-1 wall-time ratio is taken per round.
+/// Wall-clock figures (URLs/s and that ratio) are reported and checked against the targets of
+/// issue 4 in the claims table, never asserted: on a shared two-core box another build takes a
+/// core away from `--jobs 2` at will. What the baseline tracks is robust to that: the CPU time
+/// a jobs-2 run spends ÷ a jobs-1 run's (the pipeline's overhead; it grows if the threads spin,
+/// contend or repeat work). Every run's record count (from `--stats`) must equal its input line
+/// count, or the suite fails.
 enum ClassifySuite {
     struct Setup {
         var label: String
@@ -54,7 +56,7 @@ enum ClassifySuite {
             title: "`aasa classify` end to end: the 250 real documents on their hosts × \(Format.count(lines)) real URLs (\(copies) × `combined_http_dedup.txt`), NDJSON to /dev/null, median of \(context.profile.repetitions) interleaved rounds",
             columns: [
                 "rules from", "--jobs", "wall time (median / p90)", "**URLs/s end to end**", "start-up (empty input)", "URLs/s after start-up",
-                "**jobs 2 ÷ jobs 1** (median per round)",
+                "**jobs 2 ÷ jobs 1** (median per round)", "CPU time (median)", "URLs per CPU-second", "CPU jobs 2 ÷ jobs 1",
             ])
         for setup in setups {
             func command(jobs: Int, input: String) -> [String] {
@@ -63,18 +65,24 @@ enum ClassifySuite {
             // Warm-up: the input into the page cache, the binary into memory.
             _ = try measured(aasa, command(jobs: 1, input: input), expecting: lines, stats: stats)
             var wall: [Int: [Double]] = [1: [], 2: []]
+            var cpu: [Int: [Double]] = [1: [], 2: []]
             var startup: [Double] = []
             var ratios: [Double] = []
+            var cpuRatios: [Double] = []
             for _ in 0..<context.profile.repetitions {
                 let one = try measured(aasa, command(jobs: 1, input: input), expecting: lines, stats: stats)
                 let two = try measured(aasa, command(jobs: 2, input: input), expecting: lines, stats: stats)
-                startup.append(try measured(aasa, command(jobs: 1, input: empty), expecting: 0, stats: stats))
-                wall[1]?.append(one)
-                wall[2]?.append(two)
-                ratios.append(one / two)
+                startup.append(try measured(aasa, command(jobs: 1, input: empty), expecting: 0, stats: stats).wall)
+                wall[1]?.append(one.wall)
+                wall[2]?.append(two.wall)
+                cpu[1]?.append(one.cpu)
+                cpu[2]?.append(two.cpu)
+                ratios.append(one.wall / two.wall)
+                cpuRatios.append(two.cpu / max(one.cpu, 1))
             }
             let start = Statistics.quantile(startup, 0.5)
             let ratio = Statistics.quantile(ratios, 0.5)
+            let cpuRatio = Statistics.quantile(cpuRatios, 0.5)
             for jobs in [1, 2] {
                 let samples = wall[jobs] ?? []
                 let median = Statistics.quantile(samples, 0.5)
@@ -85,26 +93,32 @@ enum ClassifySuite {
                     "\(Format.milliseconds(median)) / \(Format.milliseconds(Statistics.quantile(samples, 0.9)))",
                     "**\(Format.rate(rate))**", Format.milliseconds(start), Format.rate(afterStartup),
                     jobs == 2 ? "**\(Format.ratio(ratio))**" : "",
+                    Format.milliseconds(Statistics.quantile(cpu[jobs] ?? [], 0.5)),
+                    Format.rate(Double(lines) / (max(Statistics.quantile(cpu[jobs] ?? [], 0.5), 1) / 1e9)),
+                    jobs == 2 ? Format.ratio(cpuRatio) : "",
                 ])
                 report.timings["\(setup.label).jobs\(jobs).urls_per_second"] = rate
                 report.timings["\(setup.label).jobs\(jobs).wall_ns"] = median
             }
             report.timings["\(setup.label).startup_ns"] = start
-            report.ratios["\(setup.label).jobs2_over_jobs1"] = TrackedRatio(
-                value: ratio, higherIsBetter: true, meaning: "classify URLs/s with --jobs 2 ÷ with --jobs 1, end to end, median per round")
+            report.timings["\(setup.label).jobs2_over_jobs1"] = ratio
+            report.ratios["\(setup.label).cpu_jobs2_over_jobs1"] = TrackedRatio(
+                value: cpuRatio, higherIsBetter: false,
+                meaning: "classify CPU time with --jobs 2 ÷ with --jobs 1 (pipeline overhead), median per round")
         }
         report.counters["records_per_run"] = Double(lines)
         table.notes.append(
             "Command: `aasa classify --rules \(domains) --input INPUT --jobs N --stats FILE > /dev/null` (and `--compiled` on the artifact of `aasa compile \(domains)`), INPUT = `combined_http_dedup.txt` × \(copies). "
                 + "Wall time from `posix_spawn` to `waitpid`, so loading the rules counts; *start-up* is the same command on an empty input, *after start-up* divides by wall time minus start-up. "
                 + "Each round runs jobs 1, jobs 2 and the empty input back to back; every run's record count (`--stats`) equals its line count. "
+                + "CPU time: user + system time of the process (`wait4`), all threads; the CPU ratio is what the baseline tracks (lower is better), the wall figures are reported only. "
                 + "Targets (issue 4): ≥ 3 M URLs/s with `--jobs 1`, ≥ 1.7× that with `--jobs 2` (claims table below; reported, not asserted).")
         context.emit(table, into: &report)
         return report
     }
 
-    /// One run's wall time in nanoseconds, after checking that it wrote a record per line.
-    static func measured(_ aasa: String, _ arguments: [String], expecting lines: Int, stats: String) throws -> Double {
+    /// One run's wall and CPU time in nanoseconds, after checking that it wrote a record per line.
+    static func measured(_ aasa: String, _ arguments: [String], expecting lines: Int, stats: String) throws -> (wall: Double, cpu: Double) {
         let outcome = try ChildProcess.run(aasa, arguments)
         // Status 1 means some records are errors (the corpus has a few unreadable URLs).
         guard outcome.status == 0 || outcome.status == 1 else {
@@ -115,7 +129,7 @@ enum ClassifySuite {
         guard let records = (object?["records"] as? NSNumber)?.intValue, records == lines else {
             throw BenchmarkError.runFailed("aasa \(arguments.joined(separator: " ")): \(String(describing: object?["records"])) records for \(lines) lines")
         }
-        return Double(outcome.nanoseconds)
+        return (Double(outcome.nanoseconds), Double(outcome.cpuNanoseconds))
     }
 
     /// `source` written `copies` times into one file; returns its path and line count.
