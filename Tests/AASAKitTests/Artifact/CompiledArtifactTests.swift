@@ -128,10 +128,10 @@ final class CompiledArtifactTests: XCTestCase {
                 // Whatever decoded must be usable without crashing.
                 let rules = ClassifierRules(artifact: domains)
                 let classifier = Classifier(rules: rules, format: .ndjson)
-                var out: [UInt8] = []
+                let out = RecordBuffer()
                 for domain in rules.domains.prefix(3) {
                     var url = Array("https://\(domain.name)/a/b?c=d#e".utf8)
-                    url.withUnsafeMutableBufferPointer { classifier.classify(UnsafeBufferPointer($0), into: &out) }
+                    url.withUnsafeMutableBufferPointer { classifier.classify(UnsafeBufferPointer($0), into: out) }
                 }
             } catch {
                 refused += 1
