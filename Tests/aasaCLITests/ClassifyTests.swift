@@ -83,13 +83,20 @@ final class ClassifyTests: XCTestCase {
         XCTAssertTrue(dfa.stdoutData == reference.stdoutData)
     }
 
-    func test_classify_referenceAndDFAGiveIdenticalOutput_onTheSharedCorpora() throws {
+    /// `../shared/corpus/domains` and `../shared/corpus/urls/`; skips the test when absent.
+    func sharedCorpus() throws -> (domains: URL, urls: URL) {
         let shared = CaseSuite.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
         let domains = shared.appendingPathComponent("domains")
-        let urls = shared.appendingPathComponent("urls/combined_http_dedup.txt")
+        let urls = shared.appendingPathComponent("urls")
         guard FileManager.default.fileExists(atPath: domains.path), FileManager.default.fileExists(atPath: urls.path) else {
             throw XCTSkip("../shared/corpus is not present")
         }
+        return (domains, urls)
+    }
+
+    func test_classify_referenceAndDFAGiveIdenticalOutput_onTheSharedCorpora() throws {
+        let (domains, lists) = try sharedCorpus()
+        let urls = lists.appendingPathComponent("combined_http_dedup.txt")
         let dfa = try CLIRunner.run(["classify", "--rules", domains.path, "--input", urls.path, "--jobs", "2"])
         let reference = try CLIRunner.run(["classify", "--rules", domains.path, "--input", urls.path, "--engine", "reference", "--jobs", "2"])
         XCTAssertEqual(dfa.lineCount, 425_425)
@@ -99,12 +106,7 @@ final class ClassifyTests: XCTestCase {
     /// The artifact of the real documents holds prebuilt DFA tables; searching them must give
     /// the very bytes the lazy DFAs compiled from JSON give, on every URL list of the corpus.
     func test_classify_compiledArtifactAndRulesGiveIdenticalOutput_onTheSharedCorpora() throws {
-        let shared = CaseSuite.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
-        let domains = shared.appendingPathComponent("domains")
-        let urls = shared.appendingPathComponent("urls")
-        guard FileManager.default.fileExists(atPath: domains.path), FileManager.default.fileExists(atPath: urls.path) else {
-            throw XCTSkip("../shared/corpus is not present")
-        }
+        let (domains, urls) = try sharedCorpus()
         let artifact = folder.appendingPathComponent("shared.aasac")
         let compile = try CLIRunner.run(["compile", domains.path, "-o", artifact.path])
         XCTAssertEqual(compile.status, 0, compile.stderr)
