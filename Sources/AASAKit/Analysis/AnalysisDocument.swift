@@ -35,13 +35,19 @@ struct AnalysisDocument {
     /// Per mode: normalised item name → automaton.
     let items: [[String: ItemAutomaton]]
 
-    /// The text modes some rule compares in.
-    var modes: Set<TextMode> { Set(rules.map(\.mode)) }
+    /// The rules compiled into the automata: all of them, or the one asked for.
+    let compiledRules: [Int]
 
-    var hasTextQueries: Bool { queryConstraints.contains { if case .text = $0 { true } else { false } } }
-    var hasItemQueries: Bool { queryConstraints.contains { if case .items = $0 { true } else { false } } }
+    /// The text modes some compiled rule compares in.
+    var modes: Set<TextMode> { Set(compiledRules.map { rules[$0].mode }) }
 
-    init(document: AASADocument, domain: String, maxNFAStates: Int) throws(AutomatonError) {
+    var hasTextQueries: Bool { compiledRules.contains { if case .text = queryConstraints[$0] { true } else { false } } }
+    var hasItemQueries: Bool { compiledRules.contains { if case .items = queryConstraints[$0] { true } else { false } } }
+
+    /// Prepares `document`; with `onlyRule`, only that rule is compiled (the others never
+    /// match), to look for URLs that one rule matches when the whole document is too big to
+    /// explore.
+    init(document: AASADocument, domain: String, maxNFAStates: Int, onlyRule: Int? = nil) throws(AutomatonError) {
         self.document = document
         self.domain = domain
         let rules = EffectiveRule.resolve(document)
@@ -57,28 +63,32 @@ struct AnalysisDocument {
         var constraints: [QueryConstraint] = []
         var fragmentConstrained: [Bool] = []
         var predicateRule: [Int32] = []
+        compiledRules = onlyRule.map { [$0] } ?? Array(rules.indices)
         for rule in rules {
             let tag = Int32(rule.id)
             let mode = rule.mode.index
-            for alternative in rule.path { pathPatterns[mode].append((alternative, tag)) }
+            let compiled = onlyRule == nil || onlyRule == rule.id
+            if compiled {
+                for alternative in rule.path { pathPatterns[mode].append((alternative, tag)) }
+            }
             switch rule.query {
             case .universal:
                 constraints.append(.universal)
             case .text(let pattern):
-                queryPatterns[mode].append((pattern, tag))
+                if compiled { queryPatterns[mode].append((pattern, tag)) }
                 constraints.append(.text)
             case .items(let predicates):
                 var ids: [Int32] = []
                 for (name, pattern) in predicates {
                     let id = Int32(predicateRule.count)
                     predicateRule.append(tag)
-                    itemPatterns[mode][name, default: []].append((pattern, id))
+                    if compiled { itemPatterns[mode][name, default: []].append((pattern, id)) }
                     ids.append(id)
                 }
                 constraints.append(ids.isEmpty ? .universal : .items(predicates: ids))
             }
             fragmentConstrained.append(!rule.fragment.isUniversal)
-            if !rule.fragment.isUniversal { fragmentPatterns[mode].append((rule.fragment, tag)) }
+            if compiled && !rule.fragment.isUniversal { fragmentPatterns[mode].append((rule.fragment, tag)) }
         }
         let maxStates = maxNFAStates
         func build(_ patterns: [(pattern: Pattern, tag: Int32)], _ mode: TextMode) throws(AutomatonError) -> NFA? {

@@ -24,7 +24,8 @@ public struct Coverage: Sendable {
     public init(document: AASADocument, domain: String, maxNFAStates: Int = CompileConfiguration().maxNFAStates) throws(AutomatonError) {
         let analysis = try AnalysisDocument(document: document, domain: domain, maxNFAStates: maxNFAStates)
         let result = URLExplorer(sides: [analysis], domain: domain, witnessesPerOutcome: 2).explore()
-        let facts = RuleReachability(analysis: analysis, result: result, check: try WitnessCheck(sides: [analysis]))
+        let check = try WitnessCheck(sides: [analysis])
+        let facts = RuleReachability(analysis: analysis, result: result, check: check)
         let locations = RuleLocations(document)
         var items: [Item] = []
         for rule in analysis.rules {
@@ -36,7 +37,11 @@ public struct Coverage: Sendable {
                     item.url = evidence.url
                     if evidence.url == nil { item.reason = "the rule decides some URL, but no example could be confirmed" }
                 } else if !result.isProof {
-                    item.reason = "no URL found; the search is not exhaustive for this document (several text modes or its state budget)"
+                    item.url = try Self.urlMatchedByRuleAlone(
+                        rule.id, app: app, document: document, domain: domain, check: check, maxNFAStates: maxNFAStates)
+                    if item.url == nil {
+                        item.reason = "no URL found; the search is not exhaustive for this document (several text modes or its state budget)"
+                    }
                 } else if !facts.matches[rule.id] {
                     item.reason = "no URL can match this rule"
                 } else {
@@ -48,5 +53,21 @@ public struct Coverage: Sendable {
         }
         self.items = items
         isProof = result.isProof
+    }
+
+    /// When the whole document is too big to explore: URLs the rule matches on its own, kept
+    /// when the matcher confirms that the rule decides them in the whole document.
+    static func urlMatchedByRuleAlone(
+        _ rule: Int, app: Int, document: AASADocument, domain: String, check: WitnessCheck, maxNFAStates: Int
+    ) throws(AutomatonError) -> String? {
+        let alone = try AnalysisDocument(document: document, domain: domain, maxNFAStates: maxNFAStates, onlyRule: rule)
+        let result = URLExplorer(sides: [alone], domain: domain, maxStates: 5_000, maxWork: 1_000_000, witnessesPerOutcome: 4).explore()
+        let expected = alone.decision(app: app, rule: Int32(rule))
+        for outcome in result.outcomes where outcome.alive[0].contains(rule) {
+            for url in outcome.witnesses where check.decisions(url, side: 0)?[app] == expected {
+                return url
+            }
+        }
+        return nil
     }
 }

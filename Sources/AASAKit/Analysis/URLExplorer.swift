@@ -42,12 +42,19 @@ struct URLExplorer {
     let sides: [AnalysisDocument]
     let domain: String
     let maxStates: Int
+    /// Budget of determinisation work (NFA positions stepped), which is what large subsets
+    /// cost; deterministic, unlike a deadline, so the same document always gives the same report.
+    let maxWork: Int
     let witnessesPerOutcome: Int
 
-    init(sides: [AnalysisDocument], domain: String, maxStates: Int = 200_000, witnessesPerOutcome: Int = 1) {
+    init(
+        sides: [AnalysisDocument], domain: String, maxStates: Int = 100_000, maxWork: Int = 20_000_000,
+        witnessesPerOutcome: Int = 1
+    ) {
         self.sides = sides
         self.domain = domain
         self.maxStates = maxStates
+        self.maxWork = maxWork
         self.witnessesPerOutcome = witnessesPerOutcome
     }
 
@@ -88,7 +95,7 @@ struct URLExplorer {
                 phases.append(phase)
             }
         }
-        if sides.contains(where: { $0.fragmentConstrained.contains(true) }) {
+        if sides.contains(where: { side in side.compiledRules.contains { side.fragmentConstrained[$0] } }) {
             phases.append(Phase(kind: .fragment, tracks: tracks { $0.fragment[$1.index] }, policy: policy))
         }
         return phases
@@ -108,6 +115,8 @@ extension URLExplorer {
         var classCount = 0
         var representatives: [UInt8] = []
         private(set) var start: Int32 = 0
+        /// NFA positions stepped so far: the cost of determinisation.
+        private(set) var work = 0
 
         init(nfa: NFA, side: Int) {
             self.side = side
@@ -138,6 +147,7 @@ extension URLExplorer {
             if state == 0 {
                 next = 0
             } else {
+                work += subsets[Int(state)].positions.count + 1
                 next = intern(determinizer.step(subsets[Int(state)], on: representatives[cls], scratch: &scratch))
             }
             table[slot] = next
@@ -244,6 +254,7 @@ extension URLExplorer {
             var next = 0
             while next < nodes.count {
                 if nodes.count > explorer.maxStates { return false }
+                if next % 64 == 0, phases.reduce(0, { $0 + $1.tracks.reduce(0) { $0 + $1.work } }) > explorer.maxWork { return false }
                 let node = nodes[next]
                 let phase = phases[node.phase]
                 for cls in phase.order {
