@@ -67,7 +67,7 @@ final class DiffCoverCLITests: XCTestCase {
 
     func test_diff_severalTextModesWithoutDifferenceFoundIsInconclusive() throws {
         let old = try write("old.json", document(#"[{"/": "/a/*"}]"#))
-        let new = try write("new.json", document(#"[{"/": "/a/*", "caseSensitive": false}, {"/": "/a/*"}]"#))
+        let new = try write("new.json", document(#"[{"/": "/a/*", "percentEncoded": false}, {"/": "/a/*"}]"#))
         let output = try CLIRunner.run(["diff", old, new])
         XCTAssertEqual(output.status, 4, output.stdout + output.stderr)
         XCTAssertTrue(output.stderr.contains("not proven"), output.stderr)

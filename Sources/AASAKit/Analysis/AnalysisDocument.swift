@@ -44,6 +44,21 @@ struct AnalysisDocument {
     var hasTextQueries: Bool { compiledRules.contains { if case .text = queryConstraints[$0] { true } else { false } } }
     var hasItemQueries: Bool { compiledRules.contains { if case .items = queryConstraints[$0] { true } else { false } } }
 
+    /// Whether every compiled `caseSensitive: false` rule spells its literals (variable values
+    /// included) in ASCII. Then such a rule treats every non-ASCII scalar alike (only `?` and
+    /// `*` can read one), and the explorer can feed it folded text one byte at a time.
+    let foldedLiteralsAreASCII: Bool
+
+    /// Whether compiled rules of both `caseSensitive` values have query item dictionaries: the
+    /// item names would then compare differently per rule.
+    var itemsInBothCases: Bool {
+        let cases = Set(compiledRules.compactMap { rule -> Bool? in
+            if case .items = queryConstraints[rule] { return rules[rule].mode.folded }
+            return nil
+        })
+        return cases.count == 2
+    }
+
     /// Prepares `document`; with `onlyRule`, only that rule is compiled (the others never
     /// match), to look for URLs that one rule matches when the whole document is too big to
     /// explore.
@@ -112,6 +127,27 @@ struct AnalysisDocument {
             items.append(byName)
         }
         queryConstraints = constraints
+        foldedLiteralsAreASCII = compiledRules.allSatisfy { id in
+            let rule = rules[id]
+            guard rule.mode.folded else { return true }
+            var patterns = rule.path + [rule.fragment]
+            switch rule.query {
+            case .universal: break
+            case .text(let pattern): patterns.append(pattern)
+            case .items(let items):
+                patterns += items.map(\.pattern)
+                if !items.allSatisfy({ $0.name.utf8.allSatisfy { $0 < 0x80 } }) { return false }
+            }
+            return patterns.allSatisfy { pattern in
+                pattern.pieces.allSatisfy { piece in
+                    switch piece {
+                    case .literal(let text): return text.utf8.allSatisfy { $0 < 0x80 }
+                    case .anyOne, .anyMany: return true
+                    case .variable(let name): return (resolve(name) ?? []).allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
+                    }
+                }
+            }
+        }
         self.fragmentConstrained = fragmentConstrained
         self.predicateRule = predicateRule
         self.path = path

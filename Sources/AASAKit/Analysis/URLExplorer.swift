@@ -62,12 +62,31 @@ struct URLExplorer {
         let modes = sides.reduce(into: Set<TextMode>()) { $0.formUnion($1.modes) }
         let textQueries = sides.contains { $0.hasTextQueries }
         let itemQueries = sides.contains { $0.hasItemQueries }
-        let exact = modes.count <= 1 && !(textQueries && itemQueries)
-        let policy: ComponentText.Policy =
-            modes.count <= 1 ? .exact(modes.first ?? TextMode(decoded: false, folded: false)) : .common
-        var search = Search(explorer: self, phases: makePhases(policy: policy, textQueries: textQueries, itemQueries: itemQueries && !textQueries), policy: policy)
+        let policy = Self.policy(modes: modes, sides: sides)
+        let exact = policy != .common && !(textQueries && itemQueries)
+        var search = Search(
+            explorer: self,
+            phases: makePhases(policy: policy, textQueries: textQueries, itemQueries: itemQueries && !textQueries),
+            policy: policy)
         let complete = search.run()
         return Result(outcomes: search.outcomes, exact: exact, complete: complete, policy: policy)
+    }
+
+    /// The text the explorer writes. One mode: that mode's text. Case-sensitive and
+    /// case-insensitive rules together (same decoding): unfolded text, which the
+    /// case-insensitive automata read folded (`Track.foldsInput`); exact when their literals
+    /// are ASCII and item names compare one way. Anything else: the common bytes.
+    static func policy(modes: Set<TextMode>, sides: [AnalysisDocument]) -> ComponentText.Policy {
+        guard let first = modes.first else { return .exact(TextMode(decoded: false, folded: false)) }
+        if modes.count == 1 { return .exact(first) }
+        guard Set(modes.map(\.decoded)).count == 1,
+            sides.allSatisfy({ $0.foldedLiteralsAreASCII }),
+            Set(sides.flatMap { side in side.compiledRules.compactMap { rule -> Bool? in
+                if case .items = side.queryConstraints[rule] { return side.rules[rule].mode.folded }
+                return nil
+            } }).count <= 1
+        else { return .common }
+        return .exact(TextMode(decoded: first.decoded, folded: false))
     }
 
     /// The phases a URL is written in, each with the automata that read it.
@@ -77,7 +96,10 @@ struct URLExplorer {
             var result: [Track] = []
             for (side, document) in sides.enumerated() {
                 for mode in TextMode.all {
-                    if let nfa = automaton(document, mode) { result.append(Track(nfa: nfa, side: side)) }
+                    guard let nfa = automaton(document, mode) else { continue }
+                    var foldsInput = false
+                    if case .exact(let space) = policy { foldsInput = mode.folded && !space.folded }
+                    result.append(Track(nfa: nfa, side: side, foldsInput: foldsInput))
                 }
             }
             return result
@@ -104,8 +126,14 @@ struct URLExplorer {
 
 extension URLExplorer {
     /// One automaton being stepped, with its subsets interned and its transitions memoised.
+    ///
+    /// A track that `foldsInput` reads the written text folded (SPEC 11): ASCII capitals as
+    /// lower case, and the Kelvin sign U+212A (E2 84 AA), the one non-ASCII scalar that folds to
+    /// ASCII, as `k`. Its state then also remembers how much of E2 84 it has seen: state ids are
+    /// `subset * 3 + pending`.
     final class Track {
         let side: Int
+        let foldsInput: Bool
         let determinizer: Determinizer
         var scratch = Determinizer.Scratch()
         var subsets: [Determinizer.Subset] = []
@@ -118,43 +146,64 @@ extension URLExplorer {
         /// NFA positions stepped so far: the cost of determinisation.
         private(set) var work = 0
 
-        init(nfa: NFA, side: Int) {
+        init(nfa: NFA, side: Int, foldsInput: Bool) {
             self.side = side
+            self.foldsInput = foldsInput
             determinizer = Determinizer(nfa: nfa)
         }
+
+        private var statesPerSubset: Int32 { foldsInput ? 3 : 1 }
 
         /// Fixes the byte classes of the phase; state 0 is the dead state.
         func prepare(classCount: Int, representatives: [UInt8]) {
             self.classCount = classCount
             self.representatives = representatives
             _ = intern(Determinizer.Subset(positions: [], tags: []))
-            start = intern(determinizer.start(scratch: &scratch))
+            start = intern(determinizer.start(scratch: &scratch)) * statesPerSubset
         }
 
+        /// The subset's id (not a state id).
         func intern(_ subset: Determinizer.Subset) -> Int32 {
             if let id = ids[subset] { return id }
             let id = Int32(subsets.count)
             subsets.append(subset)
             ids[subset] = id
-            table.append(contentsOf: repeatElement(-1, count: classCount))
+            table.append(contentsOf: repeatElement(-1, count: classCount * Int(statesPerSubset)))
             return id
         }
 
         func step(_ state: Int32, class cls: Int) -> Int32 {
             let slot = Int(state) * classCount + cls
             if table[slot] >= 0 { return table[slot] }
-            let next: Int32
-            if state == 0 {
-                next = 0
-            } else {
-                work += subsets[Int(state)].positions.count + 1
-                next = intern(determinizer.step(subsets[Int(state)], on: representatives[cls], scratch: &scratch))
-            }
+            let next = state == 0 ? 0 : transition(state, representatives[cls])
             table[slot] = next
             return next
         }
 
-        func tags(_ state: Int32) -> [Int32] { subsets[Int(state)].tags }
+        private func transition(_ state: Int32, _ byte: UInt8) -> Int32 {
+            let subset = state / statesPerSubset
+            guard foldsInput else { return feed(subset, [byte]) }
+            switch (state % 3, byte) {
+            case (0, 0xE2): return subset * 3 + 1
+            case (0, _): return feed(subset, [(0x41...0x5A).contains(byte) ? byte | 0x20 : byte]) * 3
+            case (1, 0x84): return subset * 3 + 2
+            case (1, _): return feed(subset, [0xE2, byte]) * 3
+            case (_, 0xAA): return feed(subset, [UInt8(ascii: "k")]) * 3
+            default: return feed(subset, [0xE2, 0x84, byte]) * 3
+            }
+        }
+
+        /// The subset after reading `bytes` from subset `id`.
+        private func feed(_ id: Int32, _ bytes: [UInt8]) -> Int32 {
+            var current = id
+            for byte in bytes where current != 0 {
+                work += subsets[Int(current)].positions.count + 1
+                current = intern(determinizer.step(subsets[Int(current)], on: byte, scratch: &scratch))
+            }
+            return current
+        }
+
+        func tags(_ state: Int32) -> [Int32] { subsets[Int(state / statesPerSubset)].tags }
     }
 
     /// One component of the URL: its automata and the byte classes that tell them, and the text
@@ -174,7 +223,12 @@ extension URLExplorer {
             var boundaries = [Bool](repeating: false, count: 257)
             for track in tracks {
                 let classes = track.determinizer.nfa.byteClasses().classOf
-                for byte in 1..<256 where classes[byte] != classes[byte - 1] { boundaries[byte] = true }
+                // A folding track reads byte b as fold(b): classes by what it reads.
+                let read = { (byte: Int) in track.foldsInput && (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+                for byte in 1..<256 where classes[read(byte)] != classes[read(byte - 1)] { boundaries[byte] = true }
+                if track.foldsInput {
+                    for byte in [0xE2, 0xE3, 0x84, 0x85, 0xAA, 0xAB] { boundaries[byte] = true }
+                }
             }
             for byte in 1..<256 where allowed[byte] != allowed[byte - 1] { boundaries[byte] = true }
             for byte in ComponentText.utf8Boundaries { boundaries[byte] = true }

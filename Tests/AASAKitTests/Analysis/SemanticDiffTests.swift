@@ -54,8 +54,17 @@ final class SemanticDiffTests: XCTestCase {
         let old = try F.components(#"[{"/": "/a/*"}]"#)
         let new = try F.components(#"[{"/": "/a/*", "caseSensitive": false}]"#)
         let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
-        // "/A" differs, but the search cannot write capitals when modes differ: no false "equivalent".
-        XCTAssertNotEqual(diff.verdict, .equivalent)
+        XCTAssertEqual(diff.verdict, .different)
+        let url = try XCTUnwrap(diff.changes.first?.urls.first)
+        XCTAssertEqual(try F.oracle(old, url).kind, .noMatch)
+        XCTAssertEqual(try F.oracle(new, url).kind, .match)
+    }
+
+    func testDecodedAgainstRawWithoutDifferenceFoundIsNotCalledEquivalent() throws {
+        // "/%61" differs, but the search cannot write "%" when decoding differs: no false "equivalent".
+        let old = try F.components(#"[{"/": "/a/*"}]"#)
+        let new = try F.components(#"[{"/": "/a/*", "percentEncoded": false}]"#)
+        XCTAssertNotEqual(try SemanticDiff(old: old, new: new, domain: F.domain).verdict, .equivalent)
     }
 
     func testAppFilterKeepsOnlyThatApp() throws {

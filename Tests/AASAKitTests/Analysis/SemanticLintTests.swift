@@ -110,8 +110,25 @@ final class SemanticLintTests: XCTestCase {
         XCTAssertEqual(findings("unreachable-rule", in: document).count, 1)
     }
 
+    func testCaseSensitiveAndInsensitiveRulesTogetherAreComparedExactly() throws {
+        let covered = try F.components(#"[{"/": "/a/*", "caseSensitive": false}, {"/": "/A/b"}]"#)
+        XCTAssertEqual(findings("unreachable-rule", in: covered).map(\.path.description), ["applinks.details[0].components[1]"])
+        // The other way round, "/A/b" opens only through the second rule: reachable.
+        let open = try F.components(#"[{"/": "/a/*"}, {"/": "/a/b", "caseSensitive": false}]"#)
+        XCTAssertEqual(F.lint(open).filter { $0.code == "unreachable-rule" || $0.code == "analysis-incomplete" }, [])
+        let url = try XCTUnwrap(try Coverage(document: open, domain: F.domain).items[1].url)
+        XCTAssertEqual(try F.oracle(open, url).rule, 1, url)
+    }
+
+    func testKelvinSignFoldsToKForCaseInsensitiveRules() throws {
+        // U+212A folds to "k" (SPEC 11), so the first rule decides "/\u{212A}" too.
+        let document = try F.components(#"[{"/": "/k", "caseSensitive": false}, {"/": "/\#u{212A}"}]"#)
+        XCTAssertEqual(findings("unreachable-rule", in: document).count, 1)
+        XCTAssertEqual(try F.oracle(document, "https://example.com/\u{212A}").rule, 0)
+    }
+
     func testSeveralTextModesMakeNoUnprovenClaimsAndSaySo() throws {
-        let document = try F.components(#"[{"/": "/a/*"}, {"/": "/a/b", "caseSensitive": false}]"#)
+        let document = try F.components(#"[{"/": "/a/*"}, {"/": "/a/b", "percentEncoded": false}]"#)
         let all = F.lint(document)
         XCTAssertEqual(all.filter { $0.code == "unreachable-rule" }, [])
         XCTAssertEqual(all.filter { $0.code == "analysis-incomplete" }.count, 1)
