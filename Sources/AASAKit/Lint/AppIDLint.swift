@@ -52,6 +52,10 @@ enum AppIDShape {
         }
         let prefix = appID[..<dot]
         let bundle = appID[appID.index(after: dot)...]
+        if prefix.unicodeScalars.count != 10, prefix.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) }) {
+            // `com.example.app`: a reverse-DNS bundle ID with the team ID left out.
+            return "it looks like a bundle ID without the team ID in front"
+        }
         if prefix.unicodeScalars.count != 10 || !prefix.unicodeScalars.allSatisfy(isAlphanumeric) {
             return "the team ID \(JSONWriter.escape(String(prefix))) is not ten letters or digits"
         }
@@ -74,6 +78,6 @@ extension LintFinding {
         LintFinding(
             code: "invalid-app-id", severity: .error, path: path,
             message: "app ID \(JSONWriter.escape(appID)) can never name an app: \(problem)",
-            hint: "write TEAMID.bundle.id, e.g. ABCDE12345.com.example.app (team ID from your developer account's Membership page)")
+            hint: "write TEAMID.bundle.id, e.g. ABCDE12345.com.example.app; the team ID is on the Membership page of the developer account")
     }
 }

@@ -17,7 +17,7 @@ enum DiagnosticFindings {
         case "unknown-key":
             return unknownKeyHint(at: diagnostic.path)
         case "apps-not-empty":
-            return #"write "apps": [] (or drop it: iOS 13 and later do not need it) and name apps in "details""#
+            return #"write "apps": [], or drop the key, which iOS 13 and later do not need; apps are named in "details""#
         case "components-and-paths":
             return #"keep "paths" only for iOS 12 and earlier, saying the same as "components"; otherwise remove it"#
         case "query-predicate-not-string":
