@@ -5,20 +5,22 @@ import _AASATestSupport
 
 /// `aasa lint` end to end: each format's shape, the exit statuses of `--help`, and the corpus.
 final class LintCLITests: XCTestCase {
-    var folder: URL!
+    /// This test's scratch folder, made on first use and removed when the test ends (XCTest makes
+    /// a fresh instance per test, so tests never share it).
+    private var scratch: URL?
 
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-lint-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
+    func folder() throws -> URL {
+        if let scratch { return scratch }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-lint-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        scratch = url
+        return url
     }
 
     /// Writes `text` to `name` in the test folder and returns its path.
     func write(_ name: String, _ text: String) throws -> String {
-        let url = folder.appendingPathComponent(name)
+        let url = try folder().appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
         return url.path
     }
@@ -109,7 +111,7 @@ final class LintCLITests: XCTestCase {
     }
 
     func test_sarif_unreadableFileIsAToolNotificationAndTheRunFailed() throws {
-        let output = try CLIRunner.run(["lint", folder.appendingPathComponent("missing.json").path, "--format", "sarif"])
+        let output = try CLIRunner.run(["lint", try folder().appendingPathComponent("missing.json").path, "--format", "sarif"])
         XCTAssertEqual(output.status, 3)
         XCTAssertTrue(output.stdout.contains(#""executionSuccessful":false"#), output.stdout)
         XCTAssertTrue(output.stdout.contains(#"missing.json: no such file"#), output.stdout)
@@ -171,10 +173,10 @@ final class LintCLITests: XCTestCase {
 
     func test_exit_threeForAnUnreadableFileWhileTheOthersAreStillLinted() throws {
         let flawed = try write("flawed.json", Self.flawed)
-        let output = try CLIRunner.run(["lint", folder.appendingPathComponent("missing.json").path, flawed, folder.path])
+        let output = try CLIRunner.run(["lint", try folder().appendingPathComponent("missing.json").path, flawed, try folder().path])
         XCTAssertEqual(output.status, 3)
         XCTAssertTrue(output.stderr.contains("missing.json: no such file"), output.stderr)
-        XCTAssertTrue(output.stderr.contains("\(folder.path): it is a directory"), output.stderr)
+        XCTAssertTrue(output.stderr.contains("\(try folder().path): it is a directory"), output.stderr)
         XCTAssertTrue(output.stdout.contains("\(flawed): error [wrong-type]"), output.stdout)
         XCTAssertTrue(output.stdout.hasSuffix("3 files: 2 errors, 1 warning, 1 note; 2 could not be read\n"), output.stdout)
     }

@@ -75,9 +75,8 @@ enum AppIDShape {
 
 extension LintFinding {
     static func invalidAppID(_ path: JSONPath, appID: String, problem: String) -> LintFinding {
-        LintFinding(
-            code: "invalid-app-id", severity: .error, path: path,
-            message: "app ID \(JSONWriter.escape(appID)) can never name an app: \(problem)",
+        LintCatalog.invalidAppID.finding(
+            at: path, "app ID \(JSONWriter.escape(appID)) can never name an app: \(problem)",
             hint: "write TEAMID.bundle.id, e.g. ABCDE12345.com.example.app; the team ID is on the Membership page of the developer account")
     }
 }

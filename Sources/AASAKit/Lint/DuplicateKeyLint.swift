@@ -35,9 +35,8 @@ enum DuplicateKeyLint {
 
 extension LintFinding {
     static func duplicateKey(_ path: JSONPath, key: String, count: Int) -> LintFinding {
-        LintFinding(
-            code: "duplicate-key", severity: .warning, path: path,
-            message: "key \(JSONWriter.escape(key)) is written \(count) times in this object; only the last value counts",
+        LintCatalog.duplicateKey.finding(
+            at: path, "key \(JSONWriter.escape(key)) is written \(count) times in this object; only the last value counts",
             hint: "keep one \(JSONWriter.escape(key)) and merge what the others meant into it")
     }
 }

@@ -10,29 +10,40 @@ public enum LintCatalog {
         public var severity: Diagnostic.Severity
         /// One line for a codes table or a SARIF rule description.
         public var summary: String
+
+        /// A finding of this code and its catalog severity, so a severity is written only here.
+        func finding(at path: JSONPath, _ message: String, hint: String) -> LintFinding {
+            LintFinding(code: code, severity: severity, path: path, message: message, hint: hint)
+        }
     }
 
     /// Every document-level code, in the order the README's table lists them.
     public static let documentCodes: [Entry] = [
-        Entry(code: "invalid-json", severity: .error, summary: "the file is not JSON (or not UTF-8, or nested too deeply); nothing in it is used"),
-        Entry(code: "root-not-object", severity: .error, summary: "the JSON root is not an object; nothing in it is used"),
-        Entry(code: "too-large", severity: .error, summary: "the file is over the size limit (128 KiB by default); nothing in it is used"),
-        Entry(code: "wrong-type", severity: .error, summary: "a value has the wrong JSON type and counts as absent"),
-        Entry(code: "unknown-key", severity: .warning, summary: "a key the format does not define is ignored (near-miss spelling suggested)"),
-        Entry(code: "duplicate-key", severity: .warning, summary: "a key is written twice in one object; only the last value counts"),
-        Entry(code: "invalid-app-id", severity: .error, summary: "an app ID is not TEAMID.bundle.id, so it can never name an app"),
-        Entry(code: "apps-not-empty", severity: .warning, summary: "the legacy applinks.apps array is not empty; its contents are ignored"),
-        Entry(code: "components-and-paths", severity: .warning, summary: "an entry has both components and paths; iOS 13 and later ignore paths"),
-        Entry(code: "query-predicate-not-string", severity: .error, summary: "a query item pattern is not a string, which voids the whole dictionary"),
-        Entry(code: "invalid-variable-name", severity: .error, summary: "a variable name contains $, ( or ) and can never be referenced"),
-        Entry(code: "undefined-variable", severity: .error, summary: "a pattern uses a variable defined neither in the file nor by Apple; it never matches"),
-        Entry(code: "malformed-variable-reference", severity: .error, summary: "text that looks like a variable reference ($(name or ${name}) is literal text"),
-        Entry(code: "self-referencing-variable", severity: .error, summary: "a variable's value contains $(itself), which is literal text, not recursion"),
-        Entry(code: "variable-in-variable-value", severity: .error, summary: "a variable's value contains $(other), which is literal text, not a reference"),
-        Entry(code: "empty-variable", severity: .error, summary: "a variable has no values, so every pattern using it never matches"),
-        Entry(code: "shadows-predefined-variable", severity: .warning, summary: "a custom variable replaces one of Apple's predefined variables"),
-        Entry(code: "unused-variable", severity: .note, summary: "a custom variable is defined but no pattern uses it"),
+        invalidJSON, rootNotObject, tooLarge, wrongType,
+        unknownKey, duplicateKey, invalidAppID, appsNotEmpty,
+        componentsAndPaths, queryPredicateNotString, invalidVariableName, undefinedVariable,
+        malformedVariableReference, selfReferencingVariable, variableInVariableValue, emptyVariable,
+        shadowsPredefinedVariable, unusedVariable,
     ]
+
+    public static let invalidJSON = Entry(code: "invalid-json", severity: .error, summary: "the file is not JSON (or not UTF-8, or nested too deeply); nothing in it is used")
+    public static let rootNotObject = Entry(code: "root-not-object", severity: .error, summary: "the JSON root is not an object; nothing in it is used")
+    public static let tooLarge = Entry(code: "too-large", severity: .error, summary: "the file is over the size limit (128 KiB by default); nothing in it is used")
+    public static let wrongType = Entry(code: "wrong-type", severity: .error, summary: "a value has the wrong JSON type and counts as absent")
+    public static let unknownKey = Entry(code: "unknown-key", severity: .warning, summary: "a key the format does not define is ignored (near-miss spelling suggested)")
+    public static let duplicateKey = Entry(code: "duplicate-key", severity: .warning, summary: "a key is written twice in one object; only the last value counts")
+    public static let invalidAppID = Entry(code: "invalid-app-id", severity: .error, summary: "an app ID is not TEAMID.bundle.id, so it can never name an app")
+    public static let appsNotEmpty = Entry(code: "apps-not-empty", severity: .warning, summary: "the legacy applinks.apps array is not empty; its contents are ignored")
+    public static let componentsAndPaths = Entry(code: "components-and-paths", severity: .warning, summary: "an entry has both components and paths; iOS 13 and later ignore paths")
+    public static let queryPredicateNotString = Entry(code: "query-predicate-not-string", severity: .error, summary: "a query item pattern is not a string, which voids the whole dictionary")
+    public static let invalidVariableName = Entry(code: "invalid-variable-name", severity: .error, summary: "a variable name contains $, ( or ) and can never be referenced")
+    public static let undefinedVariable = Entry(code: "undefined-variable", severity: .error, summary: "a pattern uses a variable defined neither in the file nor by Apple; it never matches")
+    public static let malformedVariableReference = Entry(code: "malformed-variable-reference", severity: .error, summary: "text that looks like a variable reference ($(name or ${name}) is literal text")
+    public static let selfReferencingVariable = Entry(code: "self-referencing-variable", severity: .error, summary: "a variable's value contains $(itself), which is literal text, not recursion")
+    public static let variableInVariableValue = Entry(code: "variable-in-variable-value", severity: .error, summary: "a variable's value contains $(other), which is literal text, not a reference")
+    public static let emptyVariable = Entry(code: "empty-variable", severity: .error, summary: "a variable has no values, so every pattern using it never matches")
+    public static let shadowsPredefinedVariable = Entry(code: "shadows-predefined-variable", severity: .warning, summary: "a custom variable replaces one of Apple's predefined variables")
+    public static let unusedVariable = Entry(code: "unused-variable", severity: .note, summary: "a custom variable is defined but no pattern uses it")
 
     /// The catalog entry of `code`, or `nil` for a code not listed here (an automaton finding).
     public static func entry(for code: String) -> Entry? {

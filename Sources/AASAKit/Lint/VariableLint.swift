@@ -82,54 +82,47 @@ extension LintFinding {
             suggestion.map { "did you mean $(\($0))? Names are case-sensitive" }
             ?? #"define it in applinks.substitutionVariables ("\#(name)": ["value", …]) or use a predefined one: "#
             + PredefinedVariables.names.map { "$(\($0))" }.joined(separator: ", ")
-        return LintFinding(
-            code: "undefined-variable", severity: .error, path: path,
-            message: "$(\(name)) is defined neither in substitutionVariables nor by Apple, so this pattern never matches",
+        return LintCatalog.undefinedVariable.finding(
+            at: path, "$(\(name)) is defined neither in substitutionVariables nor by Apple, so this pattern never matches",
             hint: hint)
     }
 
     static func malformedVariableReference(_ path: JSONPath, fragment: String) -> LintFinding {
         let shellStyle = fragment.hasPrefix("${")
-        return LintFinding(
-            code: "malformed-variable-reference", severity: .error, path: path,
-            message: shellStyle
+        return LintCatalog.malformedVariableReference.finding(
+            at: path, shellStyle
                 ? "\(JSONWriter.escape(fragment)) is not a variable reference (AASA writes $(name)), so it is compared as literal text"
                 : "\(JSONWriter.escape(fragment)) is not a variable reference (no \")\" closes it before the next \"$\" or \"(\"), so it is compared as literal text",
             hint: #"write a reference as $(name); a name cannot contain "$", "(" or ")""#)
     }
 
     static func selfReferencingVariable(_ path: JSONPath, name: String) -> LintFinding {
-        LintFinding(
-            code: "self-referencing-variable", severity: .error, path: path,
-            message: "the value of \(JSONWriter.escape(name)) contains $(\(name)); values cannot refer to variables, so this is the literal text \"$(\(name))\"",
+        LintCatalog.selfReferencingVariable.finding(
+            at: path, "the value of \(JSONWriter.escape(name)) contains $(\(name)); values cannot refer to variables, so this is the literal text \"$(\(name))\"",
             hint: "list every alternative explicitly; a variable cannot be recursive")
     }
 
     static func variableInVariableValue(_ path: JSONPath, name: String, referenced: String) -> LintFinding {
-        LintFinding(
-            code: "variable-in-variable-value", severity: .error, path: path,
-            message: "the value of \(JSONWriter.escape(name)) contains $(\(referenced)); values cannot refer to variables, so this is literal text",
+        LintCatalog.variableInVariableValue.finding(
+            at: path, "the value of \(JSONWriter.escape(name)) contains $(\(referenced)); values cannot refer to variables, so this is literal text",
             hint: "copy the values of $(\(referenced)) into this list, or write $(\(referenced)) in the pattern itself")
     }
 
     static func emptyVariable(_ path: JSONPath, name: String) -> LintFinding {
-        LintFinding(
-            code: "empty-variable", severity: .error, path: path,
-            message: "$(\(name)) has no values, so every pattern that uses it never matches",
+        LintCatalog.emptyVariable.finding(
+            at: path, "$(\(name)) has no values, so every pattern that uses it never matches",
             hint: "list at least one value, or remove the variable and the rules that use it")
     }
 
     static func shadowsPredefinedVariable(_ path: JSONPath, name: String) -> LintFinding {
-        LintFinding(
-            code: "shadows-predefined-variable", severity: .warning, path: path,
-            message: "this custom variable replaces Apple's predefined $(\(name)) in every pattern of the file",
+        LintCatalog.shadowsPredefinedVariable.finding(
+            at: path, "this custom variable replaces Apple's predefined $(\(name)) in every pattern of the file",
             hint: "rename it unless replacing Apple's list is intended")
     }
 
     static func unusedVariable(_ path: JSONPath, name: String) -> LintFinding {
-        LintFinding(
-            code: "unused-variable", severity: .note, path: path,
-            message: "$(\(name)) is defined but no pattern uses it",
+        LintCatalog.unusedVariable.finding(
+            at: path, "$(\(name)) is defined but no pattern uses it",
             hint: "remove it, or check the patterns that were meant to use it for a misspelt name")
     }
 }
