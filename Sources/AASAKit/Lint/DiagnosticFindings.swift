@@ -21,7 +21,7 @@ enum DiagnosticFindings {
         case "components-and-paths":
             return #"keep "paths" only for iOS 12 and earlier, saying the same as "components"; otherwise remove it"#
         case "query-predicate-not-string":
-            return #"quote the value ("1", not 1); "*" accepts any value and "?*" requires a non-empty one"#
+            return #"quote the value: "1", not 1; "*" accepts any value and "?*" a non-empty one"#
         case "invalid-variable-name":
             return #"rename the variable without "$", "(" or ")" and refer to it as $(name)"#
         default:

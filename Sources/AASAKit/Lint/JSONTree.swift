@@ -5,8 +5,14 @@
 /// (a finding points at the exact element; findings come out in the order a reader meets them),
 /// so it keeps the tree and asks it. Lookups walk the path step by step; no recursion, so a
 /// document nested to the depth limit is fine.
-struct JSONTree {
+///
+/// A class, because it caches each object's key positions on first use: a hostile file with
+/// thousands of keys in one object and a finding per key would otherwise cost a linear key
+/// search per finding, quadratic in all.
+final class JSONTree {
     let root: JSONValue
+    /// Key → position of its last occurrence, per object, keyed by the object's path.
+    private var keyPositions: [JSONPath: [ExactString: Int]] = [:]
 
     init(_ root: JSONValue) {
         self.root = root
@@ -16,8 +22,8 @@ struct JSONTree {
     /// to its last value, as the decoder does.
     func value(at path: JSONPath) -> JSONValue? {
         var current = root
-        for component in path.components {
-            guard let next = Self.child(of: current, at: component)?.value else { return nil }
+        for depth in path.components.indices {
+            guard let next = child(of: current, in: path, depth: depth)?.value else { return nil }
             current = next
         }
         return current
@@ -30,27 +36,49 @@ struct JSONTree {
         var key: [Int] = []
         key.reserveCapacity(path.components.count)
         var current: JSONValue? = root
-        for component in path.components {
-            let step = current.flatMap { Self.child(of: $0, at: component) }
+        for depth in path.components.indices {
+            let step = current.flatMap { child(of: $0, in: path, depth: depth) }
             key.append(step?.position ?? Int.max)
             current = step?.value
         }
         return key
     }
 
-    /// One step down: the child and its position among its siblings (for an object, the
-    /// position of the key's last occurrence, the one that counts).
-    private static func child(of value: JSONValue, at component: JSONPath.Component) -> (value: JSONValue, position: Int)? {
-        switch (value, component) {
+    /// Objects with more members than this get a cached key index; smaller ones are searched,
+    /// which is cheaper than hashing the object's path.
+    private static let indexedObjectSize = 16
+
+    /// One step down from `value`, the node at `path`'s first `depth` steps, along step `depth`:
+    /// the child and its position among its siblings (for an object, the position of the key's
+    /// last occurrence, the one that counts).
+    private func child(of value: JSONValue, in path: JSONPath, depth: Int) -> (value: JSONValue, position: Int)? {
+        switch (value, path.components[depth]) {
         case (.array(let elements), .index(let index)):
             guard elements.indices.contains(index) else { return nil }
             return (elements[index], index)
         case (.object(let object), .key(let key)):
+            // Paths compare keys by canonical equivalence, so two sibling objects whose keys differ
+            // only in Unicode normalisation share a cache slot; trust a cached position only when
+            // it really holds this key in this object.
+            if object.members.count > Self.indexedObjectSize,
+                let position = positions(of: object, at: JSONPath(Array(path.components[..<depth])))[ExactString(key)],
+                object.members.indices.contains(position), object.members[position].key.isExactly(key)
+            {
+                return (object.members[position].value, position)
+            }
             guard let position = object.members.lastIndex(where: { $0.key.isExactly(key) }) else { return nil }
             return (object.members[position].value, position)
         default:
             return nil
         }
+    }
+
+    private func positions(of object: JSONObject, at path: JSONPath) -> [ExactString: Int] {
+        if let cached = keyPositions[path] { return cached }
+        var positions: [ExactString: Int] = [:]
+        for (index, member) in object.members.enumerated() { positions[ExactString(member.key)] = index }
+        keyPositions[path] = positions
+        return positions
     }
 }
 

@@ -10,6 +10,7 @@ enum VariableLint {
         let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
         var findings: [LintFinding] = []
         var used = Set<ExactString>()
+        var suggestions = SpellingSuggestions(candidates: variables.names + PredefinedVariables.names)
         for site in PatternSite.all(in: document) {
             let pattern = Pattern(parsing: site.text)
             var reported = Set<ExactString>()
@@ -18,8 +19,7 @@ enum VariableLint {
                 case .variable(let name):
                     used.insert(ExactString(name))
                     guard variables.resolve(name) == nil, reported.insert(ExactString(name)).inserted else { continue }
-                    let candidates = variables.names + PredefinedVariables.names
-                    findings.append(.undefinedVariable(site.path, name: name, suggestion: KeySpelling.nearest(to: name, in: candidates)))
+                    findings.append(.undefinedVariable(site.path, name: name, suggestion: suggestions.nearest(to: name)))
                 case .literal(let text):
                     if let fragment = MalformedReference.find(in: text) {
                         findings.append(.malformedVariableReference(site.path, fragment: fragment))
@@ -56,6 +56,27 @@ enum VariableLint {
             }
         }
         return findings
+    }
+}
+
+/// Near-miss names for undefined variables, bounded: each distinct name is looked up once, and
+/// only the first `limit` distinct names get a suggestion. Without the bound a hostile file of
+/// thousands of variables and thousands of misspelt references costs an edit distance per pair.
+struct SpellingSuggestions {
+    let candidates: [String]
+    var limit = 64
+    private var cache: [ExactString: String?] = [:]
+
+    init(candidates: [String]) {
+        self.candidates = candidates
+    }
+
+    mutating func nearest(to name: String) -> String? {
+        if let cached = cache[ExactString(name)] { return cached }
+        guard cache.count < limit else { return nil }
+        let found = KeySpelling.nearest(to: name, in: candidates)
+        cache[ExactString(name)] = .some(found)
+        return found
     }
 }
 

@@ -1,5 +1,7 @@
 import AASAKit
+import Foundation
 import XCTest
+import _AASATestSupport
 
 /// Every document-level lint code, pinned by one document that must raise it at a given path and
 /// one close variant that must be clean: the positive proves the check fires, the negative that
@@ -121,6 +123,13 @@ final class DocumentLintTests: XCTestCase {
                 XCTAssertNotNil(finding.hint, "\(finding.code) has no fix hint")
                 XCTAssertNil(finding.witness, "\(finding.code): document findings are not about URLs")
             }
+        }
+    }
+
+    func test_readme_codesTableListsEveryCodeWithItsSeverity() throws {
+        let readme = try String(contentsOf: CaseSuite.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for entry in LintCatalog.documentCodes {
+            XCTAssertTrue(readme.contains("| `\(entry.code)` | \(entry.severity.rawValue) |"), "README lacks a row for \(entry.code)")
         }
     }
 
