@@ -2,9 +2,10 @@
 ///
 /// Three sources: a `DocumentError` (the file cannot be used at all), the decoder's
 /// `Diagnostic`s (what SPEC 2's lenient parsing skipped), and checks of pieces the decoder
-/// accepts but that cannot do what their author meant: app IDs of the wrong shape, substitution
-/// variables used but not defined (or defined but never used), and keys written twice. Each
-/// check lives in its own file with its messages; this file only gathers them.
+/// accepts but that cannot do what their author meant: app IDs of the wrong shape, entries with
+/// no app or no rules, substitution variables used but not defined (or defined but never used),
+/// and keys written twice. Each check lives in its own file with its messages; this file only
+/// gathers them.
 public enum DocumentLint {
     /// The single finding for a file that cannot be used at all, at the root path `$`.
     public static func finding(for error: DocumentError) -> LintFinding {
@@ -35,6 +36,7 @@ public enum DocumentLint {
         document.diagnostics.map(DiagnosticFindings.finding(for:))
             + DuplicateKeyLint.findings(tree)
             + AppIDLint.findings(document: document, tree: tree)
+            + EntryLint.findings(document: document)
             + VariableLint.findings(document: document, tree: tree)
     }
 }

@@ -20,7 +20,7 @@ public enum LintCatalog {
     /// Every document-level code, in the order the README's table lists them.
     public static let documentCodes: [Entry] = [
         invalidJSON, rootNotObject, tooLarge, wrongType,
-        unknownKey, duplicateKey, invalidAppID, appsNotEmpty,
+        unknownKey, duplicateKey, invalidAppID, entryWithoutApps, entryWithoutRules, appsNotEmpty,
         componentsAndPaths, queryPredicateNotString, invalidVariableName, undefinedVariable,
         malformedVariableReference, selfReferencingVariable, variableInVariableValue, emptyVariable,
         shadowsPredefinedVariable, unusedVariable,
@@ -33,6 +33,8 @@ public enum LintCatalog {
     public static let unknownKey = Entry(code: "unknown-key", severity: .warning, summary: "a key the format does not define is ignored (near-miss spelling suggested)")
     public static let duplicateKey = Entry(code: "duplicate-key", severity: .warning, summary: "a key is written twice in one object; only the last value counts")
     public static let invalidAppID = Entry(code: "invalid-app-id", severity: .error, summary: "an app ID is not TEAMID.bundle.id, so it can never name an app")
+    public static let entryWithoutApps = Entry(code: "entry-without-apps", severity: .error, summary: "an entry names no app, so its rules apply to nothing")
+    public static let entryWithoutRules = Entry(code: "entry-without-rules", severity: .warning, summary: "an entry has no components or paths array, so it matches no URL")
     public static let appsNotEmpty = Entry(code: "apps-not-empty", severity: .warning, summary: "the legacy applinks.apps array is not empty; its contents are ignored")
     public static let componentsAndPaths = Entry(code: "components-and-paths", severity: .warning, summary: "an entry has both components and paths; iOS 13 and later ignore paths")
     public static let queryPredicateNotString = Entry(code: "query-predicate-not-string", severity: .error, summary: "a query item pattern is not a string, which voids the whole dictionary")

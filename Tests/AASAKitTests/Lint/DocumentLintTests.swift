@@ -46,6 +46,14 @@ final class DocumentLintTests: XCTestCase {
             positive: #"{"applinks": {"details": [{"appID": "TEAMID.com.example.app", "paths": ["/a"]}]}}"#,
             negative: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["/a"]}]}}"#),
         CodeCase(
+            code: "entry-without-apps", path: "applinks.details[0]",
+            positive: #"{"applinks": {"details": [{"appId": "ABCDE12345.com.example.app", "paths": ["/a"]}]}}"#,
+            negative: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["/a"]}]}}"#),
+        CodeCase(
+            code: "entry-without-rules", path: "applinks.details[0]",
+            positive: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app"}]}}"#,
+            negative: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "components": [{"/": "/a"}]}]}}"#),
+        CodeCase(
             code: "apps-not-empty", path: "applinks.apps",
             positive: entry(#"[{"/": "/a"}]"#, extra: #""apps": ["ABCDE12345.com.example.app"], "#),
             negative: entry(#"[{"/": "/a"}]"#, extra: #""apps": [], "#)),

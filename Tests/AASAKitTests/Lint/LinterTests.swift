@@ -78,8 +78,8 @@ final class LinterTests: XCTestCase {
 
     func test_wrongTypeHint_namesTheTypeTheKeyTakes() {
         let findings = lint(#"{"applinks": {"details": [{"appIDs": "ABCDE12345.com.example.app", "paths": ["/a"]}]}}"#)
-        XCTAssertEqual(findings.map(\.code), ["wrong-type"])
-        XCTAssertEqual(findings.first?.hint, "write an array of strings")
+        XCTAssertEqual(findings.map(\.code), ["entry-without-apps", "wrong-type"])
+        XCTAssertEqual(findings.last?.hint, "write an array of strings")
     }
 
     func test_undefinedVariableHint_suggestsTheNearestName() {
@@ -141,6 +141,34 @@ final class LinterTests: XCTestCase {
               "details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"?": {"q": "$(b)"}, "#": "$(c)"}]}]}}
             """
         XCTAssertEqual(lint(text).map(\.code), [])
+    }
+
+    // MARK: Hostile input
+
+    func test_hostile_thousandsOfFindingsInOneObjectAreAllReportedInOrder() {
+        let keys = (0..<3000).map { #""k\#($0)": 1"# }.joined(separator: ", ")
+        let variables = (0..<2000).map { #""v\#($0)": []"# }.joined(separator: ", ")
+        let findings = lint(#"{\#(keys), "applinks": {"substitutionVariables": {\#(variables)}}}"#)
+        XCTAssertEqual(findings.count, 3000 + 2 * 2000)
+        XCTAssertEqual(findings.first?.path.description, "k0")
+        XCTAssertEqual(findings.last?.path.description, "applinks.substitutionVariables.v1999")
+    }
+
+    func test_hostile_keysEqualOnlyUnderNormalisationKeepTheirOwnPositions() {
+        // Two legacy entries whose keys are "café" precomposed and decomposed: JSON paths compare
+        // them as equal, so the position cache must not mix the two objects up.
+        let unknown = (0..<20).map { #""u\#($0)": 1"# }
+        let first = unknown.joined(separator: ", ")
+        let second = unknown.reversed().joined(separator: ", ")
+        let text = #"{"applinks": {"details": {"caf\u00e9": {\#(first)}, "cafe\u0301": {\#(second)}}}}"#
+        let findings = lint(text)
+        let names = (0..<20).map { "u\($0)" }
+        let unknownKeys = findings.filter { $0.code == "unknown-key" }.compactMap { finding -> String? in
+            if case .key(let key)? = finding.path.components.last { return key }
+            return nil
+        }
+        XCTAssertEqual(unknownKeys, names + names.reversed())
+        XCTAssertEqual(findings.filter { $0.code == "invalid-app-id" }.count, 2)
     }
 
     // MARK: Corpus
