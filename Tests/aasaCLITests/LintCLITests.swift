@@ -164,7 +164,11 @@ final class LintCLITests: XCTestCase {
 
     func test_exit_twoForUsageErrors() throws {
         let file = try write("clean.json", Self.clean)
-        for arguments in [["lint"], ["lint", file, "--format", "xml"], ["lint", file, "--bogus"], ["lint", file, "--max-document-bytes", "x"]] {
+        let usageErrors = [
+            ["lint"], ["lint", file, "--format", "xml"], ["lint", file, "--bogus"], ["lint", file, "--max-document-bytes", "x"],
+            ["lint", file, "--domain", ""], ["lint", file, "--domain", "https://example.com"],
+        ]
+        for arguments in usageErrors {
             let output = try CLIRunner.run(arguments)
             XCTAssertEqual(output.status, 2, "\(arguments)")
             XCTAssertTrue(output.stderr.contains("Usage: aasa lint"), output.stderr)

@@ -52,6 +52,9 @@ enum LintCommand {
         case .failure(let error): return CommandSupport.usageError(spec, error.message)
         }
         let domain = parsed.value("domain") ?? "example.com"
+        guard !domain.isEmpty, !domain.contains("/") else {
+            return CommandSupport.usageError(spec, "--domain needs a host name such as example.com")
+        }
         let report = LintReport.make(files: parsed.positionals, domain: domain, configuration: configuration)
         for file in report.files {
             if let reason = file.unreadable { printError("aasa lint: cannot read \(file.name): \(reason)") }
