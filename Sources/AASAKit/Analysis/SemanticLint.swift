@@ -15,9 +15,9 @@ public enum SemanticLint {
             check = try WitnessCheck(sides: [analysis])
         } catch {
             return [
-                LintFinding(
-                    code: "not-analysed", severity: .warning, path: .root,
-                    message: "the rules could not be compiled for analysis: \(error)")
+                LintCatalog.notAnalysed.finding(
+                    at: .root, "the rules could not be compiled for analysis: \(error)",
+                    hint: "raise the limit named in the message, or split the rules")
             ]
         }
         let result = URLExplorer(sides: [analysis], domain: domain, witnessesPerOutcome: 2).explore()
@@ -32,17 +32,15 @@ public enum SemanticLint {
             let path = locations.paths[rule]
             if let original = duplicates[rule] {
                 findings.append(
-                    LintFinding(
-                        code: "duplicate-rule", severity: .warning, path: path,
-                        message: "this rule repeats \(name(original)) (same patterns and flags once defaults apply), so it never decides",
+                    LintCatalog.duplicateRule.finding(
+                        at: path, "this rule repeats \(name(original)) (same patterns and flags once defaults apply), so it never decides",
                         hint: "remove it", witness: facts.shadowedBy[rule][original]?.url))
                 continue
             }
             if result.isProof && !facts.matches[rule] {
                 findings.append(
-                    LintFinding(
-                        code: "never-matches", severity: .warning, path: path,
-                        message: "no URL can match this rule",
+                    LintCatalog.neverMatches.finding(
+                        at: path, "no URL can match this rule",
                         hint: "look for characters its component cannot hold (a raw \"?\" or \"#\" in a path), an undefined or empty variable, or an upper-case literal in a caseSensitive: false rule"))
                 continue
             }
@@ -51,18 +49,16 @@ public enum SemanticLint {
                 let sameEntry = covering.allSatisfy { rules[$0].entryIndex == rules[rule].entryIndex }
                 let scope = sameEntry ? "earlier rules of its entry" : "earlier rules"
                 findings.append(
-                    LintFinding(
-                        code: "unreachable-rule", severity: .warning, path: path,
-                        message: "this rule never decides: every URL it matches is decided by \(scope): \(covering.map(name).joined(separator: ", "))",
+                    LintCatalog.unreachableRule.finding(
+                        at: path, "this rule never decides: every URL it matches is decided by \(scope): \(covering.map(name).joined(separator: ", "))",
                         hint: "remove it, or move it before the rules that cover it",
                         witness: covering.lazy.compactMap { facts.shadowedBy[rule][$0]?.url }.first))
                 continue
             }
             if result.isProof, rules[rule].exclude, !facts.deciding[rule].isEmpty, facts.excludeEffect[rule] == nil {
                 findings.append(
-                    LintFinding(
-                        code: "useless-exclude", severity: .warning, path: path,
-                        message: "this exclusion changes nothing: no later rule for its apps would open the URLs it excludes",
+                    LintCatalog.uselessExclude.finding(
+                        at: path, "this exclusion changes nothing: no later rule for its apps would open the URLs it excludes",
                         hint: "remove it, or check the patterns of the rules it was meant to carve from",
                         witness: facts.deciding[rule].values.lazy.compactMap(\.url).first))
             }
@@ -70,9 +66,8 @@ public enum SemanticLint {
                 let comment = locations.comments[rule].map { " (its comment: \"\($0)\")" } ?? ""
                 let apps = rules[rule].apps.map { analysis.appIDs[$0] }.joined(separator: ", ")
                 findings.append(
-                    LintFinding(
-                        code: "catch-all", severity: .warning, path: path,
-                        message: "this rule matches every URL of the domain\(comment): every URL no earlier rule decides opens \(apps)",
+                    LintCatalog.catchAll.finding(
+                        at: path, "this rule matches every URL of the domain\(comment): every URL no earlier rule decides opens \(apps)",
                         hint: "restrict its path, or put exclude rules for the pages that must stay on the web before it",
                         witness: facts.deciding[rule].values.lazy.compactMap(\.url).first))
             }
@@ -83,9 +78,8 @@ public enum SemanticLint {
                 rules.firstIndex { $0.apps.contains(app) }.map { rules[$0].entryIndex }
             }).count == 1
             findings.append(
-                LintFinding(
-                    code: "overlapping-apps", severity: oneEntry ? .note : .warning, path: .root / "applinks" / "details",
-                    message: "some URLs open several apps (\(apps.joined(separator: ", "))); \(apps[0]) comes first in the document's app order and wins",
+                (oneEntry ? LintCatalog.appsShareURLs : LintCatalog.overlappingApps).finding(
+                    at: .root / "applinks" / "details", "some URLs open several apps (\(apps.joined(separator: ", "))); \(apps[0]) comes first in the document's app order and wins",
                     hint: oneEntry ? nil : "exclude these URLs from all but one app, unless sharing them is intended",
                     witness: overlap.evidence.url))
         }
@@ -95,9 +89,9 @@ public enum SemanticLint {
             if analysis.modes.count > 1 { reasons.append("rules compare text in several modes (caseSensitive / percentEncoded differ)") }
             if analysis.hasTextQueries && analysis.hasItemQueries { reasons.append("query rules mix text patterns and item dictionaries") }
             findings.append(
-                LintFinding(
-                    code: "analysis-incomplete", severity: .note, path: .root,
-                    message: "unreachable-rule, never-matches, useless-exclude and catch-all were not checked: \(reasons.joined(separator: "; "))"))
+                LintCatalog.analysisIncomplete.finding(
+                    at: .root, "unreachable-rule, never-matches, useless-exclude and catch-all were not checked: \(reasons.joined(separator: "; "))",
+                    hint: "see docs/analysis.md; cover and diff still give checked URLs"))
         }
         return findings
     }

@@ -1,5 +1,6 @@
 import AASAKit
 import XCTest
+import _AASATestSupport
 
 /// Each automaton-level lint code on a document that has the problem and one that does not;
 /// every witness is re-checked by the reference matcher.
@@ -92,11 +93,40 @@ final class SemanticLintTests: XCTestCase {
         XCTAssertEqual(try F.oracle(document, witness, app: F.clip).kind, .match)
     }
 
+    func testAppsNamedByOneEntryShareURLsAsANote() throws {
+        let document = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)", "\#(F.clip)"], "components": [{"/": "/a/*"}]}]}}"#)
+        XCTAssertEqual(findings("overlapping-apps", in: document), [])
+        let shared = findings("apps-share-urls", in: document)
+        XCTAssertEqual(shared.map(\.severity), [.note])
+        XCTAssertEqual(try F.oracle(document, try XCTUnwrap(shared.first?.witness), app: F.clip).kind, .match)
+    }
+
     func testAppsWithDisjointPathsDoNotOverlap() throws {
         let document = try F.document(
             #"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a/*"}]},"#
                 + #"{"appIDs": ["\#(F.clip)"], "components": [{"/": "/b/*"}]}]}}"#)
         XCTAssertEqual(findings("overlapping-apps", in: document), [])
+    }
+
+    func testSamePatternWithOtherFlagsIsNotADuplicate() throws {
+        let document = try F.components(#"[{"/": "/a", "exclude": true}, {"/": "/a"}, {"/": "/b"}, {"/": "/b", "?": {"x": "1"}}]"#)
+        XCTAssertEqual(findings("duplicate-rule", in: document), [])
+    }
+
+    func testEveryFindingUsesItsCatalogSeverityAndTheREADMEListsEveryCode() throws {
+        let document = try F.document(
+            #"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a/*"}, {"/": "/a/b"}, {"/": "/a/b"}, {"/": "/x#"}, {"/": "/p", "exclude": true}]},"#
+                + #"{"appIDs": ["\#(F.clip)"], "components": [{"/": "*"}]}]}}"#)
+        let found = F.lint(document)
+        XCTAssertEqual(Set(found.map(\.code)), ["unreachable-rule", "duplicate-rule", "never-matches", "useless-exclude", "catch-all", "overlapping-apps"])
+        for finding in found {
+            XCTAssertEqual(finding.severity, LintCatalog.anyEntry(for: finding.code)?.severity, finding.code)
+            XCTAssertNotNil(finding.hint, finding.code)
+        }
+        let readme = try String(contentsOf: CaseSuite.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for entry in LintCatalog.semanticCodes {
+            XCTAssertTrue(readme.contains("| `\(entry.code)` | \(entry.severity.rawValue) |"), "README lacks a row for \(entry.code)")
+        }
     }
 
     func testRepeatedRuleIsADuplicateNotAlsoUnreachable() throws {
