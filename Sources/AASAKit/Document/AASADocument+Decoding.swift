@@ -179,12 +179,12 @@ struct DocumentDecoder {
             }
         }
         if let components {
-            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .components, rules: components)
+            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .components, rules: components, path: path)
         }
         if let paths {
-            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .paths, rules: paths)
+            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .paths, rules: paths, path: path)
         }
-        return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .none, rules: [])
+        return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .none, rules: [], path: path)
     }
 
     // MARK: Rules
