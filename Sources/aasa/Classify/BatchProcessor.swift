@@ -8,7 +8,6 @@ struct LineBatch: Sendable {
         case invalid(String, String)
     }
 
-    var sequence = 0
     /// The bytes of whole lines (each ends in a newline, except the input's last line).
     var raw: [UInt8]
     /// For a batch holding one over-long line assembled by the reader: its verdict (the raw
