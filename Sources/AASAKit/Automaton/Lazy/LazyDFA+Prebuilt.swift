@@ -107,12 +107,4 @@ extension LazyDFA {
 
     /// Whether searches use a table determinised ahead of time rather than the lazy cache.
     public var isPrebuilt: Bool { prebuilt != nil }
-
-    /// This automaton with its whole DFA built now, if it fits `budget`; otherwise itself.
-    public func prebuilding(budget: Prebuilt.Budget = .init()) -> LazyDFA {
-        guard prebuilt == nil, let table = Prebuilt(nfa: nfa, budget: budget),
-            let eager = try? LazyDFA(nfa: nfa, configuration: configuration, prebuilt: table)
-        else { return self }
-        return eager
-    }
 }

@@ -49,7 +49,7 @@ public final class LazyDFA: Sendable {
     }
 
     /// Heap bytes of the immutable part.
-    public var memoryUsage: Int { nfa.memoryUsage + 256 + classes.count }
+    public var memoryUsage: Int { nfa.memoryUsage + 256 + classes.count + (prebuilt?.memoryUsage ?? 0) }
 }
 
 extension LazyDFA {
