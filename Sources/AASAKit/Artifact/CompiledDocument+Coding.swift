@@ -38,7 +38,7 @@ extension CompiledDocument {
         }
     }
 
-    static func decode(from reader: inout BinaryReader, configuration: CompileConfiguration) throws(ArtifactError) -> CompiledDocument {
+    static func decode(from reader: inout BinaryReader, configuration: Configuration) throws(ArtifactError) -> CompiledDocument {
         let domain = try reader.string()
         let appIDs = try reader.strings()
         let ruleCount = try reader.count(elementSize: 20)
@@ -78,7 +78,7 @@ extension CompiledDocument {
                 if case .match(let tag) = kind, Int(tag) >= tagLimit { throw .corrupt("an automaton accepts an unknown rule") }
             }
             do {
-                return try LazyDFA(nfa: nfa, configuration: configuration.lazyDFA)
+                return try LazyDFA(nfa: nfa, configuration: configuration.automata)
             } catch {
                 throw .corrupt("\(error)")
             }

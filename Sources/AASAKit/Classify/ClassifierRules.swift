@@ -47,7 +47,7 @@ public final class ClassifierRules: Sendable {
     public let domains: [Domain]
     public let table: DomainTable
 
-    public init(documents: DomainDocuments, engine: Engine, compile: CompileConfiguration = .init()) {
+    public init(documents: DomainDocuments, engine: Engine, configuration: Configuration = .default) {
         self.engine = engine
         var domains: [Domain] = []
         for source in documents.sources {
@@ -65,7 +65,7 @@ public final class ClassifierRules: Sendable {
                     rules = EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex) }
                 case .dfa:
                     do {
-                        let compiled = try CompiledDocument(document: document, domain: source.domain, configuration: compile)
+                        let compiled = try CompiledDocument(document: document, domain: source.domain, configuration: configuration)
                         state = .compiled(compiled)
                         rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex) }
                     } catch {

@@ -30,7 +30,7 @@ public struct URLLineReader {
 
     private var assembler: LineAssembler
 
-    public init(fileDescriptor: Int32, maxLineBytes: Int = Configuration.default.maxURLBytes, bufferBytes: Int = 1 << 20) {
+    public init(fileDescriptor: Int32, maxLineBytes: Int = Configuration.default.input.maxLineBytes, bufferBytes: Int = 1 << 20) {
         self.fileDescriptor = fileDescriptor
         self.maxLineBytes = maxLineBytes
         self.block = [UInt8](repeating: 0, count: max(bufferBytes, 1))
@@ -192,7 +192,7 @@ public struct LineAssembler {
         }
         if overflow {
             let shown = String(decoding: line.prefix(200), as: UTF8.self) + "…"
-            try body(.invalid(text: shown, error: .tooLong(length: rawLength, limit: maxLineBytes)))
+            try body(.invalid(text: shown, error: .lineTooLong(length: rawLength, limit: maxLineBytes)))
             return
         }
         // The terminator's CR, then the trailing blanks.
@@ -201,7 +201,7 @@ public struct LineAssembler {
         if line.isEmpty { return }
         if line.count > maxLineBytes {
             let shown = String(decoding: line.prefix(200), as: UTF8.self) + "…"
-            try body(.invalid(text: shown, error: .tooLong(length: line.count, limit: maxLineBytes)))
+            try body(.invalid(text: shown, error: .lineTooLong(length: line.count, limit: maxLineBytes)))
             return
         }
         try line.withUnsafeBufferPointer { bytes in

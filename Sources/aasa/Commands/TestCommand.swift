@@ -71,7 +71,7 @@ enum TestCommand {
                 continue
             }
             if engines[domain] == nil {
-                switch CommandSupport.engine(named: engineName, document: document, domain: domain) {
+                switch CommandSupport.engine(named: engineName, document: document, domain: domain, configuration: configuration) {
                 case .success(let engine): engines[domain] = engine
                 case .failure(let code): return code
                 }
