@@ -138,6 +138,9 @@ enum ClassifyCommand {
                 extraColumnNames = format == .ndjson ? [] : ["fields"]
             }
             try output.append { $0.append(contentsOf: format.header(extraColumns: extraColumnNames)) }
+            // Now, not with the first records: the pipeline's writer only flushes what the
+            // workers produce, so an empty input would otherwise lose its TSV/CSV header.
+            try output.flush()
         } catch let failure as OutputStream.WriteFailure {
             switch failure {
             case .closed: return .success
