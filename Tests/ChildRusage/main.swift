@@ -26,5 +26,4 @@ var usage = rusage()
 while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
 let exited = status & 0x7F == 0
 let line = "\(usage.ru_maxrss) \(exited ? (status >> 8) & 0xFF : -1) \(exited ? 0 : status & 0x7F)\n"
-FileManager.default.createFile(atPath: arguments[1], contents: Data(line.utf8))
-exit(0)
+exit(FileManager.default.createFile(atPath: arguments[1], contents: Data(line.utf8)) ? 0 : 2)

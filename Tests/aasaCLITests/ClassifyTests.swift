@@ -9,12 +9,7 @@ final class ClassifyTests: XCTestCase {
     var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-classify-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
+        folder = try makeTemporaryFolder("aasa-classify")
     }
 
     var corpus: URL { CaseSuite.packageRoot.appendingPathComponent("corpus") }

@@ -9,12 +9,7 @@ final class HostileInputCLITests: XCTestCase {
     var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-hostile-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
+        folder = try makeTemporaryFolder("aasa-hostile")
     }
 
     var corpus: String { CaseSuite.packageRoot.appendingPathComponent("corpus").path }
@@ -100,6 +95,21 @@ final class HostileInputCLITests: XCTestCase {
         XCTAssertTrue(wrong.stderr.contains("--limit needs NAME=VALUE"), wrong.stderr)
     }
 
+    func test_truncatedArtifact_isRefusedAtEveryCut() throws {
+        let artifact = folder.appendingPathComponent("rules.aasac")
+        let compile = try CLIRunner.run(["compile", corpus, "-o", artifact.path])
+        XCTAssertEqual(compile.status, 0, compile.stderr)
+        let bytes = try Data(contentsOf: artifact)
+        let cut = folder.appendingPathComponent("cut.aasac")
+        for length in [0, 7, 40, bytes.count / 2, bytes.count - 1] {
+            try bytes.prefix(length).write(to: cut)
+            let run = try ChildProcess.run(["classify", "--compiled", cut.path], folder: folder)
+            XCTAssertEqual(run.status, 3, "cut at \(length): \(run.summary)")
+            XCTAssertTrue(run.stderr.hasPrefix("aasa classify: cannot load \(cut.path): "), "cut at \(length): \(run.summary)")
+            refusal.check(run, "an artifact cut at \(length) of \(bytes.count) bytes")
+        }
+    }
+
     // MARK: URLs and lines
 
     func test_megabyteURL_givesAnErrorRecordAndTheRunGoesOn() throws {
@@ -137,6 +147,19 @@ final class HostileInputCLITests: XCTestCase {
         XCTAssertTrue(records[0].contains("--limit line-bytes=<n>"), String(records[0].prefix(400)))
         XCTAssertTrue(records[1].contains(#""apps": ["MUSE4EX123.org.example.museum"]"#), records[1])
         stream.check(run, "a 1 MB URL through match")
+    }
+
+    func test_urlLimit_appliesToExplainAndTestToo() throws {
+        let document = CaseSuite.packageRoot.appendingPathComponent("corpus/museum.example/apple-app-site-association").path
+        let url = "https://museum.example/exhibitions/x"
+        let explain = try CLIRunner.run(
+            ["explain", document, "--domain", "museum.example", "--app", "MUSE4EX123.org.example.museum", "--limit", "url-bytes=20", url])
+        XCTAssertEqual(explain.status, 1, explain.stderr)
+        XCTAssertTrue(explain.stderr.contains("URL of \(url.utf8.count) bytes is over the limit of 20 bytes (raise it with --limit url-bytes=<n>)"), explain.stderr)
+        let matrix = try write(Array(#"{"opens_app": ["\#(url)"], "opens_web": []}"#.utf8), "matrix.json")
+        let test = try CLIRunner.run(["test", document, "--domain", "museum.example", "--matrix", matrix, "--limit", "url-bytes=20"])
+        XCTAssertEqual(test.status, 1, test.stdout + test.stderr)
+        XCTAssertTrue(test.stdout.contains("is over the limit of 20 bytes"), test.stdout)
     }
 
     /// Each hostile line gives exactly one record, in order, with the outcome SPEC 14 and SPEC 4
