@@ -19,14 +19,6 @@ final class HostileInputCLITests: XCTestCase {
     /// Streams: 1 MiB batches, two per worker in flight, and line windows of the limit.
     let stream = RobustnessBounds(seconds: 30, residentMiB: 160)
 
-    /// A 100 MB file that starts like a document; sparse, so the test writes almost nothing.
-    func hundredMegabyteDocument(at url: URL) throws {
-        try Data(#"{"applinks":{"details":[{"appID":"T.a","paths":["*"]}]}, "padding": ""#.utf8).write(to: url)
-        let handle = try FileHandle(forWritingTo: url)
-        try handle.truncate(atOffset: 100 << 20)
-        try handle.close()
-    }
-
     func write(_ bytes: [UInt8], _ name: String) throws -> String {
         let url = folder.appendingPathComponent(name)
         try Data(bytes).write(to: url)
@@ -35,79 +27,6 @@ final class HostileInputCLITests: XCTestCase {
 
     func lines(_ run: ChildProcess.Finished) -> [String] {
         String(decoding: run.stdout, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
-    }
-
-    // MARK: Documents
-
-    func test_hundredMegabyteDocument_isRefusedWithoutReadingIt() throws {
-        let document = folder.appendingPathComponent("big.json")
-        try hundredMegabyteDocument(at: document)
-        let run = try ChildProcess.run(["match", document.path, "--domain", "example.com", "https://example.com/"], folder: folder)
-        XCTAssertEqual(run.status, 3, run.summary)
-        XCTAssertTrue(run.stderr.contains("is 104857600 bytes, over the limit of 131072 bytes (raise it with --limit document-bytes=<n>)"), run.summary)
-        refusal.check(run, "refusing a 100 MB document")
-    }
-
-    func test_hundredMegabyteDocument_inARulesDirectoryOnlyFailsItsOwnDomain() throws {
-        let rules = folder.appendingPathComponent("rules")
-        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
-        try hundredMegabyteDocument(at: rules.appendingPathComponent("big.example.json"))
-        try Data(#"{"applinks":{"details":[{"appID":"T.a","paths":["*"]}]}}"#.utf8).write(to: rules.appendingPathComponent("good.example.json"))
-        let input = try write(Array("https://big.example/a\nhttps://good.example/a\n".utf8), "in.txt")
-        let run = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input], folder: folder)
-        XCTAssertEqual(run.status, 1, run.summary)
-        let records = lines(run)
-        XCTAssertEqual(records.count, 2, run.summary)
-        XCTAssertTrue(records.first?.contains("over the limit of 131072 bytes") ?? false, records.first ?? "")
-        XCTAssertTrue(records.last?.contains(#""apps": ["T.a"]"#) ?? false, records.last ?? "")
-        refusal.check(run, "classifying with a 100 MB document in the rules")
-    }
-
-    func test_endlessDocument_isRefusedAfterReadingPastTheLimit() throws {
-        let run = try ChildProcess.run(["match", "/dev/zero", "--domain", "example.com", "https://example.com/"], folder: folder)
-        XCTAssertEqual(run.status, 3, run.summary)
-        XCTAssertTrue(run.stderr.contains("over the limit of 131072 bytes"), run.summary)
-        refusal.check(run, "refusing /dev/zero as a document")
-    }
-
-    func test_raisedDocumentLimit_letsTheSameDocumentThrough() throws {
-        let text = #"{"applinks":{"details":[{"appID":"T.a","components":[{"/":"/a"},{"/":"/b"},{"/":"/c"}]}]}}"#
-        let document = try write(Array(text.utf8), "three.json")
-        let refused = try ChildProcess.run(["match", document, "--domain", "x.example", "--limit", "patterns=2", "https://x.example/c"], folder: folder)
-        XCTAssertEqual(refused.status, 3, refused.summary)
-        XCTAssertTrue(refused.stderr.contains("more than 2 patterns at applinks.details[0].components[2][\"/\"] (raise it with --limit patterns=<n>)"), refused.summary)
-        let raised = try ChildProcess.run(["match", document, "--domain", "x.example", "--limit", "patterns=3", "https://x.example/c"], folder: folder)
-        XCTAssertEqual(raised.status, 0, raised.summary)
-        XCTAssertTrue(lines(raised).first?.contains(#""apps": ["T.a"]"#) ?? false, raised.summary)
-    }
-
-    func test_help_listsEveryLimitWithItsDefault() throws {
-        for command in ["match", "classify", "compile", "explain", "test", "debug"] {
-            let help = try CLIRunner.run([command, "--help"])
-            XCTAssertTrue(help.stdout.contains("--limit <name=n>"), command)
-            for limit in Configuration.Limit.allCases {
-                XCTAssertTrue(help.stdout.contains("  \(limit.rawValue) "), "\(command) --help lacks \(limit.rawValue)")
-                XCTAssertTrue(help.stdout.contains("(default \(Configuration.default[limit]))"), "\(command): \(limit.rawValue)")
-            }
-        }
-        let wrong = try CLIRunner.run(["match", "x.json", "--domain", "x", "--limit", "patterns"])
-        XCTAssertEqual(wrong.status, 2)
-        XCTAssertTrue(wrong.stderr.contains("--limit needs NAME=VALUE"), wrong.stderr)
-    }
-
-    func test_truncatedArtifact_isRefusedAtEveryCut() throws {
-        let artifact = folder.appendingPathComponent("rules.aasac")
-        let compile = try CLIRunner.run(["compile", corpus, "-o", artifact.path])
-        XCTAssertEqual(compile.status, 0, compile.stderr)
-        let bytes = try Data(contentsOf: artifact)
-        let cut = folder.appendingPathComponent("cut.aasac")
-        for length in [0, 7, 40, bytes.count / 2, bytes.count - 1] {
-            try bytes.prefix(length).write(to: cut)
-            let run = try ChildProcess.run(["classify", "--compiled", cut.path], folder: folder)
-            XCTAssertEqual(run.status, 3, "cut at \(length): \(run.summary)")
-            XCTAssertTrue(run.stderr.hasPrefix("aasa classify: cannot load \(cut.path): "), "cut at \(length): \(run.summary)")
-            refusal.check(run, "an artifact cut at \(length) of \(bytes.count) bytes")
-        }
     }
 
     // MARK: URLs and lines
