@@ -58,7 +58,7 @@ extension HostileInputCLITests {
     }
 
     func test_help_listsEveryLimitWithItsDefault() throws {
-        for command in ["match", "classify", "compile", "explain", "test", "debug"] {
+        for command in ["match", "classify", "compile", "explain", "test", "debug", "lint", "diff", "cover"] {
             let help = try CLIRunner.run([command, "--help"])
             XCTAssertTrue(help.stdout.contains("--limit <name=n>"), command)
             for limit in Configuration.Limit.allCases {

@@ -45,7 +45,7 @@ extension AASADocument {
     /// - Throws: `DocumentFileError.unreadable` when the file cannot be opened or read, and
     ///   `.document` for everything `init(bytes:configuration:)` throws.
     public init(contentsOfFile path: String, configuration: Configuration = .default) throws(DocumentFileError) {
-        let bytes = try DocumentFileError.read(path, maxBytes: configuration.document.maxBytes)
+        let bytes = try Self.bytes(ofFile: path, maxBytes: configuration.document.maxBytes)
         do {
             try self.init(bytes: bytes, configuration: configuration)
         } catch {
@@ -201,12 +201,12 @@ struct DocumentDecoder {
             }
         }
         if let components {
-            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .components, rules: components)
+            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .components, rules: components, path: path)
         }
         if let paths {
-            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .paths, rules: paths)
+            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .paths, rules: paths, path: path)
         }
-        return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .none, rules: [])
+        return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .none, rules: [], path: path)
     }
 
     // MARK: Rules

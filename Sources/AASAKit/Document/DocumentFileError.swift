@@ -13,13 +13,16 @@ public enum DocumentFileError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
+}
+
+extension AASADocument {
     /// The file's bytes, or `tooLarge` after reading at most `maxBytes + 1` of them.
     ///
     /// The size check comes before the allocation: documents come from other people's servers,
     /// and a loader that reads first and checks later lets a 100 MB (or endless) file cost
     /// 100 MB (or everything). A regular file's size is known up front; a pipe or device is read
     /// until one byte past the limit, and its size is then reported as that.
-    static func read(_ path: String, maxBytes: Int) throws(DocumentFileError) -> [UInt8] {
+    public static func bytes(ofFile path: String, maxBytes: Int) throws(DocumentFileError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .unreadable(reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
