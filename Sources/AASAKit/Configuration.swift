@@ -119,6 +119,10 @@ extension Configuration {
             }
         }
 
+        /// The largest value `setLimit` accepts for any limit (1 TiB): above it, the sums the
+        /// engine makes with limits (a line window plus a read block) could overflow `Int`.
+        public static let ceiling = 1 << 40
+
         /// What to write to raise this limit.
         public var hint: String { "raise it with --limit \(rawValue)=<n>" }
 
@@ -184,9 +188,11 @@ extension Configuration {
         default: break
         }
         if shift > 0 { text = text.dropLast() }
-        guard let number = Int(text), number >= limit.minimum, number <= (Int.max >> shift) else {
+        guard let number = Int(text), number >= limit.minimum, number <= (Limit.ceiling >> shift) else {
             throw LimitSyntaxError(
-                message: "--limit \(name) needs a whole number of at least \(limit.minimum) (K, M, G suffixes allowed), got '\(text)'")
+                message:
+                    "--limit \(name) needs a whole number from \(limit.minimum) to \(Limit.ceiling) (K, M, G suffixes allowed), got '\(assignment[assignment.index(after: equals)...])'"
+            )
         }
         self[limit] = number << shift
     }

@@ -66,9 +66,14 @@ extension HostileInputCLITests {
                 XCTAssertTrue(help.stdout.contains("(default \(Configuration.default[limit]))"), "\(command): \(limit.rawValue)")
             }
         }
+    }
+
+    func test_badLimit_isAUsageErrorNotACrash() throws {
         let wrong = try CLIRunner.run(["match", "x.json", "--domain", "x", "--limit", "patterns"])
         XCTAssertEqual(wrong.status, 2)
         XCTAssertTrue(wrong.stderr.contains("--limit needs NAME=VALUE"), wrong.stderr)
+        let huge = try CLIRunner.run(["classify", "--rules", corpus, "--limit", "line-bytes=9223372036854775807"], stdin: Data("https://x/\n".utf8))
+        XCTAssertEqual(huge.status, 2, "a limit too large to compute with is a usage error, not a crash: \(huge.stderr.prefix(300))")
     }
 
     func test_truncatedArtifact_isRefusedAtEveryCut() throws {

@@ -85,10 +85,12 @@ final class DocumentLimitsTests: XCTestCase {
         try configuration.setLimit("document-bytes=1M")
         try configuration.setLimit("dfa-cache-bytes=64k")
         try configuration.setLimit("nfa-states=10")
+        try configuration.setLimit("url-bytes=1024G")
+        XCTAssertEqual(configuration.input.maxURLBytes, Configuration.Limit.ceiling)
         XCTAssertEqual(configuration.document.maxBytes, 1 << 20)
         XCTAssertEqual(configuration.automata.cacheCapacity, 64 << 10)
         XCTAssertEqual(configuration.automata.maxNFAStates, 10)
-        for bad in ["document-bytes", "nope=1", "url-bytes=0", "patterns=-1", "patterns=x", "line-bytes=9999999999G"] {
+        for bad in ["document-bytes", "nope=1", "url-bytes=0", "patterns=-1", "patterns=x", "line-bytes=9999999999G", "line-bytes=9223372036854775807", "document-bytes=1025G"] {
             XCTAssertThrowsError(try configuration.setLimit(bad), bad)
         }
     }
