@@ -40,7 +40,7 @@ public enum SemanticLint {
             if result.isProof && !facts.matches[rule] {
                 findings.append(
                     LintCatalog.neverMatches.finding(
-                        at: path, "no URL can match this rule",
+                        at: path, "no URL can match this rule" + neverMatchReason(rules[rule]),
                         hint: "look for characters its component cannot hold (a raw \"?\" or \"#\" in a path), an undefined or empty variable, or an upper-case literal in a caseSensitive: false rule"))
                 continue
             }
@@ -94,6 +94,20 @@ public enum SemanticLint {
                     hint: "see docs/analysis.md; cover and diff still give checked URLs"))
         }
         return findings
+    }
+
+    /// The likeliest cause when a rule can never match: a raw path pattern holding `#` (a URL's
+    /// fragment starts there, SPEC 4), common in files written for hash-routed web apps.
+    static func neverMatchReason(_ rule: EffectiveRule) -> String {
+        guard !rule.mode.decoded else { return "" }
+        let literals = rule.path.flatMap(\.pieces).compactMap { piece -> String? in
+            if case .literal(let text) = piece { return text }
+            return nil
+        }
+        if literals.contains(where: { $0.contains("#") }) {
+            return ": its path pattern contains \"#\", but a URL's path ends where its fragment starts; match the fragment with the \"#\" key"
+        }
+        return ""
     }
 
     /// For each rule identical to an earlier rule of the same entry (after defaults), that rule.

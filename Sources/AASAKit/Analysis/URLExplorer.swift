@@ -48,7 +48,7 @@ struct URLExplorer {
     let witnessesPerOutcome: Int
 
     init(
-        sides: [AnalysisDocument], domain: String, maxStates: Int = 100_000, maxWork: Int = 20_000_000,
+        sides: [AnalysisDocument], domain: String, maxStates: Int = 200_000, maxWork: Int = 100_000_000,
         witnessesPerOutcome: Int = 1
     ) {
         self.sides = sides
