@@ -9,12 +9,7 @@ final class ClassifyTests: XCTestCase {
     var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-classify-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
+        folder = try makeTemporaryFolder("aasa-classify")
     }
 
     var corpus: URL { CaseSuite.packageRoot.appendingPathComponent("corpus") }
@@ -173,20 +168,11 @@ final class ClassifyTests: XCTestCase {
     func test_classify_closedOutputEndsQuietly() throws {
         let input = try writeLargeInput(lines: 200_000)
         let script = "\(CLIRunner.executable.path) classify --rules \(corpus.path) --input \(input.url.path) --jobs 2 | head -n 3; echo \"status ${PIPESTATUS[0]}\""
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let lines = output.split(separator: "\n")
-        XCTAssertEqual(lines.count, 4, output)
+        let run = try CLIRunner.runShell(script)
+        let lines = run.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 4, run.stdout)
         XCTAssertEqual(lines.last, "status 0")
-        XCTAssertEqual(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "")
+        XCTAssertEqual(run.stderr, "")
     }
 }
 

@@ -157,7 +157,7 @@ final class LintCLITests: XCTestCase {
         let invalid = try CLIRunner.run(["lint", try write("invalid.json", "{\"applinks\": {},}")])
         XCTAssertEqual(invalid.status, 1)
         XCTAssertTrue(invalid.stdout.contains("error [invalid-json] $: invalid JSON at line 1, column 17"), invalid.stdout)
-        let large = try CLIRunner.run(["lint", try write("clean.json", Self.clean), "--max-document-bytes", "10"])
+        let large = try CLIRunner.run(["lint", try write("clean.json", Self.clean), "--limit", "document-bytes=10"])
         XCTAssertEqual(large.status, 1)
         XCTAssertTrue(large.stdout.contains("error [too-large] $: the document is"), large.stdout)
     }
@@ -165,7 +165,7 @@ final class LintCLITests: XCTestCase {
     func test_exit_twoForUsageErrors() throws {
         let file = try write("clean.json", Self.clean)
         let usageErrors = [
-            ["lint"], ["lint", file, "--format", "xml"], ["lint", file, "--bogus"], ["lint", file, "--max-document-bytes", "x"],
+            ["lint"], ["lint", file, "--format", "xml"], ["lint", file, "--bogus"], ["lint", file, "--limit", "document-bytes=x"],
             ["lint", file, "--domain", ""], ["lint", file, "--domain", "https://example.com"],
         ]
         for arguments in usageErrors {

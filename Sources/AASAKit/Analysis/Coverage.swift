@@ -21,7 +21,7 @@ public struct Coverage: Sendable {
 
     /// Covers `document` on `domain`.
     /// - Throws: `AutomatonError` when the rules exceed a compile limit.
-    public init(document: AASADocument, domain: String, maxNFAStates: Int = CompileConfiguration().maxNFAStates) throws(AutomatonError) {
+    public init(document: AASADocument, domain: String, maxNFAStates: Int = Configuration.default.automata.maxNFAStates) throws(AutomatonError) {
         let analysis = try AnalysisDocument(document: document, domain: domain, maxNFAStates: maxNFAStates)
         let result = URLExplorer(sides: [analysis], domain: domain, witnessesPerOutcome: 2).explore()
         let check = try WitnessCheck(sides: [analysis])

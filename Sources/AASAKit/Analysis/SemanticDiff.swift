@@ -31,7 +31,7 @@ public struct SemanticDiff: Sendable {
     /// - Throws: `AutomatonError` when the rules exceed a compile limit.
     public init(
         old: AASADocument, new: AASADocument, domain: String, app: String? = nil, witnesses: Int = 3,
-        maxNFAStates: Int = CompileConfiguration().maxNFAStates
+        maxNFAStates: Int = Configuration.default.automata.maxNFAStates
     ) throws(AutomatonError) {
         let sides = [
             try AnalysisDocument(document: old, domain: domain, maxNFAStates: maxNFAStates),

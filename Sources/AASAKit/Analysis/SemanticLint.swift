@@ -11,7 +11,7 @@ public enum SemanticLint {
         let analysis: AnalysisDocument
         let check: WitnessCheck
         do {
-            analysis = try AnalysisDocument(document: document, domain: domain, maxNFAStates: CompileConfiguration().maxNFAStates)
+            analysis = try AnalysisDocument(document: document, domain: domain, maxNFAStates: configuration.automata.maxNFAStates)
             check = try WitnessCheck(sides: [analysis])
         } catch {
             return [

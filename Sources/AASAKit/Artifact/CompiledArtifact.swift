@@ -79,7 +79,7 @@ public enum CompiledArtifact {
     }
 
     /// Maps the file at `path` and decodes it.
-    public static func load(path: String, configuration: CompileConfiguration = .init()) throws(ArtifactError) -> [Domain] {
+    public static func load(path: String, configuration: Configuration = .default) throws(ArtifactError) -> [Domain] {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw .unreadable("\(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -95,7 +95,7 @@ public enum CompiledArtifact {
     }
 
     /// Decodes artifact bytes.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, configuration: CompileConfiguration = .init()) throws(ArtifactError)
+    public static func decode(_ bytes: UnsafeRawBufferPointer, configuration: Configuration = .default) throws(ArtifactError)
         -> [Domain]
     {
         var reader = BinaryReader(bytes)

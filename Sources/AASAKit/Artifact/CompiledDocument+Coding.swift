@@ -51,7 +51,7 @@ extension CompiledDocument {
         }
     }
 
-    static func decode(from reader: inout BinaryReader, configuration: CompileConfiguration) throws(ArtifactError) -> CompiledDocument {
+    static func decode(from reader: inout BinaryReader, configuration: Configuration) throws(ArtifactError) -> CompiledDocument {
         let domain = try reader.string()
         let appIDs = try reader.strings()
         let ruleCount = try reader.count(elementSize: 20)
@@ -92,7 +92,7 @@ extension CompiledDocument {
             }
             let prebuilt = try reader.bool() ? try LazyDFA.Prebuilt.decode(from: &reader, tagLimit: tagLimit) : nil
             do {
-                return try LazyDFA(nfa: nfa, configuration: configuration.lazyDFA, prebuilt: prebuilt)
+                return try LazyDFA(nfa: nfa, configuration: configuration.automata, prebuilt: prebuilt)
             } catch {
                 throw .corrupt("\(error)")
             }

@@ -48,17 +48,17 @@ public final class ClassifierRules: Sendable {
     public let table: DomainTable
 
     /// Compiles every document; `threads` > 1 compiles several at once (`ParallelMap`).
-    public init(documents: DomainDocuments, engine: Engine, compile: CompileConfiguration = .init(), threads: Int = 1) {
+    public init(documents: DomainDocuments, engine: Engine, configuration: Configuration = .default, threads: Int = 1) {
         self.engine = engine
         let sources = documents.sources
         let domains = ParallelMap.map(sources.count, threads: threads) { index in
-            Self.build(sources[index], engine: engine, compile: compile)
+            Self.build(sources[index], engine: engine, configuration: configuration)
         }
         self.domains = domains
         self.table = DomainTable(domains: domains.map(\.name))
     }
 
-    private static func build(_ source: DomainDocuments.Source, engine: Engine, compile: CompileConfiguration) -> Domain {
+    private static func build(_ source: DomainDocuments.Source, engine: Engine, configuration: Configuration) -> Domain {
         var state: State
         var apps: [String] = []
         var rules: [(entry: Int, rule: Int)] = []
@@ -73,7 +73,7 @@ public final class ClassifierRules: Sendable {
                 rules = EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex) }
             case .dfa:
                 do {
-                    let compiled = try CompiledDocument(document: document, domain: source.domain, configuration: compile)
+                    let compiled = try CompiledDocument(document: document, domain: source.domain, configuration: configuration)
                     state = .compiled(compiled)
                     rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex) }
                 } catch {

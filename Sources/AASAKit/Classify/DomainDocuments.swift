@@ -81,12 +81,10 @@ public struct DomainDocuments: Sendable {
     }
 
     static func load(_ file: String, _ configuration: Configuration) -> Result<AASADocument, LoadFailure> {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            return .failure(LoadFailure(description: "cannot read \(file)"))
-        }
         do {
-            return .success(try AASADocument(bytes: [UInt8](data), configuration: configuration))
+            return .success(try AASADocument(contentsOfFile: file, configuration: configuration))
         } catch {
+            if case .unreadable(let reason) = error { return .failure(LoadFailure(description: "cannot read \(file): \(reason)")) }
             return .failure(LoadFailure(description: "\(file): \(error)"))
         }
     }

@@ -17,6 +17,9 @@ public enum DocumentLint {
             hint = #"the file must be one object: {"applinks": {"details": [...]}}"#
         case .tooLarge:
             hint = "Apple does not read files over 128 KiB; merge rules with wildcards or substitution variables"
+        case .overLimit(let limit):
+            hint = "merge rules with wildcards or substitution variables, or \(limit.limit.hint) if the file is meant to be this big"
+            return LintFinding(code: error.code, severity: .error, path: limit.path, message: error.description, hint: hint)
         }
         return LintFinding(code: error.code, severity: .error, path: .root, message: error.description, hint: hint)
     }

@@ -19,7 +19,7 @@ public enum LintCatalog {
 
     /// Every document-level code, in the order the README's table lists them.
     public static let documentCodes: [Entry] = [
-        invalidJSON, rootNotObject, tooLarge, wrongType,
+        invalidJSON, rootNotObject, tooLarge, overLimit, wrongType,
         unknownKey, duplicateKey, invalidAppID, entryWithoutApps, entryWithoutRules, appsNotEmpty,
         componentsAndPaths, queryPredicateNotString, invalidVariableName, undefinedVariable,
         malformedVariableReference, selfReferencingVariable, variableInVariableValue, emptyVariable,
@@ -29,6 +29,7 @@ public enum LintCatalog {
     public static let invalidJSON = Entry(code: "invalid-json", severity: .error, summary: "the file is not JSON (or not UTF-8, or nested too deeply); nothing in it is used")
     public static let rootNotObject = Entry(code: "root-not-object", severity: .error, summary: "the JSON root is not an object; nothing in it is used")
     public static let tooLarge = Entry(code: "too-large", severity: .error, summary: "the file is over the size limit (128 KiB by default); nothing in it is used")
+    public static let overLimit = Entry(code: "over-limit", severity: .error, summary: "the file passes a configured limit (patterns, pattern length, variables, values); nothing in it is used")
     public static let wrongType = Entry(code: "wrong-type", severity: .error, summary: "a value has the wrong JSON type and counts as absent")
     public static let unknownKey = Entry(code: "unknown-key", severity: .warning, summary: "a key the format does not define is ignored (near-miss spelling suggested)")
     public static let duplicateKey = Entry(code: "duplicate-key", severity: .warning, summary: "a key is written twice in one object; only the last value counts")

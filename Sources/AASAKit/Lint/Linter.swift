@@ -39,7 +39,7 @@ public enum Linter {
         // The model keeps no JSON; a second parse (it succeeded once, so it cannot fail now) gives
         // lint the source positions the model drops. Parsing is linear and small next to the
         // automaton analysis, and it keeps `AASADocument` free of lint-only baggage.
-        let json = (try? JSONParser.parse(bytes, maxDepth: configuration.maxJSONDepth)) ?? .object(JSONObject())
+        let json = (try? JSONParser.parse(bytes, maxDepth: configuration.document.maxJSONDepth)) ?? .object(JSONObject())
         let tree = JSONTree(json)
         let findings =
             DocumentLint.findings(document: document, tree: tree)

@@ -30,7 +30,7 @@ public struct URLLineReader {
 
     private var assembler: LineAssembler
 
-    public init(fileDescriptor: Int32, maxLineBytes: Int = Configuration.default.maxURLBytes, bufferBytes: Int = 1 << 20) {
+    public init(fileDescriptor: Int32, maxLineBytes: Int = Configuration.default.input.maxLineBytes, bufferBytes: Int = 1 << 20) {
         self.fileDescriptor = fileDescriptor
         self.maxLineBytes = maxLineBytes
         self.block = [UInt8](repeating: 0, count: max(bufferBytes, 1))
@@ -197,7 +197,7 @@ public struct LineAssembler {
         }
         if overflow {
             let shown = String(decoding: line.prefix(200), as: UTF8.self) + "…"
-            try body(.invalid(text: shown, error: .tooLong(length: rawLength, limit: maxLineBytes)))
+            try body(.invalid(text: shown, error: .lineTooLong(length: rawLength, limit: maxLineBytes)))
             return
         }
         // A CR past the window is content, not the terminator's.
@@ -243,7 +243,7 @@ public struct LineAssembler {
         let bytes = UnsafeBufferPointer(rebasing: kept[..<end])
         if end > maxLineBytes {
             let shown = String(decoding: bytes.prefix(200), as: UTF8.self) + "…"
-            try body(.invalid(text: shown, error: .tooLong(length: end, limit: maxLineBytes)))
+            try body(.invalid(text: shown, error: .lineTooLong(length: end, limit: maxLineBytes)))
         } else if URLLineReader.isValidUTF8(bytes) {
             try body(.url(bytes))
         } else {

@@ -22,7 +22,7 @@ struct LineBatch: Sendable {
 /// Runs the lines of one batch through a classifier, appending records in input order.
 struct BatchProcessor {
     let parser: InputRecordParser
-    let maxLineBytes: Int
+    let limits: Configuration.Input
 
     func process(_ batch: LineBatch, with classifier: Classifier, into out: RecordBuffer) {
         if let preassembled = batch.preassembled {
@@ -42,11 +42,11 @@ struct BatchProcessor {
                 }
                 // Lines are judged where they lie in the batch, with no copy.
                 let segment = UnsafeBufferPointer(rebasing: all[start..<end])
-                switch LineAssembler.judgeWholeLine(segment, maxLineBytes: maxLineBytes) {
+                switch LineAssembler.judgeWholeLine(segment, maxLineBytes: limits.maxLineBytes) {
                 case .line(let line): handle(line, classifier, out)
                 case .blank: break
                 case .tooLongForWindow:
-                    var assembler = LineAssembler(maxLineBytes: maxLineBytes)
+                    var assembler = LineAssembler(maxLineBytes: limits.maxLineBytes)
                     assembler.append(segment)
                     assembler.finish { handle($0, classifier, out) }
                 }
@@ -62,14 +62,20 @@ struct BatchProcessor {
             classifier.appendUnreadable(text: text, message: error.description, into: out)
         case .url(let bytes):
             if parser.format == .lines {
-                classifier.classify(bytes, into: out)
+                if bytes.count > limits.maxURLBytes {
+                    appendTooLong(bytes, extra: nil, classifier, out)
+                } else {
+                    classifier.classify(bytes, into: out)
+                }
                 return
             }
             switch parser.parse(bytes) {
             case .url(var url, let extra):
                 url.withUnsafeMutableBufferPointer { url in
                     let view = UnsafeBufferPointer(url)
-                    if URLLineReader.isValidUTF8(view) {
+                    if view.count > limits.maxURLBytes {
+                        appendTooLong(view, extra: extra, classifier, out)
+                    } else if URLLineReader.isValidUTF8(view) {
                         classifier.classify(view, extra: extra, into: out)
                     } else {
                         classifier.appendUnreadable(text: String(decoding: view, as: UTF8.self), message: URLSplitError.invalidUTF8.description, extra: extra, into: out)
@@ -79,5 +85,15 @@ struct BatchProcessor {
                 classifier.appendUnreadable(text: String(decoding: bytes, as: UTF8.self), message: message, extra: extra, into: out)
             }
         }
+    }
+}
+
+extension BatchProcessor {
+    /// A URL over `maxURLBytes` (shorter than its line): an error record showing its start,
+    /// as the line reader shows an over-long line.
+    func appendTooLong(_ url: UnsafeBufferPointer<UInt8>, extra: Classifier.Extra?, _ classifier: Classifier, _ out: RecordBuffer) {
+        let shown = String(decoding: url.prefix(200), as: UTF8.self) + "…"
+        let error = URLSplitError.tooLong(length: url.count, limit: limits.maxURLBytes)
+        classifier.appendUnreadable(text: shown, message: error.description, extra: extra, into: out)
     }
 }

@@ -46,7 +46,8 @@ enum CoverCommand {
         }
         let coverage: Coverage
         do {
-            coverage = try Coverage(document: document, domain: parsed.value("domain") ?? "example.com")
+            coverage = try Coverage(
+                document: document, domain: parsed.value("domain") ?? "example.com", maxNFAStates: configuration.automata.maxNFAStates)
         } catch {
             printError("aasa cover: cannot compile the document: \(error)")
             return .unreadableDocument

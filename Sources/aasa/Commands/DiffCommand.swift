@@ -54,7 +54,9 @@ enum DiffCommand {
         let domain = parsed.value("domain") ?? "example.com"
         let diff: SemanticDiff
         do {
-            diff = try SemanticDiff(old: documents[0], new: documents[1], domain: domain, app: parsed.value("app"), witnesses: witnesses)
+            diff = try SemanticDiff(
+                old: documents[0], new: documents[1], domain: domain, app: parsed.value("app"), witnesses: witnesses,
+                maxNFAStates: configuration.automata.maxNFAStates)
         } catch {
             printError("aasa diff: cannot compile the documents: \(error)")
             return .unreadableDocument

@@ -27,7 +27,8 @@ enum LintCommand {
               github  GitHub Actions commands: ::error file=FILE,title=CODE::path: message
 
             A file that is not JSON, whose root is not an object, or that is over the size
-            limit is a finding (invalid-json, root-not-object, too-large), not a read error.
+            or another document limit is a finding (invalid-json, root-not-object, too-large,
+            over-limit), not a read error. A file over the size limit is not read past it.
 
             EXIT STATUS: 0 no finding of severity error (warnings and notes allowed); 1 some
             finding is an error; 2 usage error; 3 a file cannot be read at all (missing, a

@@ -35,7 +35,7 @@ enum RulesLoader {
             documents = DomainDocuments.single(file: path, domain: domain, configuration: configuration)
         }
         for warning in documents.warnings { printError("aasa \(command): warning: \(warning)") }
-        let rules = ClassifierRules(documents: documents, engine: engine, threads: threads)
+        let rules = ClassifierRules(documents: documents, engine: engine, configuration: configuration, threads: threads)
         for failure in rules.failures {
             printError("aasa \(command): cannot use the document of \(failure.domain): \(failure.reason)")
         }

@@ -29,16 +29,16 @@ struct LintReport {
             return File(name: name, findings: [], unreadable: "no such file")
         }
         if isDirectory.boolValue { return File(name: name, findings: [], unreadable: "it is a directory") }
-        if let size = (try? FileManager.default.attributesOfItem(atPath: name))?[.size] as? Int,
-            size > configuration.maxDocumentBytes
-        {
-            let error = DocumentError.tooLarge(size: size, limit: configuration.maxDocumentBytes)
-            return File(name: name, findings: [DocumentLint.finding(for: error)], unreadable: nil)
+        let bytes: [UInt8]
+        do {
+            bytes = try AASADocument.bytes(ofFile: name, maxBytes: configuration.document.maxBytes)
+        } catch {
+            switch error {
+            case .document(let document): return File(name: name, findings: [DocumentLint.finding(for: document)], unreadable: nil)
+            case .unreadable: return File(name: name, findings: [], unreadable: "it cannot be read")
+            }
         }
-        guard let data = FileManager.default.contents(atPath: name) else {
-            return File(name: name, findings: [], unreadable: "it cannot be read")
-        }
-        let findings = Linter.lint(bytes: [UInt8](data), domain: domain, configuration: configuration)
+        let findings = Linter.lint(bytes: bytes, domain: domain, configuration: configuration)
         return File(name: name, findings: findings, unreadable: nil)
     }
 

@@ -129,6 +129,15 @@ final class SemanticLintTests: XCTestCase {
         }
     }
 
+    func testRulesOverACompileLimitAreReportedNotAnalysed() throws {
+        var configuration = Configuration()
+        configuration.automata.maxNFAStates = 8
+        let document = try F.components(#"[{"/": "/a-long-literal/*"}]"#)
+        let found = SemanticLint.findings(document: document, domain: F.domain, configuration: configuration)
+        XCTAssertEqual(found.map(\.code), ["not-analysed"])
+        XCTAssertEqual(SemanticLint.findings(document: document, domain: F.domain, configuration: Configuration()).filter { $0.code == "not-analysed" }, [])
+    }
+
     func testRepeatedRuleIsADuplicateNotAlsoUnreachable() throws {
         let document = try F.components(#"[{"/": "/a", "caseSensitive": true}, {"/": "/a"}]"#)
         XCTAssertEqual(findings("duplicate-rule", in: document).map(\.path.description), ["applinks.details[0].components[1]"])

@@ -82,7 +82,7 @@ final class ClassifyFastPathTests: XCTestCase {
         case .invalid(let text, let error):
             switch error {
             case .invalidUTF8: return "invalidUTF8 \(text.debugDescription)"
-            case .tooLong: return "tooLong \(text.debugDescription) \(error)"
+            case .lineTooLong: return "tooLong \(text.debugDescription) \(error)"
             default: return "other \(error)"
             }
         }

@@ -32,6 +32,11 @@ final class DocumentLintTests: XCTestCase {
         CodeCase(
             code: "too-large", path: "$", positive: "{}" + String(repeating: " ", count: 131_071),
             negative: "{}" + String(repeating: " ", count: 131_070)),
+        // The only document limit besides the size that a 128 KiB file can reach by default.
+        CodeCase(
+            code: "over-limit", path: #"applinks.details[0].components[0]["/"]"#,
+            positive: entry(#"[{"/": "/\#(String(repeating: "a", count: 65_536))"}]"#),
+            negative: entry(#"[{"/": "/\#(String(repeating: "a", count: 65_535))"}]"#)),
         CodeCase(
             code: "wrong-type", path: "applinks.details[0].components[0].exclude",
             positive: entry(#"[{"/": "/a", "exclude": "true"}]"#), negative: entry(#"[{"/": "/a", "exclude": true}]"#)),

@@ -44,7 +44,7 @@ final class LinterTests: XCTestCase {
     func test_unusableFile_givesExactlyOneFindingAtTheRoot() {
         let tooSmall = { () -> Configuration in
             var configuration = Configuration()
-            configuration.maxDocumentBytes = 4
+            configuration.document.maxBytes = 4
             return configuration
         }()
         for (text, configuration, code) in [
