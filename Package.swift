@@ -68,9 +68,15 @@ let package = Package(
             dependencies: ["AASAKit", "_AASATestSupport"],
             path: "Tests/AASAKitTests"
         ),
+        // Runs a command and reports its own peak memory, for the hostile-input tests' bounds
+        // (a child of the large test process would inherit that process's peak).
+        .executableTarget(
+            name: "child-rusage",
+            path: "Tests/ChildRusage"
+        ),
         .testTarget(
             name: "aasaCLITests",
-            dependencies: ["AASAKit", "_AASATestSupport", "aasa"],
+            dependencies: ["AASAKit", "_AASATestSupport", "aasa", "child-rusage"],
             path: "Tests/aasaCLITests"
         ),
     ],

@@ -2,17 +2,226 @@
 ///
 /// AASA files come from other people's servers and URLs from the whole internet, so every size
 /// the engine handles is bounded here. Past a limit the engine reports which limit was hit and
-/// how to raise it; it never crashes and never allocates without bound.
+/// how to raise it (`Limit`, whose names are the CLI's `--limit NAME=VALUE`); it never crashes
+/// and never allocates without bound. `docs/limits.md` says what happens past each limit and how
+/// memory grows.
+///
+/// The defaults are far above anything a real document needs (the 251 real documents of the
+/// shared corpus have at most 40 patterns of at most 70 bytes and no custom variable; Apple's
+/// largest predefined variable has 631 values), and the document limits other than size and
+/// depth cannot be reached by a document within the default 128 KiB at all: they start to
+/// matter when that size limit is raised.
 public struct Configuration: Sendable, Equatable {
-    /// Largest document accepted, in bytes; inclusive (SPEC 2). Default 128 KiB, as Apple.
-    public var maxDocumentBytes: Int = 131_072
-    /// Deepest JSON nesting accepted (SPEC 2). Default 512.
-    public var maxJSONDepth: Int = 512
-    /// Longest URL matched, in bytes; longer URLs give an error record. Default 64 KiB.
-    public var maxURLBytes: Int = 65_536
+    /// Limits on one document, checked while it is read and decoded: past one, the whole
+    /// document is refused (`DocumentError`), because skipping part of it could turn an
+    /// `exclude` into a `match`.
+    public var document = Document()
+    /// Limits and budgets of the compiled automata.
+    public var automata = Automata()
+    /// Limits on the URL streams.
+    public var input = Input()
 
     public init() {}
 
-    /// The defaults, as documented above.
+    /// The defaults, as documented on each field.
     public static let `default` = Configuration()
+
+    public struct Document: Sendable, Equatable {
+        /// Largest document accepted, in bytes; inclusive (SPEC 2). Default 128 KiB, as Apple.
+        /// A larger file is refused after reading at most this many bytes plus one.
+        public var maxBytes = 131_072
+        /// Deepest JSON nesting accepted, the root object being level 1 (SPEC 2). Default 512.
+        public var maxJSONDepth = 512
+        /// Most patterns in one document: path, query and fragment patterns of every rule and
+        /// of the defaults, query item values, and legacy `paths` strings. Default 65,536 (a
+        /// 128 KiB document holds at most about 43,700).
+        public var maxPatterns = 65_536
+        /// Longest single pattern or variable value, in UTF-8 bytes. Default 65,536, as a URL.
+        public var maxPatternBytes = 65_536
+        /// Most custom substitution variables in one document. Default 4,096.
+        public var maxVariables = 4_096
+        /// Most values of one custom variable. Default 65,536 (Apple's `$(lang)` has 631).
+        public var maxValuesPerVariable = 65_536
+
+        public init() {}
+    }
+
+    public struct Automata: Sendable, Equatable {
+        /// Most NFA states one automaton may have. Default 4,000,000: about 100 MB while
+        /// building, and far above Apple's example (1,166 states) or 20,000 rules (~300,000).
+        public var maxNFAStates = 4_000_000
+        /// Bytes the lazy DFA cache of one automaton may use, per thread (default 128 MiB).
+        ///
+        /// A ceiling, not an allocation: a cache holds only the states its searches visited,
+        /// a few kilobytes for a typical document. Large documents need room: the peers
+        /// benchmark measured a 5.6 MB working set at 1 000 rules and 92.5 MB at 10 000, and a
+        /// 2 MiB budget made those 18x and 120x slower by clearing constantly
+        /// (`Benchmarks/Peers`, 2026-11-30). RE2::Set gets 1 GiB in the same comparison.
+        /// Past it the cache is cleared and the search goes on: slower, never wrong.
+        public var cacheCapacity = 128 << 20
+        /// Merge bytes no transition distinguishes into classes (default on). Not a limit: the
+        /// test suite turns it off to check that classes never change an answer.
+        public var useByteClasses = true
+        /// After this many cache clears within one search, finish that search by NFA
+        /// simulation instead of thrashing the cache (default 8). 0 means: at the first clear.
+        public var maxClearsPerSearch = 8
+
+        public init(
+            maxNFAStates: Int = 4_000_000, cacheCapacity: Int = 128 << 20, useByteClasses: Bool = true,
+            maxClearsPerSearch: Int = 8
+        ) {
+            self.maxNFAStates = maxNFAStates
+            self.cacheCapacity = cacheCapacity
+            self.useByteClasses = useByteClasses
+            self.maxClearsPerSearch = maxClearsPerSearch
+        }
+    }
+
+    public struct Input: Sendable, Equatable {
+        /// Longest URL matched, in bytes; a longer one gives an error record. Default 64 KiB.
+        public var maxURLBytes = 65_536
+        /// Longest input line, in bytes after trimming; a longer one gives an error record and
+        /// is never held in memory past this length. Default 64 KiB (#4: "over 64 KiB").
+        public var maxLineBytes = 65_536
+
+        public init() {}
+    }
+}
+
+extension Configuration {
+    /// One limit, by the name the CLI's `--limit NAME=VALUE` and every "over the limit" message
+    /// use, so that a message always says exactly what to type to raise it.
+    public enum Limit: String, CaseIterable, Sendable {
+        case documentBytes = "document-bytes"
+        case jsonDepth = "json-depth"
+        case patterns
+        case patternBytes = "pattern-bytes"
+        case variables
+        case variableValues = "variable-values"
+        case nfaStates = "nfa-states"
+        case dfaCacheBytes = "dfa-cache-bytes"
+        case urlBytes = "url-bytes"
+        case lineBytes = "line-bytes"
+
+        /// One line for `--help`.
+        public var summary: String {
+            switch self {
+            case .documentBytes: return "largest document, inclusive"
+            case .jsonDepth: return "deepest JSON nesting"
+            case .patterns: return "most patterns in one document"
+            case .patternBytes: return "longest pattern or variable value"
+            case .variables: return "most custom variables in one document"
+            case .variableValues: return "most values of one variable"
+            case .nfaStates: return "most NFA states of one automaton"
+            case .dfaCacheBytes: return "lazy DFA cache per automaton and thread"
+            case .urlBytes: return "longest URL"
+            case .lineBytes: return "longest input line"
+            }
+        }
+
+        /// The largest value `setLimit` accepts for any limit (1 TiB): above it, the sums the
+        /// engine makes with limits (a line window plus a read block) could overflow `Int`.
+        public static let ceiling = 1 << 40
+
+        /// What to write to raise this limit.
+        public var hint: String { "raise it with --limit \(rawValue)=<n>" }
+
+        /// The smallest value that still lets the engine work (a cache must hold a few states).
+        public var minimum: Int {
+            switch self {
+            case .jsonDepth, .urlBytes, .lineBytes, .nfaStates: return 1
+            default: return 0
+            }
+        }
+    }
+
+    public subscript(limit: Limit) -> Int {
+        get {
+            switch limit {
+            case .documentBytes: return document.maxBytes
+            case .jsonDepth: return document.maxJSONDepth
+            case .patterns: return document.maxPatterns
+            case .patternBytes: return document.maxPatternBytes
+            case .variables: return document.maxVariables
+            case .variableValues: return document.maxValuesPerVariable
+            case .nfaStates: return automata.maxNFAStates
+            case .dfaCacheBytes: return automata.cacheCapacity
+            case .urlBytes: return input.maxURLBytes
+            case .lineBytes: return input.maxLineBytes
+            }
+        }
+        set {
+            switch limit {
+            case .documentBytes: document.maxBytes = newValue
+            case .jsonDepth: document.maxJSONDepth = newValue
+            case .patterns: document.maxPatterns = newValue
+            case .patternBytes: document.maxPatternBytes = newValue
+            case .variables: document.maxVariables = newValue
+            case .variableValues: document.maxValuesPerVariable = newValue
+            case .nfaStates: automata.maxNFAStates = newValue
+            case .dfaCacheBytes: automata.cacheCapacity = newValue
+            case .urlBytes: input.maxURLBytes = newValue
+            case .lineBytes: input.maxLineBytes = newValue
+            }
+        }
+    }
+
+    /// Sets a limit from `NAME=VALUE` text (the CLI's `--limit`); `VALUE` may end in `K`, `M`
+    /// or `G` (binary multiples), since cache budgets and sizes are easier to read that way.
+    ///
+    /// - Throws: a message naming the known limits when the name or value is wrong.
+    public mutating func setLimit(_ assignment: String) throws(LimitSyntaxError) {
+        guard let equals = assignment.firstIndex(of: "=") else {
+            throw LimitSyntaxError(message: "--limit needs NAME=VALUE, for instance --limit document-bytes=1M")
+        }
+        let name = String(assignment[..<equals])
+        var text = Substring(assignment[assignment.index(after: equals)...])
+        guard let limit = Limit(rawValue: name) else {
+            let known = Limit.allCases.map(\.rawValue).joined(separator: ", ")
+            throw LimitSyntaxError(message: "unknown limit '\(name)' (known: \(known))")
+        }
+        var shift = 0
+        switch text.last {
+        case "K", "k": shift = 10
+        case "M", "m": shift = 20
+        case "G", "g": shift = 30
+        default: break
+        }
+        if shift > 0 { text = text.dropLast() }
+        guard let number = Int(text), number >= limit.minimum, number <= (Limit.ceiling >> shift) else {
+            throw LimitSyntaxError(
+                message:
+                    "--limit \(name) needs a whole number from \(limit.minimum) to \(Limit.ceiling) (K, M, G suffixes allowed), got '\(assignment[assignment.index(after: equals)...])'"
+            )
+        }
+        self[limit] = number << shift
+    }
+}
+
+/// A `--limit` argument that cannot be understood.
+public struct LimitSyntaxError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// A document over one of the `Configuration.document` limits other than its size.
+public struct DocumentLimitError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var limit: Configuration.Limit
+    /// The count or length found (at least `maximum + 1`; counting stops there).
+    public var found: Int
+    public var maximum: Int
+    /// Where in the document the limit was passed.
+    public var path: JSONPath
+
+    public var description: String {
+        let what: String
+        switch limit {
+        case .patterns: what = "more than \(maximum) patterns"
+        case .patternBytes: what = "a pattern of \(found) bytes, over the limit of \(maximum) bytes"
+        case .variables: what = "more than \(maximum) substitution variables"
+        case .variableValues: what = "a variable with \(found) values, over the limit of \(maximum)"
+        default: what = "\(found), over the \(limit.rawValue) limit of \(maximum)"
+        }
+        return "the document has \(what) at \(path) (\(limit.hint))"
+    }
 }

@@ -8,4 +8,7 @@ enum ExitCode: Int32, Error {
     case usage = 2
     /// A document could not be read at all (missing file, invalid JSON, not an object, too large).
     case unreadableDocument = 3
+    /// `diff` found no difference but could not prove the documents equivalent (several text
+    /// modes, or the search budget).
+    case inconclusive = 4
 }

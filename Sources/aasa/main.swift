@@ -14,6 +14,9 @@ let commands: [String: (ArraySlice<String>) -> ExitCode] = [
     "test": TestCommand.run,
     "classify": ClassifyCommand.run,
     "compile": CompileCommand.run,
+    "diff": DiffCommand.run,
+    "cover": CoverCommand.run,
+    "lint": LintCommand.run,
 ]
 
 let overview = """
@@ -27,11 +30,16 @@ let overview = """
       match      Decide, for each URL, which apps of one AASA file it opens (JSON lines).
       explain    Show, for a person, which rule decided a URL for one app, and why.
       test       Check an AASA file against a matrix of URLs (opens_app / opens_web).
+      lint       Report what is wrong in AASA files: codes, JSON paths, fix hints (text, json, sarif, github).
+      diff       Show which URLs two versions of an AASA file decide differently, with example URLs.
+      cover      Find a URL for every rule (or prove there is none); can write a test matrix.
       debug      Print a document's compiled automata (nfa | dfa), as stable text.
 
     Run 'aasa <command> --help' for a command's options. Semantics: docs/semantics.md.
-    Exit status: 0 ran; 1 classify wrote error records, or test found a failing expectation;
-    2 usage error; 3 a document (or the rules) could not be read.
+    Exit status: 0 ran; 1 classify wrote error records, test found a failing expectation, lint
+    found an error, diff found differences or cover found a rule without URL; 2 usage error;
+    3 a document (or the rules) could not be read; 4 diff found no difference without proving
+    equivalence.
     """
 
 let arguments = CommandLine.arguments.dropFirst()

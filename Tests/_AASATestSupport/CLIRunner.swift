@@ -42,6 +42,15 @@ public enum CLIRunner {
     }
 
     public static func run(_ arguments: [String], stdin: Data? = nil) throws -> Output {
+        try run(executable: executable, arguments, stdin: stdin)
+    }
+
+    /// Runs a bash script (pipelines such as `aasa … | head`); `status` is the script's.
+    public static func runShell(_ script: String) throws -> Output {
+        try run(executable: URL(fileURLWithPath: "/bin/bash"), ["-c", script], stdin: nil)
+    }
+
+    static func run(executable: URL, _ arguments: [String], stdin: Data?) throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

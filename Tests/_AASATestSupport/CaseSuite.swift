@@ -46,7 +46,7 @@ public struct TestCase: Sendable {
 
     public var configuration: Configuration {
         var configuration = Configuration()
-        if let maxDocumentBytes { configuration.maxDocumentBytes = maxDocumentBytes }
+        if let maxDocumentBytes { configuration.document.maxBytes = maxDocumentBytes }
         return configuration
     }
 

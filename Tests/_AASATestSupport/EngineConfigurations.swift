@@ -20,19 +20,22 @@ public enum EngineConfigurations {
     }
 
     public static let dfaNoByteClasses: EngineRunner.Factory = { document, domain in
-        DFAMatcher(
-            try CompiledDocument(
-                document: document, domain: domain,
-                configuration: CompileConfiguration(lazyDFA: .init(useByteClasses: false))))
+        DFAMatcher(try CompiledDocument(document: document, domain: domain, configuration: noByteClasses))
     }
 
     /// 4 states of 256 columns: at or above the minimum of any automaton.
     static let tinyBudget = LazyDFA.minimumCacheCapacity(classes: 256)
 
-    public static let tinyCache = CompileConfiguration(
-        lazyDFA: .init(cacheCapacity: tinyBudget, maxClearsPerSearch: .max))
-    public static let simulationFallback = CompileConfiguration(
-        lazyDFA: .init(cacheCapacity: tinyBudget, maxClearsPerSearch: 0))
+    public static let tinyCache = automata(.init(cacheCapacity: tinyBudget, maxClearsPerSearch: .max))
+    public static let simulationFallback = automata(.init(cacheCapacity: tinyBudget, maxClearsPerSearch: 0))
+    public static let noByteClasses = automata(.init(useByteClasses: false))
+
+    /// The default configuration with other automaton settings.
+    static func automata(_ automata: Configuration.Automata) -> Configuration {
+        var configuration = Configuration()
+        configuration.automata = automata
+        return configuration
+    }
 
     /// Every configuration of the compiled engine, labelled.
     public static let allDFA: [(String, EngineRunner.Factory)] = [

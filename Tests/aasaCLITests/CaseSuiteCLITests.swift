@@ -46,7 +46,7 @@ final class CaseSuiteCLITests: XCTestCase {
             let file = folder.appendingPathComponent("doc-\(number).json")
             try Data(group.document).write(to: file)
             var arguments = ["match", file.path, "--domain", group.domain, "--engine", engine]
-            if let maxBytes = group.maxBytes { arguments += ["--max-document-bytes", String(maxBytes)] }
+            if let maxBytes = group.maxBytes { arguments += ["--limit", "document-bytes=\(maxBytes)"] }
             let output = try CLIRunner.run(arguments + group.cases.map(\.url))
             if group.cases.allSatisfy({ $0.expectedError == .document }) {
                 XCTAssertEqual(output.status, 3, "\(group.cases.map(\.name)): a broken document must exit 3")

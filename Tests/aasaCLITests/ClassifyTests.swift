@@ -9,12 +9,7 @@ final class ClassifyTests: XCTestCase {
     var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-classify-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
+        folder = try makeTemporaryFolder("aasa-classify")
     }
 
     var corpus: URL { CaseSuite.packageRoot.appendingPathComponent("corpus") }
@@ -83,17 +78,43 @@ final class ClassifyTests: XCTestCase {
         XCTAssertTrue(dfa.stdoutData == reference.stdoutData)
     }
 
-    func test_classify_referenceAndDFAGiveIdenticalOutput_onTheSharedCorpora() throws {
+    /// `../shared/corpus/domains` and `../shared/corpus/urls/`; skips the test when absent.
+    func sharedCorpus() throws -> (domains: URL, urls: URL) {
         let shared = CaseSuite.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
         let domains = shared.appendingPathComponent("domains")
-        let urls = shared.appendingPathComponent("urls/combined_http_dedup.txt")
+        let urls = shared.appendingPathComponent("urls")
         guard FileManager.default.fileExists(atPath: domains.path), FileManager.default.fileExists(atPath: urls.path) else {
             throw XCTSkip("../shared/corpus is not present")
         }
+        return (domains, urls)
+    }
+
+    func test_classify_referenceAndDFAGiveIdenticalOutput_onTheSharedCorpora() throws {
+        let (domains, lists) = try sharedCorpus()
+        let urls = lists.appendingPathComponent("combined_http_dedup.txt")
         let dfa = try CLIRunner.run(["classify", "--rules", domains.path, "--input", urls.path, "--jobs", "2"])
         let reference = try CLIRunner.run(["classify", "--rules", domains.path, "--input", urls.path, "--engine", "reference", "--jobs", "2"])
         XCTAssertEqual(dfa.lineCount, 425_425)
         XCTAssertTrue(dfa.stdoutData == reference.stdoutData, "the engines disagree on the shared corpus")
+    }
+
+    /// The artifact of the real documents holds prebuilt DFA tables; searching them must give
+    /// the very bytes the lazy DFAs compiled from JSON give, on every URL list of the corpus.
+    func test_classify_compiledArtifactAndRulesGiveIdenticalOutput_onTheSharedCorpora() throws {
+        let (domains, urls) = try sharedCorpus()
+        let artifact = folder.appendingPathComponent("shared.aasac")
+        let compile = try CLIRunner.run(["compile", domains.path, "-o", artifact.path])
+        XCTAssertEqual(compile.status, 0, compile.stderr)
+        XCTAssertFalse(compile.stderr.contains("(automata: 0 prebuilt"), compile.stderr)
+        let lists = try FileManager.default.contentsOfDirectory(atPath: urls.path).filter { $0.hasSuffix(".txt") }.sorted()
+        XCTAssertFalse(lists.isEmpty)
+        for list in lists {
+            let input = urls.appendingPathComponent(list).path
+            let fromRules = try CLIRunner.run(["classify", "--rules", domains.path, "--input", input, "--jobs", "2"])
+            let fromArtifact = try CLIRunner.run(["classify", "--compiled", artifact.path, "--input", input, "--jobs", "2"])
+            XCTAssertGreaterThan(fromRules.lineCount, 0, list)
+            XCTAssertTrue(fromRules.stdoutData == fromArtifact.stdoutData, "--compiled and --rules differ on \(list)")
+        }
     }
 
     func test_classify_ndjsonAndCSVInputPassFieldsThrough() throws {
@@ -147,20 +168,11 @@ final class ClassifyTests: XCTestCase {
     func test_classify_closedOutputEndsQuietly() throws {
         let input = try writeLargeInput(lines: 200_000)
         let script = "\(CLIRunner.executable.path) classify --rules \(corpus.path) --input \(input.url.path) --jobs 2 | head -n 3; echo \"status ${PIPESTATUS[0]}\""
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let lines = output.split(separator: "\n")
-        XCTAssertEqual(lines.count, 4, output)
+        let run = try CLIRunner.runShell(script)
+        let lines = run.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 4, run.stdout)
         XCTAssertEqual(lines.last, "status 0")
-        XCTAssertEqual(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "")
+        XCTAssertEqual(run.stderr, "")
     }
 }
 

@@ -107,11 +107,12 @@ public struct Baseline: Codable, Sendable {
     }
 }
 
-/// The speed claims of issue 3 ("Speed"), evaluated from this run's match suite.
+/// The speed claims of issues 3 and 4 ("Speed"), evaluated from this run's match and classify
+/// suites.
 enum Claims {
     static func evaluate(_ report: BenchmarkReport) -> [Claim] {
-        guard let match = report.suites.first(where: { $0.name == "match" && $0.skipped == nil }) else { return [] }
-        var claims: [Claim] = []
+        var claims = classify(report)
+        guard let match = report.suites.first(where: { $0.name == "match" && $0.skipped == nil }) else { return claims }
         if let same = match.ratios["paths-1000.speedup_vs_reference"],
             let unseen = match.ratios["paths-1000.speedup_vs_reference_unseen"]
         {
@@ -130,5 +131,21 @@ enum Claims {
                     holds: unseen.value < 2 && unseen.value > 0.5))
         }
         return claims
+    }
+
+    /// Issue 4: `classify` end to end with `--rules` on the real corpus.
+    static func classify(_ report: BenchmarkReport) -> [Claim] {
+        guard let suite = report.suites.first(where: { $0.name == "classify" && $0.skipped == nil }),
+            let one = suite.timings["rules.jobs1.urls_per_second"], let two = suite.timings["rules.jobs2.urls_per_second"],
+            let ratio = suite.timings["rules.jobs2_over_jobs1"]
+        else { return [] }
+        return [
+            Claim(
+                claim: "(#4) `aasa classify --jobs 1`, real URLs × real documents, NDJSON: ≥ 3 M URLs/s end to end",
+                measured: "\(Format.rate(one)) (median wall time, start-up included)", holds: one >= 3_000_000),
+            Claim(
+                claim: "(#4) `--jobs 2` ≥ 1.7× `--jobs 1`",
+                measured: "\(Format.ratio(ratio)) (median of per-round wall-time ratios; \(Format.rate(two)) at jobs 2)", holds: ratio >= 1.7),
+        ]
     }
 }

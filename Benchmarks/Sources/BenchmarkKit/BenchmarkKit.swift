@@ -19,7 +19,8 @@ import Foundation
 /// Suites: `match` (synthetic documents, DFA vs reference vs a regex baseline, scaling),
 /// `real` (the real documents on real URLs, and the multi-domain routing scenario), `compile`
 /// (parse and compile time, automaton size against naive list expansion, eager minimised DFA),
-/// `memory` (peak RSS and allocation per workload, jemalloc vs glibc, one subprocess each) and
+/// `memory` (peak RSS and allocation per workload, jemalloc vs glibc, one subprocess each),
+/// `classify` (the `aasa classify` binary end to end on the real corpus, jobs 1 and 2) and
 /// `agreement` (every URL of every suite decided by both engines; any difference fails the run).
 public enum BenchmarkMain {
     public static func run(allocator: AllocatorCounters, executableName: String) -> Never {
@@ -104,6 +105,7 @@ public final class RunContext: @unchecked Sendable {
                 case .real: result = try RealSuite.run(self)
                 case .compile: result = try CompileSuite.run(self)
                 case .memory: result = try MemorySuite.run(self)
+                case .classify: result = try ClassifySuite.run(self)
                 case .agreement: result = try AgreementSuite.run(self)
                 }
             } catch {
@@ -126,7 +128,7 @@ public final class RunContext: @unchecked Sendable {
         }
         report.claims = Claims.evaluate(report)
         if !report.claims.isEmpty {
-            var table = Table(title: "Speed claims of issue 3, measured in this run (reported, not asserted)", columns: ["claim", "measured", "holds"])
+            var table = Table(title: "Speed claims of issues 3 and 4, measured in this run (reported, not asserted)", columns: ["claim", "measured", "holds"])
             for claim in report.claims { table.rows.append([claim.claim, claim.measured, claim.holds ? "yes" : "**no**"]) }
             say(table.markdown)
         }

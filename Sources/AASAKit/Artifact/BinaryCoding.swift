@@ -29,6 +29,13 @@ struct BinaryWriter {
         for value in values { write(value) }
     }
 
+    /// `values` as raw little-endian words, without a count: tables read back in one copy
+    /// (`BinaryReader.int32Block`).
+    mutating func writeBlock(_ values: [Int32]) {
+        bytes.reserveCapacity(bytes.count + values.count * 4)
+        for value in values { write(value) }
+    }
+
     mutating func write(_ values: [String]) {
         write(values.count)
         for value in values { write(value) }
@@ -101,6 +108,20 @@ struct BinaryReader {
         values.reserveCapacity(length)
         for _ in 0..<length { values.append(try int32()) }
         return values
+    }
+
+    /// `count` little-endian words copied at once, so that loading a large table costs one
+    /// memcpy rather than a bounds-checked read per value.
+    mutating func int32Block(_ count: Int) throws(ArtifactError) -> [Int32] {
+        guard count >= 0, count <= remaining / 4 else { throw .truncated }
+        let raw = try bytes(count * 4)
+        return [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let base = raw.baseAddress, count > 0 {
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: base, count: count * 4))
+            }
+            for index in 0..<count { buffer[index] = Int32(littleEndian: buffer[index]) }
+            initialized = count
+        }
     }
 
     mutating func strings() throws(ArtifactError) -> [String] {

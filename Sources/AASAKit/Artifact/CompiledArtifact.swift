@@ -12,14 +12,17 @@ import Foundation
 /// | 4 | reserved, 0 |
 /// | 8 | payload length |
 /// | 8 | FNV-1a 64 checksum of the payload |
-/// | n | payload: the domains, each with its compiled automata (NFAs in flat arrays) |
+/// | n | payload: the domains, each with its compiled automata and rule tables |
 ///
-/// What is stored is the compiled NFA of every automaton, with the rule tables; the lazy DFAs
-/// are rebuilt around them at load, which costs microseconds. A wrong magic, another version,
-/// a short file, a checksum mismatch or an inconsistent automaton is refused with a message;
+/// Every automaton is stored as its NFA and, when its DFA fits `LazyDFA.Prebuilt.Budget`, as
+/// its whole minimised DFA table too (version 2): loading copies the table once and searches
+/// walk it with no cache warm-up in any worker. Automata over the budget keep the lazy form,
+/// rebuilt around the NFA at load in microseconds. A wrong magic, another version, a short
+/// file, a checksum mismatch or an inconsistent automaton or table is refused with a message;
 /// nothing in the file is trusted before it has been checked.
 public enum CompiledArtifact {
-    public static let version: UInt32 = 1
+    /// 1: NFAs only. 2: NFAs with prebuilt DFA tables where they pay.
+    public static let version: UInt32 = 2
     static let magic: [UInt8] = Array("AASAFSA\0".utf8)
     static let headerSize = 32
 
@@ -30,8 +33,25 @@ public enum CompiledArtifact {
         public var state: ClassifierRules.State
     }
 
+    /// How many automata an artifact stores with a prebuilt table, and how many lazy.
+    public struct Counts: Sendable, Equatable {
+        public var prebuilt = 0
+        public var lazy = 0
+
+        public init(prebuilt: Int = 0, lazy: Int = 0) {
+            self.prebuilt = prebuilt
+            self.lazy = lazy
+        }
+    }
+
     /// The artifact bytes for every domain of `rules` (which must use the compiled engine).
-    public static func encode(_ rules: ClassifierRules) -> [UInt8] {
+    public static func encode(_ rules: ClassifierRules, budget: LazyDFA.Prebuilt.Budget = .init()) -> [UInt8] {
+        var counts = Counts()
+        return encode(rules, budget: budget, counts: &counts)
+    }
+
+    /// As `encode(_:budget:)`, telling how many automata got a prebuilt table.
+    public static func encode(_ rules: ClassifierRules, budget: LazyDFA.Prebuilt.Budget, counts: inout Counts) -> [UInt8] {
         var payload = BinaryWriter()
         payload.write(rules.domains.count)
         for domain in rules.domains {
@@ -40,7 +60,7 @@ public enum CompiledArtifact {
             switch domain.state {
             case .compiled(let compiled):
                 payload.write(UInt8(1))
-                compiled.encode(into: &payload)
+                compiled.encode(into: &payload, budget: budget, counts: &counts)
             case .failed(let reason):
                 payload.write(UInt8(0))
                 payload.write(reason)
@@ -59,7 +79,7 @@ public enum CompiledArtifact {
     }
 
     /// Maps the file at `path` and decodes it.
-    public static func load(path: String, configuration: CompileConfiguration = .init()) throws(ArtifactError) -> [Domain] {
+    public static func load(path: String, configuration: Configuration = .default) throws(ArtifactError) -> [Domain] {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw .unreadable("\(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -75,7 +95,7 @@ public enum CompiledArtifact {
     }
 
     /// Decodes artifact bytes.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, configuration: CompileConfiguration = .init()) throws(ArtifactError)
+    public static func decode(_ bytes: UnsafeRawBufferPointer, configuration: Configuration = .default) throws(ArtifactError)
         -> [Domain]
     {
         var reader = BinaryReader(bytes)

@@ -1,5 +1,18 @@
 extension CompiledDocument {
-    func encode(into writer: inout BinaryWriter) {
+    /// Each automaton is written as its NFA followed by its prebuilt DFA table when that fits
+    /// `budget` (a flag, then the table); `counts` tallies which form each got.
+    func encode(into writer: inout BinaryWriter, budget: LazyDFA.Prebuilt.Budget, counts: inout CompiledArtifact.Counts) {
+        func automaton(_ dfa: LazyDFA) {
+            dfa.nfa.encode(into: &writer)
+            if let table = dfa.prebuilt ?? LazyDFA.Prebuilt(nfa: dfa.nfa, budget: budget) {
+                counts.prebuilt += 1
+                writer.write(true)
+                table.encode(into: &writer)
+            } else {
+                counts.lazy += 1
+                writer.write(false)
+            }
+        }
         writer.write(domain)
         writer.write(appIDs)
         writer.write(rules.count)
@@ -22,7 +35,7 @@ extension CompiledDocument {
         for automata in [path, queryText, fragment] {
             for dfa in automata {
                 writer.write(dfa != nil)
-                dfa?.nfa.encode(into: &writer)
+                if let dfa { automaton(dfa) }
             }
         }
         for groups in queryGroups {
@@ -31,14 +44,14 @@ extension CompiledDocument {
             for name in names {
                 guard let group = groups[name] else { continue }
                 writer.write(name.string)
-                group.dfa.nfa.encode(into: &writer)
+                automaton(group.dfa)
                 writer.write(group.predicates)
                 writer.write(group.failOnMissing)
             }
         }
     }
 
-    static func decode(from reader: inout BinaryReader, configuration: CompileConfiguration) throws(ArtifactError) -> CompiledDocument {
+    static func decode(from reader: inout BinaryReader, configuration: Configuration) throws(ArtifactError) -> CompiledDocument {
         let domain = try reader.string()
         let appIDs = try reader.strings()
         let ruleCount = try reader.count(elementSize: 20)
@@ -77,8 +90,9 @@ extension CompiledDocument {
             for kind in nfa.kinds {
                 if case .match(let tag) = kind, Int(tag) >= tagLimit { throw .corrupt("an automaton accepts an unknown rule") }
             }
+            let prebuilt = try reader.bool() ? try LazyDFA.Prebuilt.decode(from: &reader, tagLimit: tagLimit) : nil
             do {
-                return try LazyDFA(nfa: nfa, configuration: configuration.lazyDFA)
+                return try LazyDFA(nfa: nfa, configuration: configuration.automata, prebuilt: prebuilt)
             } catch {
                 throw .corrupt("\(error)")
             }

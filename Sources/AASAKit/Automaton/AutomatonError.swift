@@ -3,7 +3,7 @@
 /// These are never turned into a "no match": the caller reports them (SPEC 1: an engine that
 /// failed must say so).
 public enum AutomatonError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The NFA would need more states than `Configuration.maxNFAStates`.
+    /// The NFA would need more states than `Configuration.automata.maxNFAStates`.
     case tooManyNFAStates(needed: Int, limit: Int)
     /// The lazy DFA cache budget cannot hold the few states a search needs.
     case budgetTooSmall(minimum: Int, given: Int)
@@ -13,9 +13,9 @@ public enum AutomatonError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .tooManyNFAStates(let needed, let limit):
-            return "the document needs more than \(limit) automaton states (at least \(needed)); raise the limit with --max-nfa-states"
+            return "the document needs more than \(limit) automaton states (at least \(needed)); \(Configuration.Limit.nfaStates.hint)"
         case .budgetTooSmall(let minimum, let given):
-            return "the DFA cache budget of \(given) bytes is below the minimum of \(minimum) bytes for this document"
+            return "the DFA cache budget of \(given) bytes is below the minimum of \(minimum) bytes for this document (\(Configuration.Limit.dfaCacheBytes.hint))"
         case .tooManyDFAStates(let limit):
             return "the eager DFA needs more than \(limit) states; use the lazy DFA"
         }

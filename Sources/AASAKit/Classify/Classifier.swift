@@ -25,7 +25,6 @@ public final class Classifier {
             self.columns = columns
         }
 
-        public static let none = Extra()
     }
 
     public init(rules: ClassifierRules, format: RecordFormat) {
@@ -36,19 +35,22 @@ public final class Classifier {
     }
 
     /// Classifies one URL (trimmed, valid UTF-8) and appends its record to `out`.
-    public func classify(_ url: UnsafeBufferPointer<UInt8>, extra: Extra = .none, into out: inout [UInt8]) {
+    ///
+    /// `extra` is optional rather than defaulting to an empty `Extra`: copying even an empty
+    /// one retains and releases its two arrays, twice per URL (callgrind, classify run).
+    public func classify(_ url: UnsafeBufferPointer<UInt8>, extra: Extra? = nil, into out: RecordBuffer) {
         statistics.records += 1
         let parts: URLParts
         do {
             parts = try URLSplitter.split(url)
         } catch {
             statistics.errors += 1
-            appendError(url: url, domain: nil, message: error.description, extra: extra, into: &out)
+            appendError(url: url, domain: nil, message: error.description, extra: extra, into: out)
             return
         }
         guard let domainIndex = rules.table.lookup(UnsafeBufferPointer(rebasing: url[parts.host])) else {
             statistics.withoutDomain += 1
-            appendRecord(url: url, domain: nil, decisions: [], ruleOf: [], extra: extra, into: &out)
+            appendRecord(url: url, domain: nil, decisions: [], ruleOf: [], extra: extra, into: out)
             return
         }
         let domain = rules.domains[domainIndex]
@@ -56,7 +58,7 @@ public final class Classifier {
         switch domain.state {
         case .failed(let reason):
             statistics.errors += 1
-            appendError(url: url, domain: domainIndex, message: "the document could not be loaded: \(reason)", extra: extra, into: &out)
+            appendError(url: url, domain: domainIndex, message: "the document could not be loaded: \(reason)", extra: extra, into: out)
         case .compiled(let compiled):
             let matcher: DFAMatcher
             if let existing = matchers[domainIndex] {
@@ -66,14 +68,14 @@ public final class Classifier {
                 matchers[domainIndex] = matcher
             }
             matcher.decide(bytes: url, parts: parts)
-            record(domainIndex, decidingRule: matcher.decidingRule, rules: compiled.rules, url: url, extra: extra, into: &out)
+            record(domainIndex, decidingRule: matcher.decidingRule, rules: compiled.rules, url: url, extra: extra, into: out)
         case .reference(let reference):
             let decision: URLDecision
             do {
                 decision = try reference.decide(String(decoding: url, as: UTF8.self), app: nil)
             } catch {
                 statistics.errors += 1
-                appendError(url: url, domain: domainIndex, message: error.description, extra: extra, into: &out)
+                appendError(url: url, domain: domainIndex, message: error.description, extra: extra, into: out)
                 return
             }
             // Map the reference's (entry, rule) back to the rule ids the templates use.
@@ -83,18 +85,18 @@ public final class Classifier {
             }
             let excluded = decision.decisions.map { $0.kind == .exclude }
             appendRecord(
-                url: url, domain: domainIndex, decisions: ids, ruleOf: excluded, extra: extra, into: &out,
+                url: url, domain: domainIndex, decisions: ids, ruleOf: excluded, extra: extra, into: out,
                 countInto: true)
         }
     }
 
     private func record(
         _ domainIndex: Int, decidingRule: [Int32], rules ruleInfo: [CompiledDocument.RuleInfo],
-        url: UnsafeBufferPointer<UInt8>, extra: Extra, into out: inout [UInt8]
+        url: UnsafeBufferPointer<UInt8>, extra: Extra?, into out: RecordBuffer
     ) {
         scratchExcluded.removeAll(keepingCapacity: true)
         for rule in decidingRule { scratchExcluded.append(rule >= 0 && ruleInfo[Int(rule)].exclude) }
-        appendRecord(url: url, domain: domainIndex, decisions: decidingRule, ruleOf: scratchExcluded, extra: extra, into: &out, countInto: true)
+        appendRecord(url: url, domain: domainIndex, decisions: decidingRule, ruleOf: scratchExcluded, extra: extra, into: out, countInto: true)
     }
 
     @exclusivity(unchecked) private var scratchExcluded: [Bool] = []
@@ -103,46 +105,46 @@ public final class Classifier {
     /// that rule excludes.
     private func appendRecord(
         url: UnsafeBufferPointer<UInt8>, domain domainIndex: Int?, decisions: [Int32], ruleOf excluded: [Bool],
-        extra: Extra, into out: inout [UInt8], countInto count: Bool = false
+        extra: Extra?, into out: RecordBuffer, countInto count: Bool = false
     ) {
         let domain = domainIndex.map { rules.domains[$0] }
         var matched = false
         switch format {
-        case .ndjson where domain == nil && extra.json == nil:
+        case .ndjson where domain == nil && extra?.json == nil:
             // The common case in a mixed stream: no document serves the host.
-            appendStatic(#"{"url": "#, to: &out)
-            JSONWriter.appendEscaped(utf8: url, to: &out)
-            appendStatic(#", "domain": null, "apps": [], "decisions": []}\#n"#, to: &out)
+            out.append(#"{"url": "#)
+            out.appendJSONString(url)
+            out.append(#", "domain": null, "apps": [], "decisions": []}\#n"#)
         case .ndjson:
-            appendHead(url: url, domain: domain, into: &out)
-            appendStatic(#", "apps": ["#, to: &out)
+            appendHead(url: url, domain: domain, into: out)
+            out.append(#", "apps": ["#)
             var first = true
             for (app, rule) in decisions.enumerated() where rule >= 0 && !excluded[app] {
-                if !first { appendStatic(", ", to: &out) }
+                if !first { out.append(", ") }
                 first = false
-                if let domain { out.append(contentsOf: domain.appJSON[app]) }
+                if let domain { out.append(domain.appJSON[app]) }
             }
-            appendStatic(#"], "decisions": ["#, to: &out)
+            out.append(#"], "decisions": ["#)
             for (app, rule) in decisions.enumerated() {
                 guard let domain else { break }
-                if app > 0 { appendStatic(", ", to: &out) }
-                appendStatic(#"{"app": "#, to: &out)
-                out.append(contentsOf: domain.appJSON[app])
+                if app > 0 { out.append(", ") }
+                out.append(#"{"app": "#)
+                out.append(domain.appJSON[app])
                 if rule < 0 {
-                    appendStatic(#", "decision": "no_match"}"#, to: &out)
+                    out.append(#", "decision": "no_match"}"#)
                 } else {
-                    appendStatic(excluded[app] ? #", "decision": "exclude""# : #", "decision": "match""#, to: &out)
-                    out.append(contentsOf: domain.ruleJSONSuffix[Int(rule)])
+                    out.append(excluded[app] ? #", "decision": "exclude""# : #", "decision": "match""#)
+                    out.append(domain.ruleJSONSuffix[Int(rule)])
                 }
             }
             out.append(UInt8(ascii: "]"))
-            if let json = extra.json {
-                appendStatic(#", "fields": "#, to: &out)
-                out.append(contentsOf: json)
+            if let json = extra?.json {
+                out.append(#", "fields": "#)
+                out.append(json)
             }
-            appendStatic("}\n", to: &out)
+            out.append("}\n")
         case .tsv, .csv:
-            appendHead(url: url, domain: domain, into: &out)
+            appendHead(url: url, domain: domain, into: out)
             var apps: [UInt8] = []
             var ruleTexts: [UInt8] = []
             for (app, rule) in decisions.enumerated() where rule >= 0 && !excluded[app] {
@@ -154,11 +156,11 @@ public final class Classifier {
                 apps.append(contentsOf: domain.appIDs[app].utf8)
                 ruleTexts.append(contentsOf: domain.ruleText[Int(rule)])
             }
-            format.appendField(apps, to: &out)
+            format.appendField(apps, to: out)
             out.append(format.delimiter)
-            format.appendField(ruleTexts, to: &out)
+            format.appendField(ruleTexts, to: out)
             out.append(format.delimiter)
-            appendExtraColumns(extra, to: &out)
+            appendExtraColumns(extra, to: out)
             out.append(UInt8(ascii: "\n"))
         }
         if count, let domainIndex {
@@ -171,70 +173,66 @@ public final class Classifier {
     }
 
     /// The start every record shares: `{"url": …, "domain": …` (NDJSON) or `url⇥domain⇥`.
-    private func appendHead(url: UnsafeBufferPointer<UInt8>, domain: ClassifierRules.Domain?, into out: inout [UInt8]) {
+    private func appendHead(url: UnsafeBufferPointer<UInt8>, domain: ClassifierRules.Domain?, into out: RecordBuffer) {
         switch format {
         case .ndjson:
-            appendStatic(#"{"url": "#, to: &out)
-            JSONWriter.appendEscaped(utf8: url, to: &out)
-            appendStatic(#", "domain": "#, to: &out)
-            if let domain { out.append(contentsOf: domain.json) } else { appendStatic("null", to: &out) }
+            out.append(#"{"url": "#)
+            out.appendJSONString(url)
+            out.append(#", "domain": "#)
+            if let domain { out.append(domain.json) } else { out.append("null") }
         case .tsv, .csv:
-            format.appendField(url, to: &out)
+            format.appendField(url, to: out)
             out.append(format.delimiter)
-            if let domain { format.appendField(Array(domain.name.utf8), to: &out) }
+            if let domain { format.appendField(Array(domain.name.utf8), to: out) }
             out.append(format.delimiter)
         }
     }
 
-    private func appendExtraColumns(_ extra: Extra, to out: inout [UInt8]) {
+    private func appendExtraColumns(_ extra: Extra?, to out: RecordBuffer) {
+        guard let extra else { return }
         if let json = extra.json, extra.columns.isEmpty {
             out.append(format.delimiter)
-            format.appendField(json, to: &out)
+            format.appendField(json, to: out)
         }
         for column in extra.columns {
             out.append(format.delimiter)
-            format.appendField(column, to: &out)
+            format.appendField(column, to: out)
         }
     }
 
     /// Appends an error record: `{"url": …, "domain": …, "error": …}` or a row with the error
     /// column filled.
     public func appendError(
-        url: UnsafeBufferPointer<UInt8>, domain domainIndex: Int?, message: String, extra: Extra = .none,
-        into out: inout [UInt8]
+        url: UnsafeBufferPointer<UInt8>, domain domainIndex: Int?, message: String, extra: Extra? = nil,
+        into out: RecordBuffer
     ) {
         let domain = domainIndex.map { rules.domains[$0] }
         switch format {
         case .ndjson:
-            appendHead(url: url, domain: domain, into: &out)
-            appendStatic(#", "error": "#, to: &out)
-            JSONWriter.appendEscaped(message, to: &out)
-            if let json = extra.json {
-                appendStatic(#", "fields": "#, to: &out)
-                out.append(contentsOf: json)
+            appendHead(url: url, domain: domain, into: out)
+            out.append(#", "error": "#)
+            var message = message
+            message.withUTF8 { out.appendJSONString($0) }
+            if let json = extra?.json {
+                out.append(#", "fields": "#)
+                out.append(json)
             }
-            appendStatic("}\n", to: &out)
+            out.append("}\n")
         case .tsv, .csv:
-            appendHead(url: url, domain: domain, into: &out)
+            appendHead(url: url, domain: domain, into: out)
             out.append(format.delimiter)
             out.append(format.delimiter)
-            format.appendField(Array(message.utf8), to: &out)
-            appendExtraColumns(extra, to: &out)
+            format.appendField(Array(message.utf8), to: out)
+            appendExtraColumns(extra, to: out)
             out.append(UInt8(ascii: "\n"))
         }
     }
 
     /// An error record for an input line that is not a URL at all (invalid UTF-8, too long).
-    public func appendUnreadable(text: String, message: String, extra: Extra = .none, into out: inout [UInt8]) {
+    public func appendUnreadable(text: String, message: String, extra: Extra? = nil, into out: RecordBuffer) {
         statistics.records += 1
         statistics.errors += 1
         var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBufferPointer { appendError(url: UnsafeBufferPointer($0), domain: nil, message: message, extra: extra, into: &out) }
+        bytes.withUnsafeMutableBufferPointer { appendError(url: UnsafeBufferPointer($0), domain: nil, message: message, extra: extra, into: out) }
     }
-}
-
-/// Appends a string literal's bytes without going through `String` (no retain, no copy loop).
-@inline(__always)
-func appendStatic(_ text: StaticString, to out: inout [UInt8]) {
-    out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
 }

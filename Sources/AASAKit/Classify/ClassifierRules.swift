@@ -47,36 +47,41 @@ public final class ClassifierRules: Sendable {
     public let domains: [Domain]
     public let table: DomainTable
 
-    public init(documents: DomainDocuments, engine: Engine, compile: CompileConfiguration = .init()) {
+    /// Compiles every document; `threads` > 1 compiles several at once (`ParallelMap`).
+    public init(documents: DomainDocuments, engine: Engine, configuration: Configuration = .default, threads: Int = 1) {
         self.engine = engine
-        var domains: [Domain] = []
-        for source in documents.sources {
-            var state: State
-            var apps: [String] = []
-            var rules: [(entry: Int, rule: Int)] = []
-            switch source.document {
-            case .failure(let failure):
-                state = .failed(failure.description)
-            case .success(let document):
-                apps = document.appIDs
-                switch engine {
-                case .reference:
-                    state = .reference(ReferenceMatcher(document: document, domain: source.domain))
-                    rules = EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex) }
-                case .dfa:
-                    do {
-                        let compiled = try CompiledDocument(document: document, domain: source.domain, configuration: compile)
-                        state = .compiled(compiled)
-                        rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex) }
-                    } catch {
-                        state = .failed("\(source.file): \(error)")
-                    }
-                }
-            }
-            domains.append(Self.domain(source.domain, file: source.file, state: state, appIDs: apps, rules: rules))
+        let sources = documents.sources
+        let domains = ParallelMap.map(sources.count, threads: threads) { index in
+            Self.build(sources[index], engine: engine, configuration: configuration)
         }
         self.domains = domains
         self.table = DomainTable(domains: domains.map(\.name))
+    }
+
+    private static func build(_ source: DomainDocuments.Source, engine: Engine, configuration: Configuration) -> Domain {
+        var state: State
+        var apps: [String] = []
+        var rules: [(entry: Int, rule: Int)] = []
+        switch source.document {
+        case .failure(let failure):
+            state = .failed(failure.description)
+        case .success(let document):
+            apps = document.appIDs
+            switch engine {
+            case .reference:
+                state = .reference(ReferenceMatcher(document: document, domain: source.domain))
+                rules = EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex) }
+            case .dfa:
+                do {
+                    let compiled = try CompiledDocument(document: document, domain: source.domain, configuration: configuration)
+                    state = .compiled(compiled)
+                    rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex) }
+                } catch {
+                    state = .failed("\(source.file): \(error)")
+                }
+            }
+        }
+        return Self.domain(source.domain, file: source.file, state: state, appIDs: apps, rules: rules)
     }
 
     /// Rules loaded from a compiled artifact (`CompiledArtifact.load`).

@@ -33,7 +33,8 @@ public struct DomainDocuments: Sendable {
     }
 
     /// Every document of a rules directory.
-    public static func directory(_ path: String, configuration: Configuration) throws(LoadFailure) -> DomainDocuments {
+    /// `threads` > 1 reads and parses several documents at once (`ParallelMap`).
+    public static func directory(_ path: String, configuration: Configuration, threads: Int = 1) throws(LoadFailure) -> DomainDocuments {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: path) else {
             throw LoadFailure(description: "cannot list the rules directory \(path)")
@@ -70,19 +71,20 @@ public struct DomainDocuments: Sendable {
                 chosen[key] = (candidate.rank, candidate.file, candidate.name)
             }
         }
-        let sources = chosen.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }.map {
-            Source(domain: $0.key.string, file: $0.value.file, document: load($0.value.file, configuration))
+        let files = chosen.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }.map {
+            (domain: $0.key.string, file: $0.value.file)
+        }
+        let sources = ParallelMap.map(files.count, threads: threads) { index in
+            Source(domain: files[index].domain, file: files[index].file, document: load(files[index].file, configuration))
         }
         return DomainDocuments(sources: sources, warnings: warnings)
     }
 
     static func load(_ file: String, _ configuration: Configuration) -> Result<AASADocument, LoadFailure> {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            return .failure(LoadFailure(description: "cannot read \(file)"))
-        }
         do {
-            return .success(try AASADocument(bytes: [UInt8](data), configuration: configuration))
+            return .success(try AASADocument(contentsOfFile: file, configuration: configuration))
         } catch {
+            if case .unreadable(let reason) = error { return .failure(LoadFailure(description: "cannot read \(file): \(reason)")) }
             return .failure(LoadFailure(description: "\(file): \(error)"))
         }
     }

@@ -58,6 +58,12 @@ public struct DomainTable: Sendable {
         }
         var tail: UInt64 = 0
         var shift: UInt64 = 0
+        if count >= 8, index < count {
+            // PERF: the last bytes as one overlapping word instead of a byte loop.
+            // SAFETY: `count >= 8`, so `count - 8..<count` is inside the buffer.
+            tail = UnsafeRawPointer(base + count - 8).loadUnaligned(as: UInt64.self) | 0x2020_2020_2020_2020
+            index = count
+        }
         while index < count {
             tail |= UInt64(bytes[index] | 0x20) << shift
             shift += 8

@@ -24,8 +24,7 @@ public enum RecordFormat: String, Sendable, CaseIterable {
 
     /// Appends one delimited field, quoted when it holds the delimiter, a quote or a line break.
     func appendField(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        let needsQuotes = bytes.contains { $0 == delimiter || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
-        guard needsQuotes else {
+        guard needsQuotes(bytes) else {
             out.append(contentsOf: bytes)
             return
         }
@@ -39,5 +38,21 @@ public enum RecordFormat: String, Sendable, CaseIterable {
 
     func appendField(_ bytes: [UInt8], to out: inout [UInt8]) {
         bytes.withUnsafeBufferPointer { appendField($0, to: &out) }
+    }
+
+    func needsQuotes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.contains { $0 == delimiter || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+    }
+
+    /// As `appendField(_:to:)`, into a record buffer.
+    func appendField(_ bytes: UnsafeBufferPointer<UInt8>, to out: RecordBuffer) {
+        guard needsQuotes(bytes) else { return out.append(bytes) }
+        var field: [UInt8] = []
+        appendField(bytes, to: &field)
+        out.append(field)
+    }
+
+    func appendField(_ bytes: [UInt8], to out: RecordBuffer) {
+        bytes.withUnsafeBufferPointer { appendField($0, to: out) }
     }
 }

@@ -6,29 +6,51 @@
 extension AASADocument {
     /// Parses and decodes a document.
     ///
-    /// - Throws: `DocumentError` for invalid JSON, a non-object root, or a document larger than
-    ///   `configuration.maxDocumentBytes` (inclusive). Nothing else throws.
+    /// - Throws: `DocumentError` for invalid JSON, a non-object root, a document larger than
+    ///   `configuration.document.maxBytes` (inclusive), or one over another document limit.
+    ///   Nothing else throws.
     /// - Complexity: O(n) in the document's size.
     public init(bytes: [UInt8], configuration: Configuration = .default) throws(DocumentError) {
-        guard bytes.count <= configuration.maxDocumentBytes else {
-            throw .tooLarge(size: bytes.count, limit: configuration.maxDocumentBytes)
+        let limits = configuration.document
+        guard bytes.count <= limits.maxBytes else {
+            throw .tooLarge(size: bytes.count, limit: limits.maxBytes)
         }
         let json: JSONValue
         do {
-            json = try JSONParser.parse(bytes, maxDepth: configuration.maxJSONDepth)
+            json = try JSONParser.parse(bytes, maxDepth: limits.maxJSONDepth)
         } catch {
             throw .invalidJSON(error)
         }
-        try self.init(json: json)
+        try self.init(json: json, configuration: configuration)
     }
 
     /// Decodes an already parsed document (the case suite stores documents inline as JSON).
-    public init(json: JSONValue) throws(DocumentError) {
+    public init(json: JSONValue, configuration: Configuration = .default) throws(DocumentError) {
         guard case .object(let root) = json else {
             throw .rootNotObject(found: json.typeName)
         }
         var decoder = DocumentDecoder()
         self = decoder.decodeRoot(root)
+        do {
+            try checkLimits(configuration.document)
+        } catch {
+            throw .overLimit(error)
+        }
+    }
+
+    /// Reads and decodes the document at `path`, reading at most `maxBytes + 1` bytes: a file
+    /// over the limit is refused without being read whole, whatever its size (a 100 MB file
+    /// costs one small read, not 100 MB of memory).
+    ///
+    /// - Throws: `DocumentFileError.unreadable` when the file cannot be opened or read, and
+    ///   `.document` for everything `init(bytes:configuration:)` throws.
+    public init(contentsOfFile path: String, configuration: Configuration = .default) throws(DocumentFileError) {
+        let bytes = try Self.bytes(ofFile: path, maxBytes: configuration.document.maxBytes)
+        do {
+            try self.init(bytes: bytes, configuration: configuration)
+        } catch {
+            throw .document(error)
+        }
     }
 }
 
@@ -179,12 +201,12 @@ struct DocumentDecoder {
             }
         }
         if let components {
-            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .components, rules: components)
+            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .components, rules: components, path: path)
         }
         if let paths {
-            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .paths, rules: paths)
+            return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .paths, rules: paths, path: path)
         }
-        return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .none, rules: [])
+        return Entry(index: index, appIDs: apps, defaults: defaults, ruleSource: .none, rules: [], path: path)
     }
 
     // MARK: Rules

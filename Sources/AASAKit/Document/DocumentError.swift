@@ -1,7 +1,8 @@
 /// Why a whole document could not be used.
 ///
-/// SPEC 2 keeps this list short on purpose: only these three failures reject a document; every
-/// other problem is a `Diagnostic` and the rest of the document still works.
+/// SPEC 2 keeps this list short on purpose: only these failures reject a document; every other
+/// problem is a `Diagnostic` and the rest of the document still works. `overLimit` cannot happen
+/// to a document within the default size: its limits exist for callers who raise that size.
 public enum DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The bytes are not JSON (or not UTF-8, or nested deeper than the limit).
     case invalidJSON(JSONParseError)
@@ -9,6 +10,9 @@ public enum DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
     case rootNotObject(found: String)
     /// The document is larger than the configured limit. The limit is inclusive.
     case tooLarge(size: Int, limit: Int)
+    /// The document passes another of the `Configuration.document` limits (patterns, pattern
+    /// length, variables, values per variable).
+    case overLimit(DocumentLimitError)
 
     /// The stable code shared with lint (`invalid-json`, `root-not-object`, `too-large`).
     public var code: String {
@@ -16,6 +20,7 @@ public enum DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidJSON: return "invalid-json"
         case .rootNotObject: return "root-not-object"
         case .tooLarge: return "too-large"
+        case .overLimit: return "over-limit"
         }
     }
 
@@ -27,7 +32,9 @@ public enum DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the document root must be a JSON object, found \(found)"
         case .tooLarge(let size, let limit):
             return
-                "the document is \(size) bytes, over the limit of \(limit) bytes (raise it with --max-document-bytes)"
+                "the document is \(size) bytes, over the limit of \(limit) bytes (\(Configuration.Limit.documentBytes.hint))"
+        case .overLimit(let error):
+            return error.description
         }
     }
 }

@@ -13,6 +13,9 @@ public struct Entry: Sendable {
     /// The rules, in order. Skipped (wrong-typed) elements leave gaps: `Rule.index` is the
     /// element's position in the source array, which is what match records report.
     public var rules: [Rule]
+    /// Where the entry is in the document (`applinks.details[1]`), so findings about its rules
+    /// can point at them: `path / "components" / rule.index`.
+    public var path: JSONPath
 
     public enum RuleSource: String, Sendable {
         case components
@@ -21,7 +24,11 @@ public struct Entry: Sendable {
         case none
     }
 
-    public init(index: Int, appIDs: [String], defaults: RuleKeys = RuleKeys(), ruleSource: RuleSource, rules: [Rule]) {
+    public init(
+        index: Int, appIDs: [String], defaults: RuleKeys = RuleKeys(), ruleSource: RuleSource, rules: [Rule],
+        path: JSONPath = .root
+    ) {
+        self.path = path
         self.index = index
         self.appIDs = appIDs
         self.defaults = defaults

@@ -52,10 +52,10 @@ public final class CompiledDocument: Sendable {
 
     /// Compiles `document` for `domain`.
     ///
-    /// - Throws: `AutomatonError` when a limit of `configuration` is exceeded.
+    /// - Throws: `AutomatonError` when a limit of `configuration.automata` is exceeded.
     /// - Complexity: O(total pattern and variable-value length); no determinisation happens
     ///   here (the lazy DFAs build states while matching).
-    public init(document: AASADocument, domain: String, configuration: CompileConfiguration = .init())
+    public init(document: AASADocument, domain: String, configuration: Configuration = .default)
         throws(AutomatonError)
     {
         self.domain = domain
@@ -101,8 +101,8 @@ public final class CompiledDocument: Sendable {
         }
         func build(_ patterns: [(pattern: Pattern, tag: Int32)], _ mode: TextMode) throws(AutomatonError) -> LazyDFA? {
             if patterns.isEmpty { return nil }
-            let nfa = try NFACompiler.compile(patterns, mode: mode, maxStates: configuration.maxNFAStates, variables: resolve)
-            return try LazyDFA(nfa: nfa, configuration: configuration.lazyDFA)
+            let nfa = try NFACompiler.compile(patterns, mode: mode, maxStates: configuration.automata.maxNFAStates, variables: resolve)
+            return try LazyDFA(nfa: nfa, configuration: configuration.automata)
         }
         var path: [LazyDFA?] = []
         var queryText: [LazyDFA?] = []
@@ -158,19 +158,6 @@ public final class CompiledDocument: Sendable {
     public var nfaStateCount: Int {
         let all = (path + queryText + fragment).compactMap { $0 } + queryGroups.flatMap { $0.values.map(\.dfa) }
         return all.reduce(0) { $0 + $1.nfa.stateCount }
-    }
-}
-
-/// The limits that apply while compiling a document.
-public struct CompileConfiguration: Sendable, Equatable {
-    /// Most NFA states one automaton may have (default 4,000,000, about 100 MB while building).
-    public var maxNFAStates = 4_000_000
-    /// Budget and behaviour of each lazy DFA.
-    public var lazyDFA = LazyDFA.Configuration()
-
-    public init(maxNFAStates: Int = 4_000_000, lazyDFA: LazyDFA.Configuration = .init()) {
-        self.maxNFAStates = maxNFAStates
-        self.lazyDFA = lazyDFA
     }
 }
 

@@ -181,8 +181,10 @@ public enum URLSplitError: Error, Sendable, Equatable, CustomStringConvertible {
     case noAuthority
     /// The authority has no host (`https:///path`, `https://user@:80/`).
     case emptyHost
-    /// The URL is longer than the configured limit.
+    /// The URL is longer than the configured limit (`Configuration.input.maxURLBytes`).
     case tooLong(length: Int, limit: Int)
+    /// The input line is longer than the configured limit (`Configuration.input.maxLineBytes`).
+    case lineTooLong(length: Int, limit: Int)
     /// The line is not valid UTF-8.
     case invalidUTF8
 
@@ -192,7 +194,9 @@ public enum URLSplitError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noAuthority: return "no authority: the scheme must be followed by \"//\" and a host"
         case .emptyHost: return "empty host"
         case .tooLong(let length, let limit):
-            return "URL of \(length) bytes is over the limit of \(limit) bytes (raise it with --max-url-bytes)"
+            return "URL of \(length) bytes is over the limit of \(limit) bytes (\(Configuration.Limit.urlBytes.hint))"
+        case .lineTooLong(let length, let limit):
+            return "line of \(length) bytes is over the limit of \(limit) bytes (\(Configuration.Limit.lineBytes.hint))"
         case .invalidUTF8: return "the line is not valid UTF-8"
         }
     }

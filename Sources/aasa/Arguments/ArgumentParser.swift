@@ -33,6 +33,7 @@ struct CommandSpec {
             }
         }
         if !discussion.isEmpty { text += "\n" + discussion + "\n" }
+        if options.contains(where: { $0.name == "limit" }) { text += "\n" + CommandSupport.limitsHelp + "\n" }
         return text
     }
 }

@@ -20,7 +20,6 @@ enum ClassifyCommand {
             .init(name: "jobs", valueName: "n", help: "Worker threads (default: all cores). Output order is input order."),
             .init(name: "engine", valueName: "dfa|reference", help: "dfa (default) or reference."),
             .init(name: "stats", valueName: "file", help: "Also write the summary as JSON to this file."),
-            .init(name: "max-url-bytes", valueName: "n", help: "Longest line accepted (default 65536); longer lines are error records."),
         ] + CommandSupport.configurationOptions,
         discussion: """
             Rules directory layout: DOMAIN.json, DOMAIN/apple-app-site-association or
@@ -33,8 +32,11 @@ enum ClassifyCommand {
             matched app), error. A summary goes to stderr (and a progress line on a terminal).
 
             EXIT STATUS: 0 every record written and none is an error; 1 some records are errors
-            (their count is on stderr); 2 usage error; 3 the rules cannot be loaded. A closed
-            standard output (| head) ends the run quietly with status 0.
+            (their count is on stderr), or the output could not be written (the reason is on
+            stderr); 2 usage error; 3 the rules cannot be loaded. A closed standard output
+            (| head) ends the run quietly with status 0. Output is written in whole records, so
+            a run killed midway leaves a prefix of the full output: whole records in input
+            order, and at most one cut record at the end.
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
@@ -57,14 +59,10 @@ enum ClassifyCommand {
         guard let jobs = parsed.value("jobs").map({ Int($0) }) ?? cores, jobs >= 1, jobs <= 256 else {
             return CommandSupport.usageError(spec, "--jobs needs a whole number from 1 to 256")
         }
-        var configuration: Configuration
+        let configuration: Configuration
         switch CommandSupport.configuration(parsed) {
         case .success(let value): configuration = value
         case .failure(let error): return CommandSupport.usageError(spec, error.message)
-        }
-        if let text = parsed.value("max-url-bytes") {
-            guard let value = Int(text), value > 0 else { return CommandSupport.usageError(spec, "--max-url-bytes needs a positive number") }
-            configuration.maxURLBytes = value
         }
 
         // Rules: a compiled artifact, or documents to load and compile now.
@@ -73,7 +71,7 @@ enum ClassifyCommand {
             guard parsed.value("rules") == nil else { return CommandSupport.usageError(spec, "give --rules or --compiled, not both") }
             guard engine == .dfa else { return CommandSupport.usageError(spec, "--compiled holds automata: it needs --engine dfa") }
             do {
-                rules = ClassifierRules(artifact: try CompiledArtifact.load(path: artifact))
+                rules = ClassifierRules(artifact: try CompiledArtifact.load(path: artifact, configuration: configuration))
             } catch {
                 printError("aasa classify: cannot load \(artifact): \(error)")
                 return .unreadableDocument
@@ -83,7 +81,7 @@ enum ClassifyCommand {
             }
         } else {
             guard let rulesPath = parsed.value("rules") else { return CommandSupport.usageError(spec, "missing --rules (or --compiled)") }
-            switch RulesLoader.load(rulesPath, domain: parsed.value("domain"), engine: engine, configuration: configuration, command: "classify") {
+            switch RulesLoader.load(rulesPath, domain: parsed.value("domain"), engine: engine, configuration: configuration, command: "classify", threads: jobs) {
             case .success(let loaded): rules = loaded
             case .failure(let code): return code == .usage ? CommandSupport.usageError(spec, "a single --rules file needs --domain") : code
             }
@@ -97,7 +95,7 @@ enum ClassifyCommand {
             return .usage
         }
         defer { if input != STDIN_FILENO { close(input) } }
-        var reader = RawBatchReader(fileDescriptor: input, maxLineBytes: configuration.maxURLBytes)
+        var reader = RawBatchReader(fileDescriptor: input, maxLineBytes: configuration.input.maxLineBytes)
 
         var parser = InputRecordParser(format: inputFormat, urlField: parsed.value("url-field") ?? "url", outputFormat: format)
         let output = OutputStream(fileDescriptor: STDOUT_FILENO, flushThreshold: 1 << 18)
@@ -140,61 +138,28 @@ enum ClassifyCommand {
                 extraColumnNames = format == .ndjson ? [] : ["fields"]
             }
             try output.append { $0.append(contentsOf: format.header(extraColumns: extraColumnNames)) }
+            // Now, not with the first records: the pipeline's writer only flushes what the
+            // workers produce, so an empty input would otherwise lose its TSV/CSV header.
+            try output.flush()
         } catch let failure as OutputStream.WriteFailure {
-            if case .closed = failure { return .success }
-            printError("aasa classify: cannot write the output")
-            return .failure
+            switch failure {
+            case .closed: return .success
+            case .failed(let code): return writeFailed(code)
+            }
         } catch {
             printError("aasa classify: cannot read the input: \(error)")
             return .failure
         }
 
-        let processor = BatchProcessor(parser: parser, maxLineBytes: configuration.maxURLBytes)
-        var statistics: ClassifyStatistics
-        var readError: Error?
-        var outputClosed = false
-        if jobs == 1 {
-            // One thread: no hand-offs; the same batches, processed inline.
-            let classifier = Classifier(rules: rules, format: format)
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(1 << 21)
-            do {
-                var next = firstBatch
-                while let batch = next {
-                    processor.process(batch, with: classifier, into: &buffer)
-                    try output.append { $0.append(contentsOf: buffer) }
-                    buffer.removeAll(keepingCapacity: true)
-                    progress?.add(records: 0, total: classifier.statistics.records)
-                    next = try reader.next()
-                }
-                try output.flush()
-            } catch OutputStream.WriteFailure.closed {
-                outputClosed = true
-            } catch {
-                readError = error
-            }
-            statistics = classifier.statistics
-        } else {
-            let pipeline = Pipeline(rules: rules, format: format, processor: processor, jobs: jobs, output: output, progress: progress)
-            pipeline.start()
-            do {
-                var next = firstBatch
-                while let batch = next {
-                    if !pipeline.submit(batch) { throw OutputStream.WriteFailure.closed }
-                    next = try reader.next()
-                }
-            } catch OutputStream.WriteFailure.closed {
-                outputClosed = true
-            } catch {
-                readError = error
-            }
-            statistics = pipeline.finish()
-            if pipeline.outputClosed { outputClosed = true }
-            if let code = pipeline.writeError {
-                printError("aasa classify: cannot write the output: \(String(cString: strerror(code)))")
-                return .failure
-            }
-        }
+        let processor = BatchProcessor(parser: parser, limits: configuration.input)
+        let pipeline = Pipeline(
+            reader: reader, firstBatch: firstBatch, rules: rules, format: format, processor: processor, jobs: jobs, output: output,
+            progress: progress)
+        let outcome = pipeline.run()
+        let statistics = outcome.statistics
+        let readError = outcome.readError
+        if let code = outcome.writeError { return writeFailed(code) }
+        let outputClosed = outcome.outputClosed
         progress?.clear()
         if outputClosed { return .success }
         let elapsed = Date().timeIntervalSince(started)
@@ -217,5 +182,12 @@ enum ClassifyCommand {
             return .failure
         }
         return .success
+    }
+
+    /// A failed write (a full disk, `/dev/full`, an I/O error) ends the run at once: the records
+    /// after it could not be delivered either, and the exit status must not claim they were.
+    private static func writeFailed(_ code: Int32) -> ExitCode {
+        printError("aasa classify: cannot write the output: \(String(cString: strerror(code))); the output is incomplete")
+        return .failure
     }
 }

@@ -29,10 +29,10 @@ struct InputRecordParser {
     func parse(_ line: UnsafeBufferPointer<UInt8>) -> Parsed {
         switch format {
         case .lines:
-            return .url(Array(line), .none)
+            return .url(Array(line), Classifier.Extra())
         case .ndjson:
             guard case .object(let object)? = try? JSONParser.parse(UnsafeRawBufferPointer(line)) else {
-                return .invalid("the line is not a JSON object", .none)
+                return .invalid("the line is not a JSON object", Classifier.Extra())
             }
             var others = JSONObject()
             for member in object.members where !member.key.utf8.elementsEqual(urlField.utf8) {

@@ -3,9 +3,9 @@ import Foundation
 
 /// Cuts the input into batches of whole lines for the workers, doing no per-line work itself.
 ///
-/// The reading thread only reads blocks and finds the last newline of each (memrchr), so it never
-/// becomes the bottleneck of the pipeline; the workers assemble and judge the lines
-/// (`LineAssembler`). A line longer than the window (`maxLineBytes` plus slack) is assembled here
+/// A worker calls it under the pipeline's read lock, so it only reads a block and finds its last
+/// newline: the other workers never wait long for their next batch; each worker judges its
+/// batch's lines itself (`LineAssembler.judgeWholeLine`). A line longer than the window (`maxLineBytes` plus slack) is assembled here
 /// instead, so that memory stays bounded, and travels in its batch as a pre-judged record.
 struct RawBatchReader {
     private let fileDescriptor: Int32
@@ -67,7 +67,7 @@ struct RawBatchReader {
             }
         }
         var batch = LineBatch(raw: [UInt8(ascii: "\n")])
-        try assembler.finish { line in
+        assembler.finish { line in
             switch line {
             case .url(let bytes): batch.preassembled = .url(Array(bytes))
             case .invalid(let text, let error): batch.preassembled = .invalid(text, error.description)

@@ -24,35 +24,40 @@ enum CommandSupport {
         return .usage
     }
 
-    /// The configuration, with the limits the command line raised or lowered.
+    /// The configuration, with the limits the command line raised or lowered (`--limit`).
     static func configuration(_ parsed: ParsedArguments) -> Result<Configuration, UsageError> {
         var configuration = Configuration()
-        if let text = parsed.value("max-document-bytes") {
-            guard let value = Int(text), value >= 0 else { return .failure(UsageError(message: "--max-document-bytes needs a whole number")) }
-            configuration.maxDocumentBytes = value
+        for assignment in parsed.values("limit") {
+            do {
+                try configuration.setLimit(assignment)
+            } catch {
+                return .failure(UsageError(message: error.message))
+            }
         }
         return .success(configuration)
     }
 
+    /// `--limit`, for every command that loads documents or reads URLs; its help lists every
+    /// limit with its default, so the names in "raise it with --limit …" messages are found here.
     static let configurationOptions: [CommandSpec.Option] = [
-        .init(name: "max-document-bytes", valueName: "n", help: "Largest document accepted, inclusive (default 131072).")
+        .init(name: "limit", valueName: "name=n", help: "Raise or lower a limit (repeatable; K, M, G suffixes). See LIMITS.", repeatable: true)
     ]
 
-    /// Reads and decodes a document; on failure prints "cannot read FILE: reason" and returns
-    /// exit status 3.
+    /// The LIMITS section of `--help`.
+    static var limitsHelp: String {
+        let width = (Configuration.Limit.allCases.map(\.rawValue.count).max() ?? 0) + 2
+        let rows = Configuration.Limit.allCases.map { limit in
+            let name = limit.rawValue + String(repeating: " ", count: width - limit.rawValue.count)
+            return "  \(name)\(limit.summary) (default \(Configuration.default[limit]))"
+        }
+        return "LIMITS (--limit NAME=N; docs/limits.md says what happens past each):\n" + rows.joined(separator: "\n")
+    }
+
+    /// Reads and decodes a document, reading no more of the file than the size limit allows;
+    /// on failure prints "cannot read FILE: reason" and returns exit status 3.
     static func loadDocument(_ path: String, configuration: Configuration) -> Result<AASADocument, ExitCode> {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "it cannot be read" : "no such file"
-            printError("aasa: cannot read \(path): \(reason)")
-            return .failure(.unreadableDocument)
-        }
-        if data.count > configuration.maxDocumentBytes {
-            let error = DocumentError.tooLarge(size: data.count, limit: configuration.maxDocumentBytes)
-            printError("aasa: cannot read \(path): \(error)")
-            return .failure(.unreadableDocument)
-        }
         do {
-            return .success(try AASADocument(bytes: [UInt8](data), configuration: configuration))
+            return .success(try AASADocument(contentsOfFile: path, configuration: configuration))
         } catch {
             printError("aasa: cannot read \(path): \(error)")
             return .failure(.unreadableDocument)
@@ -63,13 +68,15 @@ enum CommandSupport {
 
     /// Builds the named engine; a document the compiler cannot handle within its limits is
     /// reported (exit 3), never silently matched as "no match".
-    static func engine(named name: String, document: AASADocument, domain: String) -> Result<any DecisionEngine, ExitCode> {
+    static func engine(
+        named name: String, document: AASADocument, domain: String, configuration: Configuration
+    ) -> Result<any DecisionEngine, ExitCode> {
         switch name {
         case "reference":
             return .success(ReferenceMatcher(document: document, domain: domain))
         default:
             do {
-                return .success(DFAMatcher(try CompiledDocument(document: document, domain: domain)))
+                return .success(DFAMatcher(try CompiledDocument(document: document, domain: domain, configuration: configuration)))
             } catch {
                 printError("aasa: cannot compile the document: \(error)")
                 return .failure(.unreadableDocument)

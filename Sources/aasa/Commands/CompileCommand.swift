@@ -15,7 +15,9 @@ enum CompileCommand {
             PATH is what 'classify --rules' takes: one file (with --domain) or a directory of
             documents named after their domains. The artifact holds every domain's compiled
             automata and rule tables; 'aasa classify --compiled FILE' maps it and starts
-            without parsing or compiling JSON. Documents that cannot be loaded are recorded as
+            without parsing or compiling JSON. Each automaton whose whole DFA is small (at most
+            65 536 states and 1 MiB) is stored determinised and minimised, so workers search it
+            without warming a cache; larger ones are stored as NFAs for the lazy DFA. Documents that cannot be loaded are recorded as
             such, and their URLs get error records, as with --rules. A corrupt, truncated or
             other-version artifact is refused with a message.
 
@@ -43,14 +45,16 @@ enum CompileCommand {
         case .success(let loaded): rules = loaded
         case .failure(let code): return code == .usage ? CommandSupport.usageError(spec, "a single file needs --domain") : code
         }
-        let bytes = CompiledArtifact.encode(rules)
+        var counts = CompiledArtifact.Counts()
+        let bytes = CompiledArtifact.encode(rules, budget: .init(), counts: &counts)
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {
             printError("aasa compile: cannot write \(output): \(error)")
             return .failure
         }
-        printError("aasa compile: \(rules.domains.count) domains, \(bytes.count) bytes written to \(output)")
+        printError(
+            "aasa compile: \(rules.domains.count) domains, \(bytes.count) bytes written to \(output) (automata: \(counts.prebuilt) prebuilt DFA tables, \(counts.lazy) lazy)")
         return .success
     }
 }

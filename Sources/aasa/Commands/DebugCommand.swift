@@ -42,7 +42,7 @@ enum DebugCommand {
         }
         let compiled: CompiledDocument
         do {
-            compiled = try CompiledDocument(document: document, domain: parsed.value("domain") ?? "example.com")
+            compiled = try CompiledDocument(document: document, domain: parsed.value("domain") ?? "example.com", configuration: configuration)
         } catch {
             printError("aasa debug: cannot compile \(parsed.positionals[1]): \(error)")
             return .unreadableDocument

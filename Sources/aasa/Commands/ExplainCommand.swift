@@ -43,6 +43,10 @@ enum ExplainCommand {
         case .failure(let code): return code
         }
         let url = parsed.positionals[1]
+        if url.utf8.count > configuration.input.maxURLBytes {
+            printError("aasa explain: \(URLSplitError.tooLong(length: url.utf8.count, limit: configuration.input.maxURLBytes))")
+            return .failure
+        }
         let explanation: ReferenceExplanation
         do {
             explanation = try ReferenceMatcher(document: document, domain: domain).explain(url, app: app)

@@ -21,7 +21,8 @@ enum MatchCommand {
             "entry" and "rule" (the deciding rule, in the document's own numbering) appear for
             match and exclude. A URL that cannot be split gives {"url": …, "error": …}.
 
-            EXIT STATUS: 0 ran; 2 usage error; 3 the document cannot be read.
+            EXIT STATUS: 0 ran; 1 the output could not be written (a closed pipe, as with
+            | head, is not an error); 2 usage error; 3 the document cannot be read.
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
@@ -47,7 +48,7 @@ enum MatchCommand {
         case .failure(let code): return code
         }
         let engine: any DecisionEngine
-        switch CommandSupport.engine(named: engineName, document: document, domain: domain) {
+        switch CommandSupport.engine(named: engineName, document: document, domain: domain, configuration: configuration) {
         case .success(let value): engine = value
         case .failure(let code): return code
         }
@@ -56,8 +57,8 @@ enum MatchCommand {
 
         func emit(_ url: String) throws(OutputStream.WriteFailure) {
             try output.append { buffer in
-                if url.utf8.count > configuration.maxURLBytes {
-                    let error = URLSplitError.tooLong(length: url.utf8.count, limit: configuration.maxURLBytes)
+                if url.utf8.count > configuration.input.maxURLBytes {
+                    let error = URLSplitError.tooLong(length: url.utf8.count, limit: configuration.input.maxURLBytes)
                     RecordWriter.appendError(url: url, error: error.description, to: &buffer)
                     return
                 }
@@ -77,7 +78,7 @@ enum MatchCommand {
                     if !trimmed.isEmpty { try emit(trimmed) }
                 }
             } else {
-                var reader = URLLineReader(fileDescriptor: STDIN_FILENO, maxLineBytes: configuration.maxURLBytes)
+                var reader = URLLineReader(fileDescriptor: STDIN_FILENO, maxLineBytes: configuration.input.maxLineBytes)
                 try reader.forEachLine { line in
                     switch line {
                     case .url(let bytes):
@@ -90,8 +91,11 @@ enum MatchCommand {
             try output.flush()
         } catch OutputStream.WriteFailure.closed {
             return .success
+        } catch OutputStream.WriteFailure.failed(let code) {
+            printError("aasa match: cannot write the output: \(String(cString: strerror(code))); the output is incomplete")
+            return .failure
         } catch {
-            printError("aasa match: \(error)")
+            printError("aasa match: reading the input failed: \(error)")
             return .failure
         }
         return .success

@@ -6,8 +6,10 @@ import Foundation
 enum RulesLoader {
     /// `.failure(.usage)` when a single file comes without a domain; `.failure(.unreadableDocument)`
     /// when nothing usable can be loaded.
+    /// `threads`: how many cores may parse and compile the documents at once.
     static func load(
-        _ path: String, domain: String?, engine: ClassifierRules.Engine, configuration: Configuration, command: String
+        _ path: String, domain: String?, engine: ClassifierRules.Engine, configuration: Configuration, command: String,
+        threads: Int = 1
     ) -> Result<ClassifierRules, ExitCode> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -17,7 +19,7 @@ enum RulesLoader {
         let documents: DomainDocuments
         if isDirectory.boolValue {
             do {
-                documents = try DomainDocuments.directory(path, configuration: configuration)
+                documents = try DomainDocuments.directory(path, configuration: configuration, threads: threads)
             } catch {
                 printError("aasa \(command): \(error)")
                 return .failure(.unreadableDocument)
@@ -33,7 +35,7 @@ enum RulesLoader {
             documents = DomainDocuments.single(file: path, domain: domain, configuration: configuration)
         }
         for warning in documents.warnings { printError("aasa \(command): warning: \(warning)") }
-        let rules = ClassifierRules(documents: documents, engine: engine)
+        let rules = ClassifierRules(documents: documents, engine: engine, configuration: configuration, threads: threads)
         for failure in rules.failures {
             printError("aasa \(command): cannot use the document of \(failure.domain): \(failure.reason)")
         }

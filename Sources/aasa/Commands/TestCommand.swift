@@ -61,6 +61,10 @@ enum TestCommand {
         var engines: [String: any DecisionEngine] = [:]
         var failures: [String] = []
         for expectation in expectations {
+            if expectation.url.utf8.count > configuration.input.maxURLBytes {
+                failures.append("\(String(expectation.url.prefix(200)))…: \(URLSplitError.tooLong(length: expectation.url.utf8.count, limit: configuration.input.maxURLBytes))")
+                continue
+            }
             let domain: String
             if let given = parsed.value("domain") {
                 domain = given
@@ -71,7 +75,7 @@ enum TestCommand {
                 continue
             }
             if engines[domain] == nil {
-                switch CommandSupport.engine(named: engineName, document: document, domain: domain) {
+                switch CommandSupport.engine(named: engineName, document: document, domain: domain, configuration: configuration) {
                 case .success(let engine): engines[domain] = engine
                 case .failure(let code): return code
                 }

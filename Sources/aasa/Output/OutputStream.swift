@@ -1,3 +1,4 @@
+import AASAKit
 import Foundation
 
 /// Buffered writing to a file descriptor in large blocks, with the failure modes a pipeline
@@ -31,21 +32,30 @@ final class OutputStream {
     }
 
     func flush() throws(WriteFailure) {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        try buffer.withUnsafeBufferPointer { bytes throws(WriteFailure) in try writeAll(bytes) }
+    }
+
+    /// Writes `records` after whatever is buffered, straight from its memory: a batch of
+    /// records is already one large block, so copying it into the buffer first would only
+    /// double the bytes moved.
+    func write(_ records: RecordBuffer) throws(WriteFailure) {
+        try flush()
+        try records.withBytes { bytes throws(WriteFailure) in try writeAll(bytes) }
+    }
+
+    private func writeAll(_ bytes: UnsafeBufferPointer<UInt8>) throws(WriteFailure) {
+        guard let base = bytes.baseAddress else { return }
         var offset = 0
-        while offset < buffer.count {
-            let written = buffer.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return Foundation.write(fileDescriptor, base + offset, raw.count - offset)
-            }
+        while offset < bytes.count {
+            let written = Foundation.write(fileDescriptor, base + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 let code = errno
-                buffer.removeAll(keepingCapacity: true)
                 throw code == EPIPE ? .closed : .failed(errno: code)
             }
             offset += written
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 }
 

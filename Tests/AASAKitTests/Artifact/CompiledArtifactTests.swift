@@ -38,6 +38,60 @@ final class CompiledArtifactTests: XCTestCase {
         }
     }
 
+    /// Every automaton of a compiled document, as the artifact loaded it.
+    func automata(of domain: CompiledArtifact.Domain) -> [LazyDFA] {
+        guard case .compiled(let compiled) = domain.state else { return [] }
+        let components = (compiled.path + compiled.queryText + compiled.fragment).compactMap { $0 }
+        return components + compiled.queryGroups.flatMap { $0.values.map(\.dfa) }
+    }
+
+    func test_artifact_smallDocumentsHoldPrebuiltTables() throws {
+        var counts = CompiledArtifact.Counts()
+        let domains = try decode(CompiledArtifact.encode(try corpusRules(), budget: .init(), counts: &counts))
+        let loaded = domains.flatMap(automata(of:))
+        XCTAssertGreaterThan(loaded.count, 5)
+        XCTAssertTrue(loaded.allSatisfy(\.isPrebuilt))
+        XCTAssertEqual(counts, CompiledArtifact.Counts(prebuilt: loaded.count, lazy: 0))
+    }
+
+    /// `/*a` followed by 20 `?` needs 2^20 DFA states (the last 21 characters must be
+    /// remembered): over any budget, so the path automaton stays lazy, and still decides as
+    /// the source does; the small query automaton next to it is prebuilt.
+    func test_artifact_blowUpDocumentFallsBackToTheLazyForm() throws {
+        let pattern = "/*a" + String(repeating: "?", count: 20)
+        let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "\#(pattern)", "?": {"q": "x*"}}]}]}}"#
+        let document = try AASADocument(bytes: Array(json.utf8))
+        let compiled = try CompiledDocument(document: document, domain: "blowup.example")
+        let rules = ClassifierRules(
+            artifact: [CompiledArtifact.Domain(name: "blowup.example", file: "test", state: .compiled(compiled))])
+        var counts = CompiledArtifact.Counts()
+        let started = Date()
+        let bytes = CompiledArtifact.encode(rules, budget: .init(), counts: &counts)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60, "the work bound must stop the attempt early")
+        XCTAssertEqual(counts, CompiledArtifact.Counts(prebuilt: 1, lazy: 1))
+        let domain = try XCTUnwrap(try decode(bytes).first)
+        guard case .compiled(let decoded) = domain.state else { return XCTFail("not compiled") }
+        XCTAssertEqual(decoded.path.compactMap { $0 }.map(\.isPrebuilt), [false])
+        XCTAssertEqual(automata(of: domain).filter(\.isPrebuilt).count, 1)
+        let a = DFAMatcher(compiled)
+        let b = DFAMatcher(decoded)
+        for path in ["/xa" + String(repeating: "b", count: 20), "/a" + String(repeating: "b", count: 19), "/aaaa" + String(repeating: "é", count: 20)] {
+            for query in ["?q=x1", "?q=y", ""] {
+                let url = "https://blowup.example" + path + query
+                XCTAssertEqual(try a.decide(url, app: nil), try b.decide(url, app: nil), url)
+            }
+        }
+    }
+
+    func test_artifact_refusesTheOlderFormatWithAClearMessage() throws {
+        var older = CompiledArtifact.encode(try corpusRules())
+        older[8] = 1
+        XCTAssertThrowsError(try decode(older)) {
+            XCTAssertEqual($0 as? ArtifactError, .otherVersion(found: 1, expected: CompiledArtifact.version))
+            XCTAssertTrue("\($0)".contains("run 'aasa compile' again"), "\($0)")
+        }
+    }
+
     func test_artifact_refusesWrongMagicOtherVersionTruncationAndDamage() throws {
         let bytes = CompiledArtifact.encode(try corpusRules())
         XCTAssertThrowsError(try decode(Array("not an artifact at all, but long enough".utf8))) {
@@ -74,10 +128,10 @@ final class CompiledArtifactTests: XCTestCase {
                 // Whatever decoded must be usable without crashing.
                 let rules = ClassifierRules(artifact: domains)
                 let classifier = Classifier(rules: rules, format: .ndjson)
-                var out: [UInt8] = []
+                let out = RecordBuffer()
                 for domain in rules.domains.prefix(3) {
                     var url = Array("https://\(domain.name)/a/b?c=d#e".utf8)
-                    url.withUnsafeMutableBufferPointer { classifier.classify(UnsafeBufferPointer($0), into: &out) }
+                    url.withUnsafeMutableBufferPointer { classifier.classify(UnsafeBufferPointer($0), into: out) }
                 }
             } catch {
                 refused += 1

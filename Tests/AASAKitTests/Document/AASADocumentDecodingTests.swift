@@ -520,7 +520,7 @@ final class AASADocumentDecodingTests: XCTestCase {
 
     func test_size_configuredLimitIsInclusive() throws {
         var configuration = Configuration()
-        configuration.maxDocumentBytes = 100
+        configuration.document.maxBytes = 100
         XCTAssertNotNil(try AASADocument(bytes: document(ofSize: 100), configuration: configuration).applinks)
         let error = documentError(document(ofSize: 101), configuration: configuration)
         XCTAssertEqual(error, .tooLarge(size: 101, limit: 100))
@@ -570,7 +570,7 @@ final class AASADocumentDecodingTests: XCTestCase {
 
     func test_json_tooDeepFails() {
         var configuration = Configuration()
-        configuration.maxJSONDepth = 3
+        configuration.document.maxJSONDepth = 3
         XCTAssertNotNil(decode(#"{"applinks":{"details":[]}}"#, configuration: configuration))
         guard case .invalidJSON(let parse)? = documentError(Array(#"{"applinks":{"details":[[]]}}"#.utf8), configuration: configuration)
         else {

@@ -416,7 +416,7 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(error?.offset, 512)
         XCTAssertEqual(
             error?.description,
-            "invalid JSON at line 1, column 513: nesting is deeper than the limit of 512 levels")
+            "invalid JSON at line 1, column 513: nesting is deeper than the limit of 512 levels (raise it with --limit json-depth=<n>)")
     }
 
     func test_depth_objectsCountToo() {

@@ -39,9 +39,15 @@ final class HostileDocumentTests: XCTestCase {
         try load(Array(text.utf8), maxDocumentBytes: maxDocumentBytes)
     }
 
+    /// A raised `maxDocumentBytes` lifts the pattern limits too: these tests are about what the
+    /// engine does behind every document limit, so nothing but the size may stop them.
     private func load(_ bytes: [UInt8], maxDocumentBytes: Int? = nil) throws(DocumentError) -> AASADocument {
         var configuration = Configuration()
-        if let maxDocumentBytes { configuration.maxDocumentBytes = maxDocumentBytes }
+        if let maxDocumentBytes {
+            configuration.document.maxBytes = maxDocumentBytes
+            configuration.document.maxPatterns = .max
+            configuration.document.maxPatternBytes = maxDocumentBytes
+        }
         return try AASADocument(bytes: bytes, configuration: configuration)
     }
 
@@ -400,6 +406,6 @@ final class HostileDocumentTests: XCTestCase {
         XCTAssertGreaterThan(statistics.statesBuilt, 0)
         XCTAssertEqual(statistics.clears, 0, "the default cache budget was exceeded: \(statistics)")
         XCTAssertEqual(statistics.fallbacks, 0, "a search fell back to NFA simulation: \(statistics)")
-        XCTAssertLessThanOrEqual(statistics.memory, 12 * LazyDFA.Configuration().cacheCapacity)
+        XCTAssertLessThanOrEqual(statistics.memory, 12 * Configuration.default.automata.cacheCapacity)
     }
 }

@@ -25,7 +25,7 @@ final class URLLineReaderTests: XCTestCase {
         }
 
         var isTooLong: Bool {
-            if case .invalid(_, .tooLong) = self { return true }
+            if case .invalid(_, .lineTooLong) = self { return true }
             return false
         }
     }
@@ -42,7 +42,7 @@ final class URLLineReaderTests: XCTestCase {
     // MARK: Helpers
 
     private func read(
-        _ bytes: [UInt8], source: Source = .file, maxLineBytes: Int = Configuration.default.maxURLBytes,
+        _ bytes: [UInt8], source: Source = .file, maxLineBytes: Int = Configuration.default.input.maxLineBytes,
         bufferBytes: Int = 1 << 20
     ) throws -> [Record] {
         switch source {
@@ -209,8 +209,8 @@ final class URLLineReaderTests: XCTestCase {
             XCTAssertEqual(records.count, 3, "buffer \(bufferBytes): \(records)")
             XCTAssertEqual(records.first, .url("https://h/first"))
             XCTAssertEqual(records.last, .url("https://h/next"))
-            guard records.count == 3, case .invalid(let text, .tooLong(let length, let limit)) = records[1] else {
-                XCTFail("buffer \(bufferBytes): expected a tooLong record, got \(records)")
+            guard records.count == 3, case .invalid(let text, .lineTooLong(let length, let limit)) = records[1] else {
+                XCTFail("buffer \(bufferBytes): expected a lineTooLong record, got \(records)")
                 continue
             }
             XCTAssertEqual(limit, 100)

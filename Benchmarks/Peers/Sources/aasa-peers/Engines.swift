@@ -33,11 +33,11 @@ final class OurEngine: Engine {
     init(json: [UInt8], cacheCapacity: Int? = nil) throws {
         var configuration = Configuration()
         // Apple's limit is 128 KiB; the 10,000-rule document is bigger (it is a stress size).
-        configuration.maxDocumentBytes = 64 << 20
+        configuration.document.maxBytes = 64 << 20
+        configuration.document.maxPatterns = .max
+        if let cacheCapacity { configuration.automata.cacheCapacity = cacheCapacity }
         document = try AASADocument(bytes: json, configuration: configuration)
-        var compile = CompileConfiguration()
-        if let cacheCapacity { compile.lazyDFA.cacheCapacity = cacheCapacity }
-        compiled = try CompiledDocument(document: document, domain: Workload.domain, configuration: compile)
+        compiled = try CompiledDocument(document: document, domain: Workload.domain, configuration: configuration)
         matcher = DFAMatcher(compiled)
         documentBytes = json.count
         // One entry, so the rule id (evaluation order) is the rule's index in `components`.

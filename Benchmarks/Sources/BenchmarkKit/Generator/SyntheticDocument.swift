@@ -68,7 +68,8 @@ public struct SyntheticDocument: Sendable {
     /// Parses the generated text (the size limit is lifted: 100 000 rules is several MB).
     public func parsed() throws -> AASADocument {
         var configuration = Configuration()
-        configuration.maxDocumentBytes = max(configuration.maxDocumentBytes, text.utf8.count)
+        configuration.document.maxPatterns = .max
+        configuration.document.maxBytes = max(configuration.document.maxBytes, text.utf8.count)
         return try AASADocument(bytes: Array(text.utf8), configuration: configuration)
     }
 }

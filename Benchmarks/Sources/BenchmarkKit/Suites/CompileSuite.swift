@@ -45,7 +45,8 @@ enum CompileSuite {
     /// Median parse and compile times over a few rounds (one round for large documents).
     static func measure(_ bytes: [UInt8], domain: String, rounds: Int) throws -> (AASADocument, CompiledDocument, Double, Double) {
         var configuration = Configuration()
-        configuration.maxDocumentBytes = max(configuration.maxDocumentBytes, bytes.count)
+        configuration.document.maxPatterns = .max
+        configuration.document.maxBytes = max(configuration.document.maxBytes, bytes.count)
         var parses: [Double] = []
         var compiles: [Double] = []
         var last: (AASADocument, CompiledDocument)?
@@ -199,11 +200,13 @@ enum CompileSuite {
 enum BenchmarkError: Error, CustomStringConvertible {
     case nothingMeasured
     case probeFailed(String)
+    case runFailed(String)
 
     var description: String {
         switch self {
         case .nothingMeasured: return "nothing was measured"
         case .probeFailed(let detail): return "memory probe failed: \(detail)"
+        case .runFailed(let detail): return "run failed: \(detail)"
         }
     }
 }

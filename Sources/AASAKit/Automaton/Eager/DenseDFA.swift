@@ -17,10 +17,13 @@ public struct DenseDFA: Sendable {
     public var stateCount: Int { accepts.count }
 
     /// Determinises `nfa` completely.
-    /// - Throws: `AutomatonError.tooManyDFAStates` past `maxStates`.
+    /// - Parameter maxWork: a bound on the subset positions stepped in all (each step costs
+    ///   time in proportion to its source subset), so that a few huge subsets cannot take
+    ///   minutes before `maxStates` is reached; refused like too many states.
+    /// - Throws: `AutomatonError.tooManyDFAStates` past `maxStates` or `maxWork`.
     /// - Complexity: O(states × classes × subset size); exponential in the worst case, hence
-    ///   the limit.
-    public init(nfa: NFA, maxStates: Int = 10_000) throws(AutomatonError) {
+    ///   the limits.
+    public init(nfa: NFA, maxStates: Int = 10_000, maxWork: Int = .max) throws(AutomatonError) {
         let classes = nfa.byteClasses()
         let representatives = classes.representatives
         let determinizer = Determinizer(nfa: nfa)
@@ -31,7 +34,10 @@ public struct DenseDFA: Sendable {
         if index[subsets[1]] == nil { index[subsets[1]] = 1 }
         var transitions = [Int32](repeating: 0, count: 2 * classes.count)
         var next = 1
+        var work = 0
         while next < subsets.count {
+            work += (subsets[next].positions.count + 1) * classes.count
+            guard work <= maxWork else { throw .tooManyDFAStates(limit: maxStates) }
             for cls in 0..<classes.count {
                 let target = determinizer.step(subsets[next], on: representatives[cls], scratch: &scratch)
                 let id: Int32

@@ -24,6 +24,8 @@ extension LazyDFA {
         /// Cleared with the cache, since tag-set indices are reused after a clear.
         @exclusivity(unchecked) public private(set) var annotations: [Int32] = []
         @exclusivity(unchecked) var startState: Int32 = TransitionTable.unknown
+        /// With a prebuilt table: the index in `tagSets` of each of its tag sets.
+        @exclusivity(unchecked) var prebuiltTagSets: [Int32] = []
         let scratch: StateScratch
         /// Held once: making one per state copied the NFA (eight array retains and releases).
         let determinizer: Determinizer
@@ -75,6 +77,7 @@ extension LazyDFA {
             let none = UnsafeBufferPointer<UInt64>(start: nil, count: 0)
             let dead = insert(positions: none, tagSet: empty, hash: Self.hash(of: none, tagSet: empty), tagCount: 0)
             for cls in 0..<table.stride { table.set(dead, class: cls, to: TransitionTable.dead) }
+            prebuiltTagSets = dfa.prebuilt?.tagSets.map { internTags($0.sorted) } ?? []
         }
 
         /// Mixes a state's positions and tag set index (a multiply-xorshift per word).

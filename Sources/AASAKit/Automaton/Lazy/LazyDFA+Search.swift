@@ -4,7 +4,8 @@ extension LazyDFA {
     /// - Complexity: O(n) transitions for n bytes once the states are cached; building a state
     ///   costs O(NFA positions in it).
     public func search(_ text: UnsafeBufferPointer<UInt8>, cache: Cache) -> TagSet {
-        cache.tagSets[Int(searchTagSet(text, cache: cache))]
+        if let prebuilt { return prebuilt.search(text) }
+        return cache.tagSets[Int(searchTagSet(text, cache: cache))]
     }
 
     /// Like `search`, but answers with the index of the accepted tag set in `cache`
@@ -36,6 +37,12 @@ extension LazyDFA.Cache {
     /// PERF: a method of the cache, so that a matcher holding only the cache pays no retain and
     /// release of the automaton per search (peers suite, 10 rules).
     public func searchTagSet(_ text: UnsafeBufferPointer<UInt8>) -> Int32 {
+        if let prebuilt = dfa.prebuilt {
+            // A prebuilt table answers alone; its tag sets were interned in this cache at reset,
+            // so the index means the same to the caller (and its annotations).
+            let accept = prebuilt.acceptIndex(text)
+            return accept < 0 ? 0 : prebuiltTagSets[Int(accept)]
+        }
         var state = start()
         var position = 0
         let clearsBefore = clearCount

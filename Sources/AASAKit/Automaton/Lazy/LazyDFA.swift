@@ -17,9 +17,13 @@ public final class LazyDFA: Sendable {
     let representatives: [UInt8]
     /// Bytes one state costs in the cache beyond its subset: its row and bookkeeping.
     let stateOverhead: Int
+    /// The whole DFA, determinised ahead of time (compiled artifacts, `LazyDFA+Prebuilt.swift`):
+    /// when present, searches read it and never touch the cache.
+    let prebuilt: Prebuilt?
 
-    public init(nfa: NFA, configuration: Configuration = .init()) throws(AutomatonError) {
+    public init(nfa: NFA, configuration: Configuration = .init(), prebuilt: Prebuilt? = nil) throws(AutomatonError) {
         self.nfa = nfa
+        self.prebuilt = prebuilt
         self.configuration = configuration
         self.classes = configuration.useByteClasses ? nfa.byteClasses() : .singletons
         self.representatives = classes.representatives
@@ -45,30 +49,11 @@ public final class LazyDFA: Sendable {
     }
 
     /// Heap bytes of the immutable part.
-    public var memoryUsage: Int { nfa.memoryUsage + 256 + classes.count }
+    public var memoryUsage: Int { nfa.memoryUsage + 256 + classes.count + (prebuilt?.memoryUsage ?? 0) }
 }
 
 extension LazyDFA {
-    /// The budget and behaviour of a lazy DFA.
-    public struct Configuration: Sendable, Equatable {
-        /// Bytes the per-thread cache may use for states (default 128 MiB per automaton).
-        ///
-        /// A ceiling, not an allocation: a cache holds only the states its searches visited,
-        /// a few kilobytes for a typical document. Large documents need room: the peers
-        /// benchmark measured a 5.6 MB working set at 1 000 rules and 92.5 MB at 10 000, and a
-        /// 2 MiB budget made those 18x and 120x slower by clearing constantly
-        /// (`Benchmarks/Peers`, 2026-11-30). RE2::Set gets 1 GiB in the same comparison.
-        public var cacheCapacity: Int = 128 << 20
-        /// Merge bytes no transition distinguishes into classes (default on).
-        public var useByteClasses = true
-        /// After this many cache clears within one search, finish that search by NFA
-        /// simulation instead of thrashing the cache (default 8). 0 means: at the first clear.
-        public var maxClearsPerSearch = 8
-
-        public init(cacheCapacity: Int = 128 << 20, useByteClasses: Bool = true, maxClearsPerSearch: Int = 8) {
-            self.cacheCapacity = cacheCapacity
-            self.useByteClasses = useByteClasses
-            self.maxClearsPerSearch = maxClearsPerSearch
-        }
-    }
+    /// The budget and behaviour of a lazy DFA: the automaton group of the one `Configuration`
+    /// (cache bytes, byte classes, clears per search), so that limits live in one place.
+    public typealias Configuration = AASAKit.Configuration.Automata
 }

@@ -144,7 +144,7 @@ extension JSONParser {
                     guard frames.count < maxDepth else {
                         throw error(
                             .tooDeep(limit: maxDepth), at: pos,
-                            "nesting is deeper than the limit of \(maxDepth) levels")
+                            "nesting is deeper than the limit of \(maxDepth) levels (\(Configuration.Limit.jsonDepth.hint))")
                     }
                     frames.append(
                         Frame(

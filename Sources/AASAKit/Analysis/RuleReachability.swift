@@ -1,0 +1,70 @@
+/// What the outcomes of an exploration say about each rule of one document: does it ever
+/// match, ever decide, for which apps and on which URL, and what decides instead when it does not.
+///
+/// Facts come from every outcome; URLs only from witnesses the matcher confirmed (`Evidence.url`
+/// is `nil` otherwise), so a fact is never lost because a witness could not be shown.
+struct RuleReachability {
+    struct Evidence {
+        var url: String?
+    }
+
+    /// A rule matches some URL (whatever decides it).
+    private(set) var matches: [Bool]
+    /// Per rule, per app index: the rule decides for that app on some URL.
+    private(set) var deciding: [[Int: Evidence]]
+    /// Per rule: the rules that decide instead on URLs it matches but decides nothing.
+    private(set) var shadowedBy: [[Int: Evidence]]
+    /// Per exclude rule: a URL it excludes that a later rule would have opened.
+    private(set) var excludeEffect: [Evidence?]
+    /// Per rule: whether it matches in every outcome, that is on every URL.
+    private(set) var matchesEverything: [Bool]
+    /// Sets of apps (indexes) that all open some URL.
+    private(set) var overlaps: [(apps: [Int], evidence: Evidence)] = []
+    /// Outcomes none of whose witnesses the matcher confirmed (a bug if the analysis is exact).
+    private(set) var unconfirmedOutcomes = 0
+
+    init(analysis: AnalysisDocument, result: URLExplorer.Result, check: WitnessCheck) {
+        let count = analysis.rules.count
+        matches = Array(repeating: false, count: count)
+        deciding = Array(repeating: [:], count: count)
+        shadowedBy = Array(repeating: [:], count: count)
+        excludeEffect = Array(repeating: nil, count: count)
+        matchesEverything = Array(repeating: !result.outcomes.isEmpty, count: count)
+        var overlapIndex = Set<[Int]>()
+        for outcome in result.outcomes {
+            let alive = outcome.alive[0]
+            let decided = analysis.decisions(alive: alive)
+            let expected = decided.indices.map { analysis.decision(app: $0, rule: decided[$0]) }
+            let evidence = Evidence(url: outcome.witnesses.first { check.confirms($0, expected: [expected]) })
+            if evidence.url == nil { unconfirmedOutcomes += 1 }
+            let members = alive.members
+            for rule in 0..<count where !alive.contains(rule) { matchesEverything[rule] = false }
+            for rule in members {
+                matches[rule] = true
+                let apps = analysis.rules[rule].apps
+                var decidesHere = false
+                for app in apps where decided[app] == Int32(rule) {
+                    decidesHere = true
+                    if deciding[rule][app]?.url == nil { deciding[rule][app] = evidence }
+                }
+                if !decidesHere {
+                    for app in apps where decided[app] >= 0 && shadowedBy[rule][Int(decided[app])]?.url == nil {
+                        shadowedBy[rule][Int(decided[app])] = evidence
+                    }
+                }
+                // An exclusion matters where, without it, the next matching rule would open the app.
+                if analysis.rules[rule].exclude, decidesHere, excludeEffect[rule]?.url == nil {
+                    for app in apps where decided[app] == Int32(rule) {
+                        if let later = members.first(where: { $0 > rule && analysis.rules[$0].apps.contains(app) }),
+                            !analysis.rules[later].exclude
+                        {
+                            excludeEffect[rule] = evidence
+                        }
+                    }
+                }
+            }
+            let opened = decided.indices.filter { decided[$0] >= 0 && !analysis.rules[Int(decided[$0])].exclude }
+            if opened.count >= 2, overlapIndex.insert(opened).inserted { overlaps.append((opened, evidence)) }
+        }
+    }
+}

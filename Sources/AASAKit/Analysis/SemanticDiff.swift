@@ -1,0 +1,89 @@
+/// `aasa diff`: how two versions of a document decide differently, as classes of URLs with
+/// example URLs, computed on the product of both documents' automata.
+///
+/// Two documents are equivalent when every URL gets the same decision kind (match, exclude,
+/// no match) for every app in both, whatever their text: reordered keys, hoisted defaults,
+/// renumbered rules. A class is one (app, old decision, new decision) with the deciding rules
+/// on both sides; every example URL was re-checked against both documents by the matcher.
+public struct SemanticDiff: Sendable {
+    public struct Change: Sendable, Hashable {
+        public var app: String
+        public var old: AppDecision
+        public var new: AppDecision
+        /// Example URLs, shortest first, each confirmed by the matcher on both documents.
+        public var urls: [String]
+    }
+
+    public enum Verdict: Sendable, Equatable {
+        /// No URL is decided differently: proven.
+        case equivalent
+        /// Some URLs are decided differently (`changes`).
+        case different
+        /// No difference was found, but the search could not be exhaustive.
+        case noDifferenceFound(reason: String)
+    }
+
+    public let changes: [Change]
+    public let verdict: Verdict
+
+    /// Compares `old` and `new` on `domain`, keeping up to `witnesses` URLs per class, and only
+    /// app `app` when given.
+    /// - Throws: `AutomatonError` when the rules exceed a compile limit.
+    public init(
+        old: AASADocument, new: AASADocument, domain: String, app: String? = nil, witnesses: Int = 3,
+        maxNFAStates: Int = Configuration.default.automata.maxNFAStates
+    ) throws(AutomatonError) {
+        let sides = [
+            try AnalysisDocument(document: old, domain: domain, maxNFAStates: maxNFAStates),
+            try AnalysisDocument(document: new, domain: domain, maxNFAStates: maxNFAStates),
+        ]
+        let check = try WitnessCheck(sides: sides)
+        let result = URLExplorer(sides: sides, domain: domain, witnessesPerOutcome: max(witnesses, 1) + 1).explore()
+        var apps: [String] = []
+        var seen = Set<String>()
+        for side in sides { for id in side.appIDs where seen.insert(id).inserted { apps.append(id) } }
+        if let app { apps = apps.filter { $0 == app } }
+        var changes: [Change] = []
+        var classIndex: [[AppDecision]: Int] = [:]
+        for outcome in result.outcomes {
+            let decided = [0, 1].map { side in
+                sides[side].decisions(alive: outcome.alive[side]).enumerated().map { sides[side].decision(app: $0, rule: $1) }
+            }
+            func decision(_ side: Int, _ app: String) -> AppDecision {
+                decided[side].first { $0.app == app } ?? AppDecision(app: app, kind: .noMatch)
+            }
+            let confirmed = outcome.witnesses.filter { check.confirms($0, expected: decided) }
+            for app in apps {
+                let before = decision(0, app)
+                let after = decision(1, app)
+                guard before.kind != after.kind else { continue }
+                let key = [before, after]
+                let index: Int
+                if let known = classIndex[key] {
+                    index = known
+                } else {
+                    index = changes.count
+                    classIndex[key] = index
+                    changes.append(Change(app: app, old: before, new: after, urls: []))
+                }
+                for url in confirmed where changes[index].urls.count < witnesses && !changes[index].urls.contains(url) {
+                    changes[index].urls.append(url)
+                }
+            }
+        }
+        self.changes = changes.sorted { lhs, rhs in
+            (apps.firstIndex(of: lhs.app) ?? 0, lhs.urls.first?.utf8.count ?? Int.max, lhs.urls.first ?? "")
+                < (apps.firstIndex(of: rhs.app) ?? 0, rhs.urls.first?.utf8.count ?? Int.max, rhs.urls.first ?? "")
+        }
+        if !changes.isEmpty {
+            verdict = .different
+        } else if result.isProof {
+            verdict = .equivalent
+        } else {
+            verdict = .noDifferenceFound(
+                reason: result.complete
+                    ? "the documents compare text in several modes (caseSensitive / percentEncoded), so the search covered only URLs all modes read alike"
+                    : "the search hit its state budget")
+        }
+    }
+}

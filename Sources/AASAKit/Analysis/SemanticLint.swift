@@ -1,0 +1,135 @@
+/// Lint findings computed on the compiled automata: rules that never match, rules that never
+/// decide (and what decides instead), duplicates, exclusions that change nothing, catch-alls and
+/// URLs several apps claim. Each claim about URLs carries a witness URL the matcher confirmed.
+///
+/// Negative claims ("no URL ...") are made only when the exploration is a proof: every rule
+/// compares in one text mode and the state budget sufficed. Otherwise a note says which claims
+/// were left out and why.
+public enum SemanticLint {
+    /// The automaton-level findings of `document`, witnesses on `https://domain/...`.
+    public static func findings(document: AASADocument, domain: String, configuration: Configuration) -> [LintFinding] {
+        let analysis: AnalysisDocument
+        let check: WitnessCheck
+        do {
+            analysis = try AnalysisDocument(document: document, domain: domain, maxNFAStates: configuration.automata.maxNFAStates)
+            check = try WitnessCheck(sides: [analysis])
+        } catch {
+            return [
+                LintCatalog.notAnalysed.finding(
+                    at: .root, "the rules could not be compiled for analysis: \(error)",
+                    hint: "raise the limit named in the message, or split the rules")
+            ]
+        }
+        let result = URLExplorer(sides: [analysis], domain: domain, witnessesPerOutcome: 2).explore()
+        let facts = RuleReachability(analysis: analysis, result: result, check: check)
+        let locations = RuleLocations(document)
+        var findings: [LintFinding] = []
+        let rules = analysis.rules
+        func name(_ rule: Int) -> String { locations.paths[rule].description }
+
+        let duplicates = duplicateRules(rules)
+        for rule in rules.indices where !rules[rule].apps.isEmpty {
+            let path = locations.paths[rule]
+            if let original = duplicates[rule] {
+                findings.append(
+                    LintCatalog.duplicateRule.finding(
+                        at: path, "this rule repeats \(name(original)) (same patterns and flags once defaults apply), so it never decides",
+                        hint: "remove it", witness: facts.shadowedBy[rule][original]?.url))
+                continue
+            }
+            if result.isProof && !facts.matches[rule] {
+                findings.append(
+                    LintCatalog.neverMatches.finding(
+                        at: path, "no URL can match this rule" + neverMatchReason(rules[rule]),
+                        hint: "look for characters its component cannot hold (a raw \"?\" or \"#\" in a path), an undefined or empty variable, or an upper-case literal in a caseSensitive: false rule"))
+                continue
+            }
+            if result.isProof && facts.matches[rule] && facts.deciding[rule].isEmpty {
+                let covering = facts.shadowedBy[rule].keys.sorted()
+                let sameEntry = covering.allSatisfy { rules[$0].entryIndex == rules[rule].entryIndex }
+                let scope = sameEntry ? "earlier rules of its entry" : "earlier rules"
+                findings.append(
+                    LintCatalog.unreachableRule.finding(
+                        at: path, "this rule never decides: every URL it matches is decided by \(scope): \(covering.map(name).joined(separator: ", "))",
+                        hint: "remove it, or move it before the rules that cover it",
+                        witness: covering.lazy.compactMap { facts.shadowedBy[rule][$0]?.url }.first))
+                continue
+            }
+            if result.isProof, rules[rule].exclude, !facts.deciding[rule].isEmpty, facts.excludeEffect[rule] == nil {
+                findings.append(
+                    LintCatalog.uselessExclude.finding(
+                        at: path, "this exclusion changes nothing: no later rule for its apps would open the URLs it excludes",
+                        hint: "remove it, or check the patterns of the rules it was meant to carve from",
+                        witness: facts.deciding[rule].values.lazy.compactMap(\.url).first))
+            }
+            if result.isProof, !rules[rule].exclude, facts.matchesEverything[rule], !facts.deciding[rule].isEmpty {
+                let comment = locations.comments[rule].map { " (its comment: \"\($0)\")" } ?? ""
+                let apps = rules[rule].apps.map { analysis.appIDs[$0] }.joined(separator: ", ")
+                findings.append(
+                    LintCatalog.catchAll.finding(
+                        at: path, "this rule matches every URL of the domain\(comment): every URL no earlier rule decides opens \(apps)",
+                        hint: "restrict its path, or put exclude rules for the pages that must stay on the web before it",
+                        witness: facts.deciding[rule].values.lazy.compactMap(\.url).first))
+            }
+        }
+        for overlap in facts.overlaps {
+            let apps = overlap.apps.map { analysis.appIDs[$0] }
+            let oneEntry = Set(overlap.apps.compactMap { app in
+                rules.firstIndex { $0.apps.contains(app) }.map { rules[$0].entryIndex }
+            }).count == 1
+            findings.append(
+                (oneEntry ? LintCatalog.appsShareURLs : LintCatalog.overlappingApps).finding(
+                    at: .root / "applinks" / "details", "some URLs open several apps (\(apps.joined(separator: ", "))); \(apps[0]) comes first in the document's app order and wins",
+                    hint: oneEntry ? nil : "exclude these URLs from all but one app, unless sharing them is intended",
+                    witness: overlap.evidence.url))
+        }
+        if !result.isProof {
+            var reasons: [String] = []
+            if !result.complete { reasons.append("the exploration hit its state budget") }
+            if analysis.modes.count > 1 { reasons.append("rules compare text in several modes (caseSensitive / percentEncoded differ)") }
+            if analysis.hasTextQueries && analysis.hasItemQueries { reasons.append("query rules mix text patterns and item dictionaries") }
+            findings.append(
+                LintCatalog.analysisIncomplete.finding(
+                    at: .root, "unreachable-rule, never-matches, useless-exclude and catch-all were not checked: \(reasons.joined(separator: "; "))",
+                    hint: "see docs/analysis.md; cover and diff still give checked URLs"))
+        }
+        return findings
+    }
+
+    /// The likeliest cause when a rule can never match: a raw path pattern holding `#` (a URL's
+    /// fragment starts there, SPEC 4), common in files written for hash-routed web apps.
+    static func neverMatchReason(_ rule: EffectiveRule) -> String {
+        guard !rule.mode.decoded else { return "" }
+        let literals = rule.path.flatMap(\.pieces).compactMap { piece -> String? in
+            if case .literal(let text) = piece { return text }
+            return nil
+        }
+        if literals.contains(where: { $0.contains("#") }) {
+            return ": its path pattern contains \"#\", but a URL's path ends where its fragment starts; match the fragment with the \"#\" key"
+        }
+        return ""
+    }
+
+    /// For each rule identical to an earlier rule of the same entry (after defaults), that rule.
+    static func duplicateRules(_ rules: [EffectiveRule]) -> [Int: Int] {
+        var first: [String: Int] = [:]
+        var result: [Int: Int] = [:]
+        for rule in rules {
+            let key = "\(rule.entryIndex)\u{0}\(signature(rule))"
+            if let original = first[key] { result[rule.id] = original } else { first[key] = rule.id }
+        }
+        return result
+    }
+
+    /// Everything that decides which URLs a rule matches and what it decides.
+    static func signature(_ rule: EffectiveRule) -> String {
+        let query: String
+        switch rule.query {
+        case .universal: query = "*"
+        case .text(let pattern): query = "t\(pattern)"
+        case .items(let items): query = "i" + items.map { "\($0.name)\u{1}\($0.pattern)" }.sorted().joined(separator: "\u{2}")
+        }
+        return [rule.mode.description, "\(rule.exclude)", rule.path.map(\.description).joined(separator: "\u{1}"), query, rule.fragment.description]
+            .joined(separator: "\u{0}")
+    }
+}

@@ -1,0 +1,31 @@
+/// Re-checks witness URLs with the matcher before anything is printed.
+///
+/// The explorer and the matcher share the automata but not the code around them (URL
+/// splitting, percent-decoding, NFC, trimming), so a witness is only reported once the matcher
+/// itself gives it the decisions the analysis claims. A witness that fails would be a bug in
+/// the analysis; it is dropped rather than shown.
+struct WitnessCheck {
+    private let matchers: [DFAMatcher]
+
+    init(sides: [AnalysisDocument]) throws(AutomatonError) {
+        var matchers: [DFAMatcher] = []
+        for side in sides {
+            matchers.append(DFAMatcher(try CompiledDocument(document: side.document, domain: side.domain)))
+        }
+        self.matchers = matchers
+    }
+
+    /// The decisions of document `side` for `url`, in its app order; `nil` when the URL cannot
+    /// be split.
+    func decisions(_ url: String, side: Int) -> [AppDecision]? {
+        try? matchers[side].decide(url, app: nil).decisions
+    }
+
+    /// Whether every document decides `url` as `expected` (per side, per app).
+    func confirms(_ url: String, expected: [[AppDecision]]) -> Bool {
+        for (side, decisions) in expected.enumerated() where self.decisions(url, side: side) != decisions {
+            return false
+        }
+        return true
+    }
+}

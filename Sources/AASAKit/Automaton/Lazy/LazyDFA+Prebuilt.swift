@@ -1,0 +1,129 @@
+extension LazyDFA {
+    /// A lazy DFA's whole transition table, determinised and minimised ahead of time, for
+    /// compiled artifacts.
+    ///
+    /// Why: a `classify` worker otherwise starts with an empty cache and builds every state it
+    /// meets, once per thread and once per process; a fleet of short-lived workers repeats that
+    /// warm-up on every start, and each thread holds its own copy. A prebuilt table is built
+    /// once by `aasa compile`, loaded with one copy, shared read-only by every thread, and makes
+    /// a search a plain table walk from the first URL on. It pays only while the table is small
+    /// (see `Budget`); larger automata keep the lazy form, whose cache holds just the states
+    /// the input visits.
+    public final class Prebuilt: Sendable {
+        /// Row width: the number of byte classes.
+        let stride: Int
+        /// The class of each byte (256 entries, each `< stride`).
+        let classOf: [UInt8]
+        /// Premultiplied state ids: `cells[state + class]` is the next state. Row 0 is the dead
+        /// state, row 1 (id `stride`) the start.
+        let cells: [Int32]
+        /// Per state (row number): the index of its accepted tags in `tagSets`.
+        let acceptOf: [Int32]
+        let tagSets: [TagSet]
+
+        public var stateCount: Int { acceptOf.count }
+
+        /// Heap bytes of the table.
+        public var memoryUsage: Int { cells.count * 4 + acceptOf.count * 4 + 256 + tagSets.reduce(0) { $0 + $1.memoryUsage } }
+
+        init(stride: Int, classOf: [UInt8], cells: [Int32], acceptOf: [Int32], tagSets: [TagSet]) {
+            self.stride = stride
+            self.classOf = classOf
+            self.cells = cells
+            self.acceptOf = acceptOf
+            self.tagSets = tagSets
+        }
+
+        /// When a prebuilt table pays, and the bounds on the work of finding out.
+        ///
+        /// The defaults keep a table within 1 MiB (the size of a core's L2 cache here, so
+        /// walking it costs what a warm lazy cache costs) and at most 65 536 states, and stop
+        /// determinising after about four million subset positions stepped (a fraction of a
+        /// second) when the table is not done by then. On the 250 real documents of the shared
+        /// corpus, 262 of the 264 automata get a table (a few kilobytes each; the artifact is
+        /// 856 KB) and the two largest stay lazy; synthetic documents of 1 000 rules and more,
+        /// and blow-up patterns such as `*a` followed by many `?`, stay lazy too.
+        public struct Budget: Sendable, Equatable {
+            public var maxTableBytes: Int
+            public var maxStates: Int
+            public var maxWork: Int
+
+            public init(maxTableBytes: Int = 1 << 20, maxStates: Int = 65_536, maxWork: Int = 1 << 22) {
+                self.maxTableBytes = maxTableBytes
+                self.maxStates = maxStates
+                self.maxWork = maxWork
+            }
+        }
+
+        /// Determinises and minimises `nfa` when its DFA fits `budget`; nil when it does not.
+        public convenience init?(nfa: NFA, budget: Budget = Budget()) {
+            let classes = nfa.byteClasses()
+            let stride = classes.count
+            let maxStates = min(budget.maxStates, budget.maxTableBytes / (4 * stride))
+            guard maxStates >= 2, let dense = try? DenseDFA(nfa: nfa, maxStates: maxStates, maxWork: budget.maxWork) else {
+                return nil
+            }
+            let minimal = dense.minimized()
+            var tagSets: [TagSet] = []
+            var indexOfTags: [[Int32]: Int32] = [:]
+            var acceptOf: [Int32] = []
+            acceptOf.reserveCapacity(minimal.stateCount)
+            for tags in minimal.accepts {
+                if let known = indexOfTags[tags] {
+                    acceptOf.append(known)
+                } else {
+                    let index = Int32(tagSets.count)
+                    indexOfTags[tags] = index
+                    tagSets.append(TagSet(sorted: tags))
+                    acceptOf.append(index)
+                }
+            }
+            self.init(
+                stride: stride, classOf: classes.classOf, cells: minimal.transitions.map { $0 * Int32(stride) },
+                acceptOf: acceptOf, tagSets: tagSets)
+        }
+
+        /// The index in `tagSets` of what the whole of `text` is accepted with, or -1 when the
+        /// walk dies (nothing matches).
+        @inline(__always)
+        func acceptIndex(_ text: UnsafeBufferPointer<UInt8>) -> Int32 {
+            let stride = self.stride
+            let final = cells.withUnsafeBufferPointer { table in
+                classOf.withUnsafeBufferPointer { classOf -> Int in
+                    var state = stride
+                    for byte in text {
+                        // SAFETY: as in `search`.
+                        state = Int(table[state &+ Int(classOf[Int(byte)])])
+                        if state == 0 { return 0 }
+                    }
+                    return state
+                }
+            }
+            return final == 0 ? -1 : acceptOf[final / stride]
+        }
+
+        /// The tags of every pattern matching the whole of `text`: the same answer as the lazy
+        /// search, with no cache and no state construction.
+        @inline(__always)
+        func search(_ text: UnsafeBufferPointer<UInt8>) -> TagSet {
+            let stride = self.stride
+            let final = cells.withUnsafeBufferPointer { table in
+                classOf.withUnsafeBufferPointer { classOf -> Int in
+                    var state = stride
+                    for byte in text {
+                        // SAFETY: decoding and construction guarantee 256 classes `< stride` and
+                        // cells that are premultiplied row ids of this table.
+                        state = Int(table[state &+ Int(classOf[Int(byte)])])
+                        if state == 0 { return 0 }
+                    }
+                    return state
+                }
+            }
+            if final == 0 { return .empty }
+            return tagSets[Int(acceptOf[final / stride])]
+        }
+    }
+
+    /// Whether searches use a table determinised ahead of time rather than the lazy cache.
+    public var isPrebuilt: Bool { prebuilt != nil }
+}

@@ -1,0 +1,45 @@
+/// Lint findings about the document as written, without compiling it.
+///
+/// Three sources: a `DocumentError` (the file cannot be used at all), the decoder's
+/// `Diagnostic`s (what SPEC 2's lenient parsing skipped), and checks of pieces the decoder
+/// accepts but that cannot do what their author meant: app IDs of the wrong shape, entries with
+/// no app or no rules, substitution variables used but not defined (or defined but never used),
+/// and keys written twice. Each check lives in its own file with its messages; this file only
+/// gathers them.
+public enum DocumentLint {
+    /// The single finding for a file that cannot be used at all, at the root path `$`.
+    public static func finding(for error: DocumentError) -> LintFinding {
+        let hint: String
+        switch error {
+        case .invalidJSON:
+            hint = "fix the JSON at that position; AASA files allow no comments, trailing commas, single or smart quotes"
+        case .rootNotObject:
+            hint = #"the file must be one object: {"applinks": {"details": [...]}}"#
+        case .tooLarge:
+            hint = "Apple does not read files over 128 KiB; merge rules with wildcards or substitution variables"
+        case .overLimit(let limit):
+            hint = "merge rules with wildcards or substitution variables, or \(limit.limit.hint) if the file is meant to be this big"
+            return LintFinding(code: error.code, severity: .error, path: limit.path, message: error.description, hint: hint)
+        }
+        return LintFinding(code: error.code, severity: .error, path: .root, message: error.description, hint: hint)
+    }
+
+    /// Every document-level finding of a decoded document, in no particular order (`Linter`
+    /// sorts).
+    ///
+    /// - Parameter json: The parsed JSON the document was decoded from; it supplies the source
+    ///   positions the model drops.
+    /// - Complexity: O(n) in the document's size, plus O(p·v) for p patterns referring to
+    ///   variables with v values in total.
+    public static func findings(document: AASADocument, json: JSONValue) -> [LintFinding] {
+        findings(document: document, tree: JSONTree(json))
+    }
+
+    static func findings(document: AASADocument, tree: JSONTree) -> [LintFinding] {
+        document.diagnostics.map(DiagnosticFindings.finding(for:))
+            + DuplicateKeyLint.findings(tree)
+            + AppIDLint.findings(document: document, tree: tree)
+            + EntryLint.findings(document: document)
+            + VariableLint.findings(document: document, tree: tree)
+    }
+}

@@ -1,0 +1,99 @@
+import AASAKit
+import Foundation
+
+/// A run of whole input lines, as the reader cut them from the input.
+struct LineBatch: Sendable {
+    enum Preassembled: Sendable, Equatable {
+        case url([UInt8])
+        case invalid(String, String)
+    }
+
+    /// The bytes of whole lines (each ends in a newline, except the input's last line).
+    var raw: [UInt8]
+    /// For a batch holding one over-long line assembled by the reader: its verdict (the raw
+    /// bytes are then a single placeholder newline).
+    var preassembled: Preassembled?
+
+    init(raw: [UInt8]) {
+        self.raw = raw
+    }
+}
+
+/// Runs the lines of one batch through a classifier, appending records in input order.
+struct BatchProcessor {
+    let parser: InputRecordParser
+    let limits: Configuration.Input
+
+    func process(_ batch: LineBatch, with classifier: Classifier, into out: RecordBuffer) {
+        if let preassembled = batch.preassembled {
+            switch preassembled {
+            case .url(var bytes): bytes.withUnsafeMutableBufferPointer { handle(.url(UnsafeBufferPointer($0)), classifier, out) }
+            case .invalid(let text, let message): classifier.appendUnreadable(text: text, message: message, into: out)
+            }
+            return
+        }
+        batch.raw.withUnsafeBufferPointer { all in
+            guard let base = all.baseAddress else { return }
+            var start = 0
+            while start < all.count {
+                var end = all.count
+                if let found = memchr(base + start, 0x0A, all.count - start) {
+                    end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                }
+                // Lines are judged where they lie in the batch, with no copy.
+                let segment = UnsafeBufferPointer(rebasing: all[start..<end])
+                switch LineAssembler.judgeWholeLine(segment, maxLineBytes: limits.maxLineBytes) {
+                case .line(let line): handle(line, classifier, out)
+                case .blank: break
+                case .tooLongForWindow:
+                    var assembler = LineAssembler(maxLineBytes: limits.maxLineBytes)
+                    assembler.append(segment)
+                    assembler.finish { handle($0, classifier, out) }
+                }
+                start = end + 1
+            }
+        }
+    }
+
+    @inline(__always)
+    func handle(_ line: URLLineReader.Line, _ classifier: Classifier, _ out: RecordBuffer) {
+        switch line {
+        case .invalid(let text, let error):
+            classifier.appendUnreadable(text: text, message: error.description, into: out)
+        case .url(let bytes):
+            if parser.format == .lines {
+                if bytes.count > limits.maxURLBytes {
+                    appendTooLong(bytes, extra: nil, classifier, out)
+                } else {
+                    classifier.classify(bytes, into: out)
+                }
+                return
+            }
+            switch parser.parse(bytes) {
+            case .url(var url, let extra):
+                url.withUnsafeMutableBufferPointer { url in
+                    let view = UnsafeBufferPointer(url)
+                    if view.count > limits.maxURLBytes {
+                        appendTooLong(view, extra: extra, classifier, out)
+                    } else if URLLineReader.isValidUTF8(view) {
+                        classifier.classify(view, extra: extra, into: out)
+                    } else {
+                        classifier.appendUnreadable(text: String(decoding: view, as: UTF8.self), message: URLSplitError.invalidUTF8.description, extra: extra, into: out)
+                    }
+                }
+            case .invalid(let message, let extra):
+                classifier.appendUnreadable(text: String(decoding: bytes, as: UTF8.self), message: message, extra: extra, into: out)
+            }
+        }
+    }
+}
+
+extension BatchProcessor {
+    /// A URL over `maxURLBytes` (shorter than its line): an error record showing its start,
+    /// as the line reader shows an over-long line.
+    func appendTooLong(_ url: UnsafeBufferPointer<UInt8>, extra: Classifier.Extra?, _ classifier: Classifier, _ out: RecordBuffer) {
+        let shown = String(decoding: url.prefix(200), as: UTF8.self) + "…"
+        let error = URLSplitError.tooLong(length: url.count, limit: limits.maxURLBytes)
+        classifier.appendUnreadable(text: shown, message: error.description, extra: extra, into: out)
+    }
+}

@@ -1,0 +1,92 @@
+import AASAKit
+import Foundation
+
+/// `aasa cover FILE [--domain D] [--format text|json|matrix]`: a URL for every rule.
+enum CoverCommand {
+    static let spec = CommandSpec(
+        name: "cover",
+        abstract: "Find, for every rule and app, a URL that this rule decides (or prove there is none).",
+        usage: "aasa cover <file> [--domain <domain>] [--format text|json|matrix]",
+        options: [
+            .init(name: "domain", valueName: "domain", help: "The domain of the URLs (default example.com)."),
+            .init(name: "format", valueName: "format", help: "text (default), json (one object per rule and app), or matrix."),
+        ] + CommandSupport.configurationOptions,
+        discussion: """
+            Each URL is the shortest found on which that rule is the deciding rule for that app,
+            re-checked by the matcher. A rule without URL says why: it can never match, or
+            earlier rules decide every URL it matches (a proof when the document compares text
+            in one mode; otherwise the search covered only URLs all modes read alike).
+            json: {"app": …, "entry": i, "rule": j, "url": …} per rule and app, or
+                  {"app": …, "entry": i, "rule": j, "url": null, "reason": …}.
+            matrix: a test matrix for 'aasa test --matrix', keyed by app:
+                  {"opens_app": {app: [urls of match rules]}, "opens_web": {app: [urls of exclude rules]}}.
+
+            EXIT STATUS: 0 every rule has a URL; 1 some rule has none; 2 usage error;
+            3 the document cannot be read or compiled.
+            """)
+
+    static func run(_ arguments: ArraySlice<String>) -> ExitCode {
+        let parsed: ParsedArguments
+        switch CommandSupport.parse(spec, arguments) {
+        case .success(let value): parsed = value
+        case .failure(let code): return code
+        }
+        guard parsed.positionals.count == 1 else { return CommandSupport.usageError(spec, "expected one <file>") }
+        let format = parsed.value("format") ?? "text"
+        guard ["text", "json", "matrix"].contains(format) else { return CommandSupport.usageError(spec, "unknown format '\(format)'") }
+        let configuration: Configuration
+        switch CommandSupport.configuration(parsed) {
+        case .success(let value): configuration = value
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
+        let document: AASADocument
+        switch CommandSupport.loadDocument(parsed.positionals[0], configuration: configuration) {
+        case .success(let value): document = value
+        case .failure(let code): return code
+        }
+        let coverage: Coverage
+        do {
+            coverage = try Coverage(
+                document: document, domain: parsed.value("domain") ?? "example.com", maxNFAStates: configuration.automata.maxNFAStates)
+        } catch {
+            printError("aasa cover: cannot compile the document: \(error)")
+            return .unreadableDocument
+        }
+        var text = ""
+        switch format {
+        case "json":
+            for item in coverage.items {
+                text += "{\"app\": \(JSONWriter.escape(item.app)), \"entry\": \(item.entry), \"rule\": \(item.rule), "
+                if let url = item.url {
+                    text += "\"url\": \(JSONWriter.escape(url))}\n"
+                } else {
+                    text += "\"url\": null, \"reason\": \(JSONWriter.escape(item.reason ?? ""))}\n"
+                }
+            }
+        case "matrix":
+            text = matrix(coverage)
+        default:
+            for item in coverage.items {
+                let target = item.url ?? "none: \(item.reason ?? "")"
+                text += "entry \(item.entry) rule \(item.rule) \(item.decision.rawValue) \(item.app): \(target)\n"
+            }
+        }
+        print(text, terminator: "")
+        return coverage.items.allSatisfy { $0.url != nil } ? .success : .failure
+    }
+
+    /// The covered URLs as an `aasa test` matrix: a URL decided by a match rule must open its
+    /// app, one decided by an exclude rule must not.
+    static func matrix(_ coverage: Coverage) -> String {
+        var apps: [String] = []
+        for item in coverage.items where !apps.contains(item.app) { apps.append(item.app) }
+        func section(_ kind: DecisionKind) -> String {
+            let rows = apps.map { app in
+                let urls = coverage.items.filter { $0.app == app && $0.decision == kind }.compactMap(\.url)
+                return "    \(JSONWriter.escape(app)): [" + urls.map(JSONWriter.escape).joined(separator: ", ") + "]"
+            }
+            return "{\n" + rows.joined(separator: ",\n") + "\n  }"
+        }
+        return "{\n  \"opens_app\": \(section(.match)),\n  \"opens_web\": \(section(.exclude))\n}\n"
+    }
+}

@@ -1,0 +1,75 @@
+import AASAKit
+import Foundation
+
+/// `aasa lint FILE... [--domain D] [--format text|json|sarif|github]`: what is wrong with AASA
+/// files, with stable codes, JSON paths, fix hints and, for claims about URLs, witness URLs.
+enum LintCommand {
+    static let spec = CommandSpec(
+        name: "lint",
+        abstract: "Report what is wrong or suspicious in AASA files, with codes, JSON paths and fix hints.",
+        usage: "aasa lint <file> ... [--domain <domain>] [--format text|json|sarif|github]",
+        options: [
+            .init(name: "domain", valueName: "domain", help: "The host in witness URLs (default example.com)."),
+            .init(name: "format", valueName: "format", help: "text (default), json, sarif or github."),
+        ] + CommandSupport.configurationOptions,
+        discussion: """
+            Each finding has a stable code, a severity (error: the file does not do what it
+            says; warning: probably a mistake; note: worth knowing), the JSON path of the piece
+            it is about, a message, usually a fix hint, and for claims about URLs a witness URL
+            https://<domain>/... that shows it. Files are reported in the order given, findings
+            in the order their paths appear in the file.
+
+            FORMATS:
+              text    FILE: severity [code] path: message (hint), a witness line, a summary line
+              json    one object per line: {"file", "code", "severity", "path", "message",
+                      "hint"?, "witness"?}
+              sarif   one SARIF 2.1.0 log (tool driver "aasa", one rule per code used)
+              github  GitHub Actions commands: ::error file=FILE,title=CODE::path: message
+
+            A file that is not JSON, whose root is not an object, or that is over the size
+            or another document limit is a finding (invalid-json, root-not-object, too-large,
+            over-limit), not a read error. A file over the size limit is not read past it.
+
+            EXIT STATUS: 0 no finding of severity error (warnings and notes allowed); 1 some
+            finding is an error; 2 usage error; 3 a file cannot be read at all (missing, a
+            directory, no permission), which wins over 1; the other files are still linted.
+            """)
+
+    static func run(_ arguments: ArraySlice<String>) -> ExitCode {
+        let parsed: ParsedArguments
+        switch CommandSupport.parse(spec, arguments) {
+        case .success(let value): parsed = value
+        case .failure(let code): return code
+        }
+        guard !parsed.positionals.isEmpty else { return CommandSupport.usageError(spec, "missing <file>") }
+        let formatName = parsed.value("format") ?? LintFormat.text.rawValue
+        guard let format = LintFormat(rawValue: formatName) else {
+            let names = LintFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            return CommandSupport.usageError(spec, "unknown format '\(formatName)' (choose \(names))")
+        }
+        let configuration: Configuration
+        switch CommandSupport.configuration(parsed) {
+        case .success(let value): configuration = value
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
+        let domain = parsed.value("domain") ?? "example.com"
+        guard !domain.isEmpty, !domain.contains("/") else {
+            return CommandSupport.usageError(spec, "--domain needs a host name such as example.com")
+        }
+        let report = LintReport.make(files: parsed.positionals, domain: domain, configuration: configuration)
+        for file in report.files {
+            if let reason = file.unreadable { printError("aasa lint: cannot read \(file.name): \(reason)") }
+        }
+        let output = OutputStream(fileDescriptor: STDOUT_FILENO)
+        do {
+            try output.write(format.render(report))
+            try output.flush()
+        } catch OutputStream.WriteFailure.closed {
+            // The reader went away (`| head`): the exit status still tells the outcome.
+        } catch {
+            printError("aasa lint: \(error)")
+        }
+        if report.unreadableCount > 0 { return .unreadableDocument }
+        return report.count(.error) > 0 ? .failure : .success
+    }
+}

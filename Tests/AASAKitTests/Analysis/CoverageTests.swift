@@ -1,0 +1,64 @@
+import AASAKit
+import Foundation
+import XCTest
+
+/// `Coverage` gives each rule a URL it really decides (the reference matcher agrees), on
+/// hand-written documents and on every real document of the shared corpus.
+final class CoverageTests: XCTestCase {
+    typealias F = AnalysisFixture
+
+    func testEveryReachableRuleGetsAURLItDecides() throws {
+        let document = try F.components(
+            ##"[{"/": "/a/*", "#": "top"}, {"/": "/b/$(lang)_$(region)/*"}, {"/": "/c/*", "?": {"q": "x*", "n": "?"}}, {"/": "/d?*", "exclude": true}, {"/": "/d*"}]"##)
+        let coverage = try Coverage(document: document, domain: F.domain)
+        XCTAssertTrue(coverage.isProof)
+        XCTAssertEqual(coverage.items.count, 5)
+        for item in coverage.items {
+            let url = try XCTUnwrap(item.url, "rule \(item.rule): \(item.reason ?? "")")
+            XCTAssertEqual(try F.oracle(document, url), AppDecision(app: item.app, kind: item.decision, entry: item.entry, rule: item.rule), url)
+        }
+    }
+
+    func testDecodedRulesGetURLsWhoseDecodedTextMatches() throws {
+        let document = try F.components(##"[{"/": "/a b/#/*", "?": {"k&y": "v=1"}, "percentEncoded": false}, {"/": "/%/é", "percentEncoded": false}]"##)
+        let coverage = try Coverage(document: document, domain: F.domain)
+        XCTAssertTrue(coverage.isProof)
+        for item in coverage.items {
+            let url = try XCTUnwrap(item.url, "rule \(item.rule): \(item.reason ?? "")")
+            XCTAssertEqual(try F.oracle(document, url).rule, item.rule, url)
+        }
+    }
+
+    func testUnreachableRuleGetsAReasonInsteadOfAURL() throws {
+        let coverage = try Coverage(document: try F.components(#"[{"/": "*"}, {"/": "/a"}]"#), domain: F.domain)
+        XCTAssertNil(coverage.items[1].url)
+        XCTAssertTrue(coverage.items[1].reason?.contains("components[0]") ?? false)
+    }
+
+    /// Every URL cover prints for the 250 real documents is decided by that rule, per the oracle.
+    func testCoverURLsOfTheRealCorpusAreConfirmedByTheReferenceMatcher() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../../shared/corpus/aasa/real").standardizedFileURL
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
+            throw XCTSkip("../shared/corpus is absent")
+        }
+        var checked = 0
+        var documents = 0
+        for name in names.sorted() where name.hasSuffix(".json") {
+            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path),
+                let document = try? AASADocument(bytes: Array(data))
+            else { continue }
+            documents += 1
+            let coverage = try Coverage(document: document, domain: F.domain)
+            let oracle = ReferenceMatcher(document: document, domain: F.domain)
+            for item in coverage.items {
+                guard let url = item.url else { continue }
+                let decision = try oracle.decide(url, app: item.app).decisions.first
+                XCTAssertEqual(decision, AppDecision(app: item.app, kind: item.decision, entry: item.entry, rule: item.rule), "\(name): \(url)")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(documents, 200)
+        XCTAssertGreaterThan(checked, 500)
+    }
+}

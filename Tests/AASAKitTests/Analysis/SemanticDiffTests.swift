@@ -1,0 +1,76 @@
+import AASAKit
+import XCTest
+
+/// `SemanticDiff` names exactly what changed, and only that; every example URL is re-checked
+/// against both documents by the reference matcher.
+final class SemanticDiffTests: XCTestCase {
+    typealias F = AnalysisFixture
+
+    private let base = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/help", "exclude": true}, {"/": "/shop/*", "?": {"ref": "?*"}}, {"/": "/b/*"}]}]}}"#
+
+    func testReorderedKeysAndHoistedDefaultsAreEquivalent() throws {
+        let old = try F.document(base)
+        let new = try F.document(
+            #"{"applinks": {"defaults": {"caseSensitive": true}, "details": [{"components": [{"exclude": true, "/": "/help"}, {"?": {"ref": "?*"}, "/": "/shop/*"}, {"/": "/b/*"}], "appIDs": ["ABCDE12345.com.example.app"]}]}}"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .equivalent)
+        XCTAssertEqual(diff.changes, [])
+    }
+
+    func testSwappingDisjointRulesIsEquivalent() throws {
+        let old = try F.components(#"[{"/": "/a/*"}, {"/": "/b/*"}]"#)
+        let new = try F.components(#"[{"/": "/b/*"}, {"/": "/a/*"}]"#)
+        XCTAssertEqual(try SemanticDiff(old: old, new: new, domain: F.domain).verdict, .equivalent)
+    }
+
+    func testOneChangedRuleIsNamedExactlyWithCheckedWitnesses() throws {
+        let old = try F.document(base)
+        let new = try F.document(base.replacingOccurrences(of: #""/b/*""#, with: #""/c/*""#))
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain, witnesses: 2)
+        XCTAssertEqual(diff.verdict, .different)
+        XCTAssertEqual(Set(diff.changes.map { "\($0.old.kind.rawValue):\($0.old.rule ?? -1)->\($0.new.kind.rawValue):\($0.new.rule ?? -1)" }),
+                       ["match:2->no_match:-1", "no_match:-1->match:2"])
+        for change in diff.changes {
+            XCTAssertFalse(change.urls.isEmpty)
+            XCTAssertLessThanOrEqual(change.urls.count, 2)
+            for url in change.urls {
+                XCTAssertEqual(try F.oracle(old, url), change.old, url)
+                XCTAssertEqual(try F.oracle(new, url), change.new, url)
+            }
+        }
+    }
+
+    func testAddedQueryConstraintShowsTheURLsThatNoLongerOpen() throws {
+        let old = try F.components(#"[{"/": "/p/*"}]"#)
+        let new = try F.components(#"[{"/": "/p/*", "?": {"id": "?*"}}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.changes.count, 1)
+        let url = try XCTUnwrap(diff.changes.first?.urls.first)
+        XCTAssertEqual(try F.oracle(old, url).kind, .match)
+        XCTAssertEqual(try F.oracle(new, url).kind, .noMatch)
+    }
+
+    func testDocumentsInSeveralTextModesAreNotCalledEquivalent() throws {
+        let old = try F.components(#"[{"/": "/a/*"}]"#)
+        let new = try F.components(#"[{"/": "/a/*", "caseSensitive": false}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        let url = try XCTUnwrap(diff.changes.first?.urls.first)
+        XCTAssertEqual(try F.oracle(old, url).kind, .noMatch)
+        XCTAssertEqual(try F.oracle(new, url).kind, .match)
+    }
+
+    func testDecodedAgainstRawWithoutDifferenceFoundIsNotCalledEquivalent() throws {
+        // "/%61" differs, but the search cannot write "%" when decoding differs: no false "equivalent".
+        let old = try F.components(#"[{"/": "/a/*"}]"#)
+        let new = try F.components(#"[{"/": "/a/*", "percentEncoded": false}]"#)
+        XCTAssertNotEqual(try SemanticDiff(old: old, new: new, domain: F.domain).verdict, .equivalent)
+    }
+
+    func testAppFilterKeepsOnlyThatApp() throws {
+        let old = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)", "\#(F.clip)"], "components": [{"/": "/a"}]}]}}"#)
+        let new = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a"}]}]}}"#)
+        XCTAssertEqual(try SemanticDiff(old: old, new: new, domain: F.domain, app: F.app).verdict, .equivalent)
+        XCTAssertEqual(try SemanticDiff(old: old, new: new, domain: F.domain, app: F.clip).changes.map(\.app), [F.clip])
+    }
+}

@@ -1,0 +1,175 @@
+import AASAKit
+import XCTest
+import _AASATestSupport
+
+/// Each automaton-level lint code on a document that has the problem and one that does not;
+/// every witness is re-checked by the reference matcher.
+final class SemanticLintTests: XCTestCase {
+    typealias F = AnalysisFixture
+
+    private func findings(_ code: String, in document: AASADocument) -> [LintFinding] {
+        F.lint(document).filter { $0.code == code }
+    }
+
+    func testRuleCoveredByEarlierRuleIsUnreachableWithCoveringRuleAndWitness() throws {
+        let document = try F.components(#"[{"/": "/a/*"}, {"/": "/a/b"}]"#)
+        let found = findings("unreachable-rule", in: document)
+        XCTAssertEqual(found.map(\.path.description), ["applinks.details[0].components[1]"])
+        XCTAssertTrue(found[0].message.contains("applinks.details[0].components[0]"), found[0].message)
+        let witness = try XCTUnwrap(found[0].witness)
+        XCTAssertEqual(try F.oracle(document, witness), AppDecision(app: F.app, kind: .match, entry: 0, rule: 0))
+    }
+
+    func testNarrowRuleBeforeWideRuleIsReachable() throws {
+        let document = try F.components(#"[{"/": "/a/b"}, {"/": "/a/*"}]"#)
+        XCTAssertEqual(findings("unreachable-rule", in: document), [])
+    }
+
+    func testRuleCoveredOnlyByTheUnionOfEarlierRulesIsUnreachable() throws {
+        // Neither earlier rule covers /x? alone; together they do (one scalar: a digit or not).
+        let document = try F.components(#"[{"/": "/x?", "exclude": true}, {"/": "/x"}, {"/": "/x*"}, {"/": "/x?"}]"#)
+        let found = findings("unreachable-rule", in: document)
+        XCTAssertEqual(found.map(\.path.description), ["applinks.details[0].components[3]"])
+    }
+
+    func testRuleReachableOnlyThroughARepeatedQueryItemIsNotUnreachable() throws {
+        // Every single value of id satisfies rule 0 or rule 1; only id=&id=x fails both.
+        let document = try F.components(#"[{"?": {"id": "?*"}}, {"?": {"id": ""}}, {"/": "/*"}]"#)
+        XCTAssertEqual(findings("unreachable-rule", in: document), [])
+        let coverage = try Coverage(document: document, domain: F.domain)
+        let url = try XCTUnwrap(coverage.items[2].url)
+        XCTAssertEqual(try F.oracle(document, url), AppDecision(app: F.app, kind: .match, entry: 0, rule: 2))
+    }
+
+    func testPatternNoURLCanHoldNeverMatches() throws {
+        XCTAssertEqual(findings("never-matches", in: try F.components(#"[{"/": "/x#y"}]"#)).count, 1)
+        // Decoded, "#" arrives as %23, so the same pattern can match.
+        let decoded = try F.components(#"[{"/": "/x#y", "percentEncoded": false}]"#)
+        XCTAssertEqual(findings("never-matches", in: decoded), [])
+        let url = try XCTUnwrap(try Coverage(document: decoded, domain: F.domain).items[0].url)
+        XCTAssertEqual(try F.oracle(decoded, url).kind, .match)
+    }
+
+    func testUndefinedVariableNeverMatches() throws {
+        let document = try F.components(#"[{"/": "/$(nowhere)/x"}]"#)
+        XCTAssertEqual(findings("never-matches", in: document).count, 1)
+    }
+
+    func testExclusionNoLaterRuleWouldOpenIsUseless() throws {
+        let document = try F.components(#"[{"/": "/private", "exclude": true}, {"/": "/shop/*"}]"#)
+        let found = findings("useless-exclude", in: document)
+        XCTAssertEqual(found.map(\.path.description), ["applinks.details[0].components[0]"])
+        let witness = try XCTUnwrap(found[0].witness)
+        XCTAssertEqual(try F.oracle(document, witness).kind, .exclude)
+    }
+
+    func testExclusionCarvedFromALaterRuleIsUseful() throws {
+        let document = try F.components(#"[{"/": "/shop/cart", "exclude": true}, {"/": "/shop/*"}]"#)
+        XCTAssertEqual(findings("useless-exclude", in: document), [])
+    }
+
+    func testRuleMatchingEveryURLIsACatchAllQuotingItsComment() throws {
+        let document = try F.components(#"[{"/": "/help", "exclude": true}, {"/": "*", "comment": "open everything"}]"#)
+        let found = findings("catch-all", in: document)
+        XCTAssertEqual(found.map(\.path.description), ["applinks.details[0].components[1]"])
+        XCTAssertTrue(found[0].message.contains("open everything"), found[0].message)
+        XCTAssertEqual(try F.oracle(document, try XCTUnwrap(found[0].witness)).rule, 1)
+    }
+
+    func testRuleWithAQueryConstraintIsNotACatchAll() throws {
+        XCTAssertEqual(findings("catch-all", in: try F.components(#"[{"/": "*", "?": {"ref": "?*"}}]"#)), [])
+        XCTAssertEqual(findings("catch-all", in: try F.components(#"[{"/": "/a/*"}]"#)), [])
+    }
+
+    func testAppsOfDifferentEntriesClaimingOneURLOverlapWithWitness() throws {
+        let document = try F.document(
+            #"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a/*"}]},"#
+                + #"{"appIDs": ["\#(F.clip)"], "components": [{"/": "/a/b/*"}]}]}}"#)
+        let found = findings("overlapping-apps", in: document)
+        XCTAssertEqual(found.count, 1)
+        XCTAssertEqual(found.first?.severity, .warning)
+        let witness = try XCTUnwrap(found.first?.witness)
+        XCTAssertEqual(try F.oracle(document, witness, app: F.app).kind, .match)
+        XCTAssertEqual(try F.oracle(document, witness, app: F.clip).kind, .match)
+    }
+
+    func testAppsNamedByOneEntryShareURLsAsANote() throws {
+        let document = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)", "\#(F.clip)"], "components": [{"/": "/a/*"}]}]}}"#)
+        XCTAssertEqual(findings("overlapping-apps", in: document), [])
+        let shared = findings("apps-share-urls", in: document)
+        XCTAssertEqual(shared.map(\.severity), [.note])
+        XCTAssertEqual(try F.oracle(document, try XCTUnwrap(shared.first?.witness), app: F.clip).kind, .match)
+    }
+
+    func testAppsWithDisjointPathsDoNotOverlap() throws {
+        let document = try F.document(
+            #"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a/*"}]},"#
+                + #"{"appIDs": ["\#(F.clip)"], "components": [{"/": "/b/*"}]}]}}"#)
+        XCTAssertEqual(findings("overlapping-apps", in: document), [])
+    }
+
+    func testSamePatternWithOtherFlagsIsNotADuplicate() throws {
+        let document = try F.components(#"[{"/": "/a", "exclude": true}, {"/": "/a"}, {"/": "/b"}, {"/": "/b", "?": {"x": "1"}}]"#)
+        XCTAssertEqual(findings("duplicate-rule", in: document), [])
+    }
+
+    func testEveryFindingUsesItsCatalogSeverityAndTheREADMEListsEveryCode() throws {
+        let document = try F.document(
+            #"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a/*"}, {"/": "/a/b"}, {"/": "/a/b"}, {"/": "/x#"}, {"/": "/p", "exclude": true}]},"#
+                + #"{"appIDs": ["\#(F.clip)"], "components": [{"/": "*"}]}]}}"#)
+        let found = F.lint(document)
+        XCTAssertEqual(Set(found.map(\.code)), ["unreachable-rule", "duplicate-rule", "never-matches", "useless-exclude", "catch-all", "overlapping-apps"])
+        for finding in found {
+            XCTAssertEqual(finding.severity, LintCatalog.anyEntry(for: finding.code)?.severity, finding.code)
+            XCTAssertNotNil(finding.hint, finding.code)
+        }
+        let readme = try String(contentsOf: CaseSuite.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for entry in LintCatalog.semanticCodes {
+            XCTAssertTrue(readme.contains("| `\(entry.code)` | \(entry.severity.rawValue) |"), "README lacks a row for \(entry.code)")
+        }
+    }
+
+    func testRulesOverACompileLimitAreReportedNotAnalysed() throws {
+        var configuration = Configuration()
+        configuration.automata.maxNFAStates = 8
+        let document = try F.components(#"[{"/": "/a-long-literal/*"}]"#)
+        let found = SemanticLint.findings(document: document, domain: F.domain, configuration: configuration)
+        XCTAssertEqual(found.map(\.code), ["not-analysed"])
+        XCTAssertEqual(SemanticLint.findings(document: document, domain: F.domain, configuration: Configuration()).filter { $0.code == "not-analysed" }, [])
+    }
+
+    func testRepeatedRuleIsADuplicateNotAlsoUnreachable() throws {
+        let document = try F.components(#"[{"/": "/a", "caseSensitive": true}, {"/": "/a"}]"#)
+        XCTAssertEqual(findings("duplicate-rule", in: document).map(\.path.description), ["applinks.details[0].components[1]"])
+        XCTAssertEqual(findings("unreachable-rule", in: document), [])
+    }
+
+    func testCaseInsensitiveRulesAreComparedFolded() throws {
+        let document = try F.components(#"[{"/": "/A/*", "caseSensitive": false}, {"/": "/a/b", "caseSensitive": false}]"#)
+        XCTAssertEqual(findings("unreachable-rule", in: document).count, 1)
+    }
+
+    func testCaseSensitiveAndInsensitiveRulesTogetherAreComparedExactly() throws {
+        let covered = try F.components(#"[{"/": "/a/*", "caseSensitive": false}, {"/": "/A/b"}]"#)
+        XCTAssertEqual(findings("unreachable-rule", in: covered).map(\.path.description), ["applinks.details[0].components[1]"])
+        // The other way round, "/A/b" opens only through the second rule: reachable.
+        let open = try F.components(#"[{"/": "/a/*"}, {"/": "/a/b", "caseSensitive": false}]"#)
+        XCTAssertEqual(F.lint(open).filter { $0.code == "unreachable-rule" || $0.code == "analysis-incomplete" }, [])
+        let url = try XCTUnwrap(try Coverage(document: open, domain: F.domain).items[1].url)
+        XCTAssertEqual(try F.oracle(open, url).rule, 1, url)
+    }
+
+    func testKelvinSignFoldsToKForCaseInsensitiveRules() throws {
+        // U+212A folds to "k" (SPEC 11), so the first rule decides "/\u{212A}" too.
+        let document = try F.components(#"[{"/": "/k", "caseSensitive": false}, {"/": "/\#u{212A}"}]"#)
+        XCTAssertEqual(findings("unreachable-rule", in: document).count, 1)
+        XCTAssertEqual(try F.oracle(document, "https://example.com/\u{212A}").rule, 0)
+    }
+
+    func testSeveralTextModesMakeNoUnprovenClaimsAndSaySo() throws {
+        let document = try F.components(#"[{"/": "/a/*"}, {"/": "/a/b", "percentEncoded": false}]"#)
+        let all = F.lint(document)
+        XCTAssertEqual(all.filter { $0.code == "unreachable-rule" }, [])
+        XCTAssertEqual(all.filter { $0.code == "analysis-incomplete" }.count, 1)
+    }
+}

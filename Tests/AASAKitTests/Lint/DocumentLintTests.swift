@@ -1,0 +1,156 @@
+import AASAKit
+import Foundation
+import XCTest
+import _AASATestSupport
+
+/// Every document-level lint code, pinned by one document that must raise it at a given path and
+/// one close variant that must be clean: the positive proves the check fires, the negative that
+/// it fires for the right reason.
+final class DocumentLintTests: XCTestCase {
+    struct CodeCase {
+        var code: String
+        /// Where the finding must be, as `JSONPath.description`.
+        var path: String
+        var positive: String
+        var negative: String
+    }
+
+    /// A document with one entry for a valid app; `components` is spliced in.
+    static func entry(_ components: String, extra: String = "") -> String {
+        #"{"applinks": {\#(extra)"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": \#(components)}]}}"#
+    }
+
+    /// A document defining `variables` and using them in one path pattern.
+    static func variables(_ variables: String, pattern: String) -> String {
+        entry(#"[{"/": "\#(pattern)"}]"#, extra: #""substitutionVariables": \#(variables), "#)
+    }
+
+    static let cases: [CodeCase] = [
+        CodeCase(code: "invalid-json", path: "$", positive: #"{"applinks": {"details": [],}}"#, negative: #"{"applinks": {"details": []}}"#),
+        CodeCase(code: "root-not-object", path: "$", positive: "[]", negative: "{}"),
+        // The limit is inclusive (SPEC 2): 131 072 bytes pass, one more fails.
+        CodeCase(
+            code: "too-large", path: "$", positive: "{}" + String(repeating: " ", count: 131_071),
+            negative: "{}" + String(repeating: " ", count: 131_070)),
+        // The only document limit besides the size that a 128 KiB file can reach by default.
+        CodeCase(
+            code: "over-limit", path: #"applinks.details[0].components[0]["/"]"#,
+            positive: entry(#"[{"/": "/\#(String(repeating: "a", count: 65_536))"}]"#),
+            negative: entry(#"[{"/": "/\#(String(repeating: "a", count: 65_535))"}]"#)),
+        CodeCase(
+            code: "wrong-type", path: "applinks.details[0].components[0].exclude",
+            positive: entry(#"[{"/": "/a", "exclude": "true"}]"#), negative: entry(#"[{"/": "/a", "exclude": true}]"#)),
+        CodeCase(
+            code: "unknown-key", path: "applinks.details[0].components[0].casesensitive",
+            positive: entry(#"[{"/": "/a", "casesensitive": false}]"#), negative: entry(#"[{"/": "/a", "caseSensitive": false}]"#)),
+        CodeCase(
+            code: "duplicate-key", path: #"applinks.details[0].components[0]["/"]"#,
+            positive: entry(#"[{"/": "/a", "/": "/b"}]"#), negative: entry(##"[{"/": "/a", "#": "b"}]"##)),
+        CodeCase(
+            code: "invalid-app-id", path: "applinks.details[0].appID",
+            positive: #"{"applinks": {"details": [{"appID": "TEAMID.com.example.app", "paths": ["/a"]}]}}"#,
+            negative: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["/a"]}]}}"#),
+        CodeCase(
+            code: "entry-without-apps", path: "applinks.details[0]",
+            positive: #"{"applinks": {"details": [{"appId": "ABCDE12345.com.example.app", "paths": ["/a"]}]}}"#,
+            negative: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["/a"]}]}}"#),
+        CodeCase(
+            code: "entry-without-rules", path: "applinks.details[0]",
+            positive: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app"}]}}"#,
+            negative: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "components": [{"/": "/a"}]}]}}"#),
+        CodeCase(
+            code: "apps-not-empty", path: "applinks.apps",
+            positive: entry(#"[{"/": "/a"}]"#, extra: #""apps": ["ABCDE12345.com.example.app"], "#),
+            negative: entry(#"[{"/": "/a"}]"#, extra: #""apps": [], "#)),
+        CodeCase(
+            code: "components-and-paths", path: "applinks.details[0].paths",
+            positive: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "components": [{"/": "/a"}], "paths": ["/a"]}]}}"#,
+            negative: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "components": [{"/": "/a"}]}]}}"#),
+        CodeCase(
+            code: "query-predicate-not-string", path: #"applinks.details[0].components[0]["?"].id"#,
+            positive: entry(#"[{"/": "/a", "?": {"id": 1}}]"#), negative: entry(#"[{"/": "/a", "?": {"id": "1"}}]"#)),
+        CodeCase(
+            code: "invalid-variable-name", path: #"applinks.substitutionVariables["a(b)"]"#,
+            positive: variables(#"{"ab": ["x"], "a(b)": ["y"]}"#, pattern: "/$(ab)"),
+            negative: variables(#"{"ab": ["x"]}"#, pattern: "/$(ab)")),
+        CodeCase(
+            code: "undefined-variable", path: #"applinks.details[0].components[0]["/"]"#,
+            positive: variables(#"{"food": ["a"]}"#, pattern: "/$(food)/$(drink)"),
+            negative: variables(#"{"food": ["a"]}"#, pattern: "/$(food)/$(lang)")),
+        CodeCase(
+            code: "malformed-variable-reference", path: #"applinks.details[0].components[0]["/"]"#,
+            positive: variables(#"{"food": ["a"]}"#, pattern: "/$(food)/$(food"),
+            negative: variables(#"{"food": ["a"]}"#, pattern: "/$(food)/price$")),
+        CodeCase(
+            code: "self-referencing-variable", path: "applinks.substitutionVariables.food[1]",
+            positive: variables(#"{"food": ["a", "$(food)b"]}"#, pattern: "/$(food)"),
+            negative: variables(#"{"food": ["a", "$food"]}"#, pattern: "/$(food)")),
+        CodeCase(
+            code: "variable-in-variable-value", path: "applinks.substitutionVariables.food[0]",
+            positive: variables(#"{"food": ["$(drink)"], "drink": ["tea"]}"#, pattern: "/$(food)/$(drink)"),
+            negative: variables(#"{"food": ["cake"], "drink": ["tea"]}"#, pattern: "/$(food)/$(drink)")),
+        CodeCase(
+            code: "empty-variable", path: "applinks.substitutionVariables.food",
+            positive: variables(#"{"food": []}"#, pattern: "/$(food)"),
+            negative: variables(#"{"food": [""]}"#, pattern: "/$(food)")),
+        CodeCase(
+            code: "shadows-predefined-variable", path: "applinks.substitutionVariables.lang",
+            positive: variables(#"{"lang": ["en"]}"#, pattern: "/$(lang)"),
+            negative: variables(#"{"language": ["en"]}"#, pattern: "/$(language)")),
+        CodeCase(
+            code: "unused-variable", path: "applinks.substitutionVariables.drink",
+            positive: variables(#"{"food": ["a"], "drink": ["b"]}"#, pattern: "/$(food)"),
+            negative: variables(#"{"food": ["a"], "drink": ["b"]}"#, pattern: "/$(food)/$(drink)")),
+    ]
+
+    /// The document-level findings of `text` (automaton findings are the analysis layer's to test).
+    static func documentFindings(_ text: String) -> [LintFinding] {
+        Linter.lint(bytes: Array(text.utf8), domain: "example.com", configuration: .default)
+            .filter { LintCatalog.entry(for: $0.code) != nil }
+    }
+
+    func test_everyCode_firesOnItsPositiveDocumentAtItsPath() {
+        for testCase in Self.cases {
+            let findings = Self.documentFindings(testCase.positive).filter { $0.code == testCase.code }
+            XCTAssertEqual(findings.map(\.path.description), [testCase.path], "\(testCase.code): \(findings)")
+        }
+    }
+
+    func test_everyCode_negativeDocumentIsClean() {
+        for testCase in Self.cases {
+            let findings = Self.documentFindings(testCase.negative)
+            XCTAssertEqual(findings.map(\.code), [], "\(testCase.code): \(findings.map(\.message))")
+        }
+    }
+
+    func test_catalog_everyCodeHasACase() {
+        XCTAssertEqual(
+            Set(LintCatalog.documentCodes.map(\.code)).subtracting(Self.cases.map(\.code)).sorted(), [],
+            "codes without a positive and a negative document")
+    }
+
+    func test_catalog_findingsUseTheCatalogSeverityAndCarryAHint() {
+        for testCase in Self.cases {
+            for finding in Self.documentFindings(testCase.positive) {
+                XCTAssertEqual(finding.severity, LintCatalog.entry(for: finding.code)?.severity, "\(finding.code)")
+                XCTAssertNotNil(finding.hint, "\(finding.code) has no fix hint")
+                XCTAssertNil(finding.witness, "\(finding.code): document findings are not about URLs")
+            }
+        }
+    }
+
+    func test_readme_codesTableListsEveryCodeWithItsSeverity() throws {
+        let readme = try String(contentsOf: CaseSuite.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for entry in LintCatalog.documentCodes {
+            XCTAssertTrue(readme.contains("| `\(entry.code)` | \(entry.severity.rawValue) |"), "README lacks a row for \(entry.code)")
+        }
+    }
+
+    func test_catalog_codesAreUniqueAndKebabCase() {
+        let codes = LintCatalog.documentCodes.map(\.code)
+        XCTAssertEqual(Set(codes).count, codes.count)
+        for code in codes {
+            XCTAssertTrue(code.allSatisfy { ("a"..."z").contains($0) || $0 == "-" }, code)
+        }
+    }
+}

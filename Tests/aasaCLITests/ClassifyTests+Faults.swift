@@ -1,0 +1,120 @@
+import AASAKit
+import Foundation
+import XCTest
+import _AASATestSupport
+
+/// `classify` under faults (#7 item 4): whatever stops a run, what was written is exactly a
+/// prefix of the complete output, so no record is silently dropped or duplicated.
+extension ClassifyTests {
+    /// The complete output of a run that nothing disturbed, to compare disturbed runs against.
+    func completeOutput(_ input: URL, jobs: String) throws -> Data {
+        let run = try ChildProcess.run(["classify", "--rules", corpus.path, "--input", input.path, "--jobs", jobs], folder: folder)
+        XCTAssertNotNil(run.status, run.summary)
+        return run.stdout
+    }
+
+    /// Asserts that `written` is `complete` cut short: whole records in order, at most one cut
+    /// record at the end, and nothing else.
+    func assertPrefix(_ written: Data, of complete: Data, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertLessThanOrEqual(written.count, complete.count, what, file: file, line: line)
+        let same = written.count <= complete.count && written == complete.prefix(written.count)
+        XCTAssertTrue(same, "\(what): the \(written.count) bytes written are not a prefix of the complete output", file: file, line: line)
+    }
+
+    func test_classify_killedMidRunLeavesAPrefixOfTheCompleteOutput() throws {
+        let input = try writeLargeInput(lines: 200_000)
+        let bytes = try Data(contentsOf: input.url)
+        signal(SIGPIPE, SIG_IGN)  // the feeder below writes into a pipe whose reader gets killed
+        for jobs in ["1", "2"] {
+            let complete = try completeOutput(input.url, jobs: jobs)
+            var ends: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&ends), 0)
+            _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+            let child = try ChildProcess.start(
+                ["classify", "--rules", corpus.path, "--jobs", jobs], stdinDescriptor: ends[0], folder: folder)
+            close(ends[0])
+            // Feed the first half, then hold the rest back: the child is surely mid-run when
+            // killed, however fast it is, and may be in the middle of a write.
+            let half = bytes.prefix(bytes.count / 2)
+            let writeEnd = ends[1]
+            let feeder = DispatchGroup()
+            DispatchQueue.global().async(group: feeder) {
+                half.withUnsafeBytes { raw in
+                    guard let base = raw.baseAddress else { return }
+                    var offset = 0
+                    while offset < raw.count {
+                        let written = Foundation.write(writeEnd, base + offset, min(1 << 16, raw.count - offset))
+                        if written <= 0 { return }  // EPIPE once the child is dead
+                        offset += written
+                    }
+                }
+            }
+            let deadline = Date().addingTimeInterval(60)
+            while child.stdoutBytesSoFar < 1 << 20, Date() < deadline { usleep(1_000) }
+            child.kill(SIGKILL)
+            let killed = child.wait()
+            feeder.wait()
+            close(writeEnd)
+            XCTAssertEqual(killed.signal, SIGKILL, killed.summary)
+            XCTAssertGreaterThanOrEqual(killed.stdout.count, 1 << 20, "the child wrote too little before the kill: \(killed.summary)")
+            XCTAssertLessThan(killed.stdout.count, complete.count, "the kill must land mid-run")
+            assertPrefix(killed.stdout, of: complete, "killed with --jobs \(jobs)")
+        }
+    }
+
+    func test_classify_closedPipeKeepsTheFirstRecordsExactly() throws {
+        let input = try writeLargeInput(lines: 200_000)
+        for jobs in ["1", "2"] {
+            let complete = try completeOutput(input.url, jobs: jobs)
+            let script = "set -o pipefail; \(CLIRunner.executable.path) classify --rules \(corpus.path) --input \(input.url.path) --jobs \(jobs) | head -c 300000"
+            let run = try CLIRunner.runShell(script)
+            XCTAssertEqual(run.status, 0, "a closed pipe ends the run quietly: \(run.stderr)")
+            XCTAssertEqual(run.stderr, "")
+            XCTAssertEqual(run.stdoutData.count, 300_000)
+            assertPrefix(run.stdoutData, of: complete, "| head with --jobs \(jobs)")
+        }
+    }
+
+    func test_classify_lastLineWithoutNewlineIsClassified() throws {
+        let text = "https://museum.example/exhibitions/x\nhttps://museum.example/exhibitions/last"
+        for input in [text, text + "\r", "https://museum.example/exhibitions/last"] {
+            for jobs in ["1", "2"] {
+                let run = try CLIRunner.run(["classify", "--rules", corpus.path, "--jobs", jobs], stdin: Data(input.utf8))
+                XCTAssertEqual(run.status, 0, run.stderr)
+                let records = run.stdout.split(separator: "\n")
+                XCTAssertEqual(records.count, input.split(separator: "\n").count, run.stdout)
+                XCTAssertTrue(
+                    records.last?.hasPrefix(#"{"url": "https://museum.example/exhibitions/last", "domain": "museum.example", "apps": ["MUSE4EX123.org.example.museum"]"#) ?? false,
+                    "\(input.debugDescription) with --jobs \(jobs): \(run.stdout)")
+            }
+        }
+    }
+
+    /// Lines over 64 KiB scattered through a large input: each is one error record at its
+    /// place, and every other record is as without them.
+    func test_classify_veryLongLinesAreErrorRecordsInPlace() throws {
+        let input = try writeLargeInput(lines: 30_000)
+        // Bytes, not String: the input has deliberately invalid UTF-8 lines.
+        let plain = try Data(contentsOf: input.url).split(separator: 0x0A, omittingEmptySubsequences: false)
+        let long = Data(("https://museum.example/" + String(repeating: "x", count: 70_000)).utf8)
+        var mixed = Data()
+        for (index, line) in plain.enumerated() {
+            if index % 5_000 == 1 { mixed += long + [0x0A] }
+            mixed += line
+            if index < plain.count - 1 { mixed.append(0x0A) }
+        }
+        let mixedURL = folder.appendingPathComponent("mixed.txt")
+        try mixed.write(to: mixedURL)
+        let baseline = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path])
+        let expected = baseline.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        for jobs in ["1", "2"] {
+            let run = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", mixedURL.path, "--jobs", jobs])
+            var records = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            let longAt = Set(records.indices.filter { records[$0].contains("line of 70023 bytes is over the limit of 65536 bytes") })
+            XCTAssertEqual(longAt.count, 6, "one error record per long line")
+            records = records.enumerated().filter { !longAt.contains($0.offset) }.map(\.element)[...]
+            XCTAssertEqual(records.count, expected.count)
+            XCTAssertTrue(records.elementsEqual(expected), "--jobs \(jobs): the other records changed")
+        }
+    }
+}

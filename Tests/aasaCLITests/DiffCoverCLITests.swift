@@ -1,0 +1,104 @@
+import AASAKit
+import Foundation
+import XCTest
+import _AASATestSupport
+
+/// `aasa diff` and `aasa cover` through the binary: exit statuses, the JSON line shapes, and
+/// every printed URL re-checked with `aasa match --engine reference`.
+final class DiffCoverCLITests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-diffcover-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private func write(_ name: String, _ text: String) throws -> String {
+        let url = folder.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    private func document(_ components: String) -> String {
+        #"{"applinks": {"details": [{"appIDs": ["T1234567890.a"], "components": \#(components)}]}}"#
+    }
+
+    /// The reference engine's decision record for `url`.
+    private func reference(_ file: String, _ url: String, domain: String = "example.com") throws -> [AppDecision] {
+        let output = try CLIRunner.run(["match", file, "--domain", domain, "--engine", "reference", url])
+        return try XCTUnwrap(try CLIRunner.decisions(fromRecord: output.stdout.trimmingCharacters(in: .newlines)))
+    }
+
+    private func object(_ line: Substring) throws -> [String: Any] {
+        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    func test_diff_equivalentDocumentsExitZero() throws {
+        let old = try write("old.json", document(#"[{"/": "/a/*"}, {"/": "/b/*"}]"#))
+        let new = try write("new.json", document(#"[{"/": "/b/*"}, {"/": "/a/*", "exclude": false}]"#))
+        let output = try CLIRunner.run(["diff", old, new])
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertTrue(output.stdout.contains("equivalent"), output.stdout)
+    }
+
+    func test_diff_jsonLinesNameTheChangedRuleAndEachURLReallyChanged() throws {
+        let old = try write("old.json", document(#"[{"/": "/a/*"}, {"/": "/b/*"}]"#))
+        let new = try write("new.json", document(#"[{"/": "/a/*"}, {"/": "/b/c/*"}]"#))
+        let output = try CLIRunner.run(["diff", old, new, "--format", "json", "--witnesses", "2", "--domain", "shop.example"])
+        XCTAssertEqual(output.status, 1, output.stderr)
+        let lines = output.stdout.split(separator: "\n")
+        XCTAssertFalse(lines.isEmpty)
+        for line in lines {
+            let record = try object(line)
+            let url = try XCTUnwrap(record["url"] as? String)
+            XCTAssertTrue(url.hasPrefix("https://shop.example/"), url)
+            let before = try XCTUnwrap(record["old"] as? [String: Any])
+            let after = try XCTUnwrap(record["new"] as? [String: Any])
+            XCTAssertEqual(before["rule"] as? Int, 1)
+            XCTAssertNil(after["rule"])
+            XCTAssertEqual(try reference(old, url, domain: "shop.example").first?.kind, .match)
+            XCTAssertEqual(try reference(new, url, domain: "shop.example").first?.kind, .noMatch)
+        }
+    }
+
+    func test_diff_severalTextModesWithoutDifferenceFoundIsInconclusive() throws {
+        let old = try write("old.json", document(#"[{"/": "/a/*"}]"#))
+        let new = try write("new.json", document(#"[{"/": "/a/*", "percentEncoded": false}, {"/": "/a/*"}]"#))
+        let output = try CLIRunner.run(["diff", old, new])
+        XCTAssertEqual(output.status, 4, output.stdout + output.stderr)
+        XCTAssertTrue(output.stderr.contains("not proven"), output.stderr)
+    }
+
+    func test_cover_jsonGivesEveryRuleAURLItDecidesOrAReason() throws {
+        let file = try write("doc.json", document(#"[{"/": "/a/*", "?": {"id": "?*"}}, {"/": "/a/x"}, {"/": "/a/*"}, {"/": "/a/*/b"}]"#))
+        let output = try CLIRunner.run(["cover", file, "--format", "json"])
+        XCTAssertEqual(output.status, 1, "rule 3 is covered by rule 2: " + output.stdout)
+        let records = try output.stdout.split(separator: "\n").map(object)
+        XCTAssertEqual(records.map { $0["rule"] as? Int }, [0, 1, 2, 3])
+        for record in records {
+            if let url = record["url"] as? String {
+                let decision = try reference(file, url).first
+                XCTAssertEqual(decision?.rule, record["rule"] as? Int, url)
+            } else {
+                XCTAssertEqual(record["rule"] as? Int, 3)
+                XCTAssertTrue((record["reason"] as? String)?.contains("components[2]") ?? false)
+            }
+        }
+    }
+
+    func test_cover_matrixPassesAASATestOnBothEngines() throws {
+        let file = try write("doc.json", document(##"[{"/": "/help/*", "exclude": true}, {"/": "/p/$(digit)*", "#": "x"}, {"/": "*", "caseSensitive": true}]"##))
+        let matrix = try CLIRunner.run(["cover", file, "--format", "matrix"])
+        XCTAssertEqual(matrix.status, 0, matrix.stdout + matrix.stderr)
+        let path = try write("m.json", matrix.stdout)
+        for engine in ["dfa", "reference"] {
+            let output = try CLIRunner.run(["test", file, "--matrix", path, "--domain", "example.com", "--engine", engine])
+            XCTAssertEqual(output.status, 0, output.stdout)
+            XCTAssertTrue(output.stdout.contains("3 passed, 0 failed"), output.stdout)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import AASAKit
+import Foundation
+import XCTest
+import _AASATestSupport
+
+/// Documents written to hurt, through the binary: refused or decided as documented, within the
+/// time and memory bounds (the in-process versions are `HostileDocumentTests`; these add the
+/// loader and the child's own peak memory).
+extension HostileInputCLITests {
+    /// A 100 MB file that starts like a document; sparse, so the test writes almost nothing.
+    func hundredMegabyteDocument(at url: URL) throws {
+        try Data(#"{"applinks":{"details":[{"appID":"T.a","paths":["*"]}]}, "padding": ""#.utf8).write(to: url)
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: 100 << 20)
+        try handle.close()
+    }
+
+    func test_hundredMegabyteDocument_isRefusedWithoutReadingIt() throws {
+        let document = folder.appendingPathComponent("big.json")
+        try hundredMegabyteDocument(at: document)
+        let run = try ChildProcess.run(["match", document.path, "--domain", "example.com", "https://example.com/"], folder: folder)
+        XCTAssertEqual(run.status, 3, run.summary)
+        XCTAssertTrue(run.stderr.contains("is 104857600 bytes, over the limit of 131072 bytes (raise it with --limit document-bytes=<n>)"), run.summary)
+        refusal.check(run, "refusing a 100 MB document")
+    }
+
+    func test_hundredMegabyteDocument_inARulesDirectoryOnlyFailsItsOwnDomain() throws {
+        let rules = folder.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try hundredMegabyteDocument(at: rules.appendingPathComponent("big.example.json"))
+        try Data(#"{"applinks":{"details":[{"appID":"T.a","paths":["*"]}]}}"#.utf8).write(to: rules.appendingPathComponent("good.example.json"))
+        let input = try write(Array("https://big.example/a\nhttps://good.example/a\n".utf8), "in.txt")
+        let run = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input], folder: folder)
+        XCTAssertEqual(run.status, 1, run.summary)
+        let records = lines(run)
+        XCTAssertEqual(records.count, 2, run.summary)
+        XCTAssertTrue(records.first?.contains("over the limit of 131072 bytes") ?? false, records.first ?? "")
+        XCTAssertTrue(records.last?.contains(#""apps": ["T.a"]"#) ?? false, records.last ?? "")
+        refusal.check(run, "classifying with a 100 MB document in the rules")
+    }
+
+    func test_endlessDocument_isRefusedAfterReadingPastTheLimit() throws {
+        let run = try ChildProcess.run(["match", "/dev/zero", "--domain", "example.com", "https://example.com/"], folder: folder)
+        XCTAssertEqual(run.status, 3, run.summary)
+        XCTAssertTrue(run.stderr.contains("over the limit of 131072 bytes"), run.summary)
+        refusal.check(run, "refusing /dev/zero as a document")
+    }
+
+    func test_raisedDocumentLimit_letsTheSameDocumentThrough() throws {
+        let text = #"{"applinks":{"details":[{"appID":"T.a","components":[{"/":"/a"},{"/":"/b"},{"/":"/c"}]}]}}"#
+        let document = try write(Array(text.utf8), "three.json")
+        let refused = try ChildProcess.run(["match", document, "--domain", "x.example", "--limit", "patterns=2", "https://x.example/c"], folder: folder)
+        XCTAssertEqual(refused.status, 3, refused.summary)
+        XCTAssertTrue(refused.stderr.contains("more than 2 patterns at applinks.details[0].components[2][\"/\"] (raise it with --limit patterns=<n>)"), refused.summary)
+        let raised = try ChildProcess.run(["match", document, "--domain", "x.example", "--limit", "patterns=3", "https://x.example/c"], folder: folder)
+        XCTAssertEqual(raised.status, 0, raised.summary)
+        XCTAssertTrue(lines(raised).first?.contains(#""apps": ["T.a"]"#) ?? false, raised.summary)
+    }
+
+    func test_help_listsEveryLimitWithItsDefault() throws {
+        for command in ["match", "classify", "compile", "explain", "test", "debug", "lint", "diff", "cover"] {
+            let help = try CLIRunner.run([command, "--help"])
+            XCTAssertTrue(help.stdout.contains("--limit <name=n>"), command)
+            for limit in Configuration.Limit.allCases {
+                XCTAssertTrue(help.stdout.contains("  \(limit.rawValue) "), "\(command) --help lacks \(limit.rawValue)")
+                XCTAssertTrue(help.stdout.contains("(default \(Configuration.default[limit]))"), "\(command): \(limit.rawValue)")
+            }
+        }
+    }
+
+    func test_badLimit_isAUsageErrorNotACrash() throws {
+        let wrong = try CLIRunner.run(["match", "x.json", "--domain", "x", "--limit", "patterns"])
+        XCTAssertEqual(wrong.status, 2)
+        XCTAssertTrue(wrong.stderr.contains("--limit needs NAME=VALUE"), wrong.stderr)
+        let huge = try CLIRunner.run(["classify", "--rules", corpus, "--limit", "line-bytes=9223372036854775807"], stdin: Data("https://x/\n".utf8))
+        XCTAssertEqual(huge.status, 2, "a limit too large to compute with is a usage error, not a crash: \(huge.stderr.prefix(300))")
+    }
+
+    func test_truncatedArtifact_isRefusedAtEveryCut() throws {
+        let artifact = folder.appendingPathComponent("rules.aasac")
+        let compile = try CLIRunner.run(["compile", corpus, "-o", artifact.path])
+        XCTAssertEqual(compile.status, 0, compile.stderr)
+        let bytes = try Data(contentsOf: artifact)
+        let cut = folder.appendingPathComponent("cut.aasac")
+        for length in [0, 7, 40, bytes.count / 2, bytes.count - 1] {
+            try bytes.prefix(length).write(to: cut)
+            let run = try ChildProcess.run(["classify", "--compiled", cut.path], folder: folder)
+            XCTAssertEqual(run.status, 3, "cut at \(length): \(run.summary)")
+            XCTAssertTrue(run.stderr.hasPrefix("aasa classify: cannot load \(cut.path): "), "cut at \(length): \(run.summary)")
+            refusal.check(run, "an artifact cut at \(length) of \(bytes.count) bytes")
+        }
+    }
+
+    func test_deepNesting_isRefusedQuicklyAtAnySize() throws {
+        let depth = 131_000
+        let document = try write([UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth), "deep.json")
+        for limit in ["128K", "1M"] {
+            let run = try ChildProcess.run(["match", document, "--domain", "x.example", "--limit", "document-bytes=\(limit)", "https://x.example/"], folder: folder)
+            XCTAssertEqual(run.status, 3, run.summary)
+            XCTAssertTrue(run.stderr.contains(limit == "1M" ? "nesting is deeper than the limit of 512 levels (raise it with --limit json-depth=<n>)" : "over the limit of 131072 bytes"), run.summary)
+            refusal.check(run, "\(depth) nested arrays under document-bytes=\(limit)")
+        }
+    }
+
+    /// `*a*a*a…*b`: exponential for a naive backtracker, a subset explosion for a naive DFA.
+    func test_blowUpPattern_decidesOnBothEnginesWithinBounds() throws {
+        let pattern = String(repeating: "*a", count: 200) + "*b"
+        let document = try write(Array(#"{"applinks":{"details":[{"appID":"T.a","components":[{"/":"/\#(pattern)"}]}]}}"#.utf8), "blowup.json")
+        let miss = "https://x.example/" + String(repeating: "a", count: 20_000)
+        let hit = miss + "b"
+        let input = try write(Array("\(miss)\n\(hit)\n".utf8), "urls.txt")
+        for engine in ["dfa", "reference"] {
+            let run = try ChildProcess.run(["match", document, "--domain", "x.example", "--engine", engine], stdin: input, folder: folder)
+            XCTAssertEqual(run.status, 0, run.summary)
+            let records = lines(run)
+            XCTAssertEqual(records.count, 2, run.summary)
+            XCTAssertTrue(records.first?.contains(#""apps": []"#) ?? false, "\(engine): \(records.first?.suffix(200) ?? "")")
+            XCTAssertTrue(records.last?.contains(#""apps": ["T.a"]"#) ?? false, "\(engine): \(records.last?.suffix(200) ?? "")")
+            stream.check(run, "*a x 200 + *b on the \(engine) engine")
+        }
+    }
+
+    /// 4 096 variables (the default limit) of 16 values each, all used by one rule.
+    func test_thousandsOfVariables_compileAndDecideWithinBounds() throws {
+        let names = (0..<4_096).map { "v\($0)" }
+        let variables = names.map { name in "\"\(name)\":[" + (0..<16).map { "\"\(name)x\($0)\"" }.joined(separator: ",") + "]" }
+        let path = "/" + names.suffix(64).map { "$(\($0))" }.joined(separator: "/")
+        let text = #"{"applinks":{"substitutionVariables":{"# + variables.joined(separator: ",") + #"},"details":[{"appID":"T.a","components":[{"/":"\#(path)"}]}]}}"#
+        let document = try write(Array(text.utf8), "variables.json")
+        let hit = "https://x.example/" + names.suffix(64).map { "\($0)x15" }.joined(separator: "/")
+        let miss = "https://x.example/" + names.suffix(64).map { "\($0)x16" }.joined(separator: "/")
+        let input = try write(Array("\(hit)\n\(miss)\n".utf8), "urls.txt")
+        let run = try ChildProcess.run(["match", document, "--domain", "x.example", "--limit", "document-bytes=2M"], stdin: input, folder: folder)
+        XCTAssertEqual(run.status, 0, run.summary)
+        XCTAssertEqual(lines(run).map { $0.contains(#""apps": ["T.a"]"#) }, [true, false], run.summary)
+        stream.check(run, "4 096 variables")
+        let tooMany = try ChildProcess.run(
+            ["match", document, "--domain", "x.example", "--limit", "document-bytes=2M", "--limit", "variables=4095"], stdin: input, folder: folder)
+        XCTAssertEqual(tooMany.status, 3, tooMany.summary)
+        XCTAssertTrue(tooMany.stderr.contains("more than 4095 substitution variables at applinks.substitutionVariables (raise it with --limit variables=<n>)"), tooMany.summary)
+    }
+}
