@@ -92,7 +92,8 @@ extension LazyDFA {
                 classOf.withUnsafeBufferPointer { classOf -> Int in
                     var state = stride
                     for byte in text {
-                        // SAFETY: as in `search`.
+                        // SAFETY: decoding and construction guarantee 256 classes `< stride` and
+                        // cells that are premultiplied row ids of this table.
                         state = Int(table[state &+ Int(classOf[Int(byte)])])
                         if state == 0 { return 0 }
                     }
@@ -106,21 +107,8 @@ extension LazyDFA {
         /// search, with no cache and no state construction.
         @inline(__always)
         func search(_ text: UnsafeBufferPointer<UInt8>) -> TagSet {
-            let stride = self.stride
-            let final = cells.withUnsafeBufferPointer { table in
-                classOf.withUnsafeBufferPointer { classOf -> Int in
-                    var state = stride
-                    for byte in text {
-                        // SAFETY: decoding and construction guarantee 256 classes `< stride` and
-                        // cells that are premultiplied row ids of this table.
-                        state = Int(table[state &+ Int(classOf[Int(byte)])])
-                        if state == 0 { return 0 }
-                    }
-                    return state
-                }
-            }
-            if final == 0 { return .empty }
-            return tagSets[Int(acceptOf[final / stride])]
+            let accept = acceptIndex(text)
+            return accept < 0 ? .empty : tagSets[Int(accept)]
         }
     }
 
