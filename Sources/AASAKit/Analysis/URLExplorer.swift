@@ -79,12 +79,8 @@ struct URLExplorer {
     static func policy(modes: Set<TextMode>, sides: [AnalysisDocument]) -> ComponentText.Policy {
         guard let first = modes.first else { return .exact(TextMode(decoded: false, folded: false)) }
         if modes.count == 1 { return .exact(first) }
-        guard Set(modes.map(\.decoded)).count == 1,
-            sides.allSatisfy({ $0.foldedLiteralsAreASCII }),
-            Set(sides.flatMap { side in side.compiledRules.compactMap { rule -> Bool? in
-                if case .items = side.queryConstraints[rule] { return side.rules[rule].mode.folded }
-                return nil
-            } }).count <= 1
+        guard Set(modes.map(\.decoded)).count == 1, sides.allSatisfy({ $0.foldedLiteralsAreASCII }),
+            Set(sides.flatMap(\.itemCases)).count <= 1
         else { return .common }
         return .exact(TextMode(decoded: first.decoded, folded: false))
     }
@@ -109,10 +105,11 @@ struct URLExplorer {
             phases.append(Phase(kind: .query, tracks: tracks { $0.queryText[$1.index] }, policy: policy))
         }
         if itemQueries {
-            var names = Set<String>()
+            var names = Set<ExactString>()
             for document in sides { for byName in document.items { names.formUnion(byName.keys) } }
-            for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                var phase = Phase(kind: .itemValue(name: name), tracks: tracks { $0.items[$1.index][name]?.nfa }, policy: policy)
+            for key in names.sorted(by: { $0.string.utf8.lexicographicallyPrecedes($1.string.utf8) }) {
+                let name = key.string
+                var phase = Phase(kind: .itemValue(name: name), tracks: tracks { $0.items[$1.index][key]?.nfa }, policy: policy)
                 if !ComponentText.canWriteName(name, policy: policy) { phase.forbidAllBytes() }
                 phases.append(phase)
             }
@@ -355,7 +352,7 @@ extension URLExplorer {
                     }
                 case .itemValue(let name):
                     for mode in TextMode.all {
-                        for predicate in document.items[mode.index][name]?.predicates ?? [] where !accepted[side].contains(Int(predicate)) {
+                        for predicate in document.items[mode.index][ExactString(name)]?.predicates ?? [] where !accepted[side].contains(Int(predicate)) {
                             holding[side].remove(Int(predicate))
                         }
                     }

@@ -61,47 +61,21 @@ public final class CompiledDocument: Sendable {
         self.domain = domain
         self.domainBytes = domain.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }
         self.appIDs = document.appIDs
-        let effective = EffectiveRule.resolve(document)
-        let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
-        let resolve: NFACompiler.VariableResolver = { variables.resolve($0) }
-
-        var pathPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
-        var queryPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
-        var fragmentPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
-        var itemPatterns = [[ExactString: [(pattern: Pattern, tag: Int32)]]](repeating: [:], count: 4)
-        var infos: [RuleInfo] = []
-        var predicateCount: Int32 = 0
-        for rule in effective {
-            let tag = Int32(rule.id)
-            let mode = rule.mode.index
-            for alternative in rule.path { pathPatterns[mode].append((alternative, tag)) }
-            var queryKind = QueryKind.universal
-            switch rule.query {
-            case .universal:
-                break
-            case .text(let pattern):
-                queryKind = .text
-                queryPatterns[mode].append((pattern, tag))
-            case .items(let predicates):
-                var ids: [Int32] = []
-                for (name, pattern) in predicates {
-                    itemPatterns[mode][ExactString(name), default: []].append((pattern, predicateCount))
-                    ids.append(predicateCount)
-                    predicateCount += 1
-                }
-                queryKind = ids.isEmpty ? .universal : .items(predicates: ids)
+        let nfas = try DocumentNFAs(document: document, maxNFAStates: configuration.automata.maxNFAStates)
+        let infos = nfas.rules.map { rule in
+            let queryKind: QueryKind
+            switch nfas.queryConstraints[rule.id] {
+            case .universal: queryKind = .universal
+            case .text: queryKind = .text
+            case .items(let predicates): queryKind = .items(predicates: predicates)
             }
-            let fragmentIsUniversal = rule.fragment.isUniversal
-            if !fragmentIsUniversal { fragmentPatterns[mode].append((rule.fragment, tag)) }
-            infos.append(
-                RuleInfo(
-                    entryIndex: rule.entryIndex, ruleIndex: rule.ruleIndex, exclude: rule.exclude,
-                    apps: rule.apps.map(Int32.init), mode: rule.mode, queryKind: queryKind,
-                    fragmentIsUniversal: fragmentIsUniversal))
+            return RuleInfo(
+                entryIndex: rule.entryIndex, ruleIndex: rule.ruleIndex, exclude: rule.exclude,
+                apps: rule.apps.map(Int32.init), mode: rule.mode, queryKind: queryKind,
+                fragmentIsUniversal: !nfas.fragmentConstrained[rule.id])
         }
-        func build(_ patterns: [(pattern: Pattern, tag: Int32)], _ mode: TextMode) throws(AutomatonError) -> LazyDFA? {
-            if patterns.isEmpty { return nil }
-            let nfa = try NFACompiler.compile(patterns, mode: mode, maxStates: configuration.automata.maxNFAStates, variables: resolve)
+        func lazy(_ nfa: NFA?) throws(AutomatonError) -> LazyDFA? {
+            guard let nfa else { return nil }
             return try LazyDFA(nfa: nfa, configuration: configuration.automata)
         }
         var path: [LazyDFA?] = []
@@ -109,16 +83,16 @@ public final class CompiledDocument: Sendable {
         var fragment: [LazyDFA?] = []
         var groups: [[ExactString: QueryGroup]] = []
         for mode in TextMode.all {
-            path.append(try build(pathPatterns[mode.index], mode))
-            queryText.append(try build(queryPatterns[mode.index], mode))
-            fragment.append(try build(fragmentPatterns[mode.index], mode))
+            path.append(try lazy(nfas.path[mode.index]))
+            queryText.append(try lazy(nfas.queryText[mode.index]))
+            fragment.append(try lazy(nfas.fragment[mode.index]))
             var modeGroups: [ExactString: QueryGroup] = [:]
-            for (name, patterns) in itemPatterns[mode.index] {
-                guard let dfa = try build(patterns, mode) else { continue }
+            for (name, item) in nfas.items[mode.index] {
+                guard let dfa = try lazy(item.nfa) else { continue }
                 let onEmpty = dfa.search("", cache: dfa.makeCache())
                 modeGroups[name] = QueryGroup(
-                    dfa: dfa, predicates: patterns.map(\.tag),
-                    failOnMissing: patterns.map(\.tag).filter { !onEmpty.contains(Int($0)) })
+                    dfa: dfa, predicates: item.predicates,
+                    failOnMissing: item.predicates.filter { !onEmpty.contains(Int($0)) })
             }
             groups.append(modeGroups)
         }
@@ -127,7 +101,7 @@ public final class CompiledDocument: Sendable {
         self.queryText = queryText
         self.fragment = fragment
         self.queryGroups = groups
-        self.predicateCount = Int(predicateCount)
+        self.predicateCount = nfas.predicateRule.count
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
     }
 

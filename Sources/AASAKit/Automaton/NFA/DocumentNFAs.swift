@@ -1,0 +1,108 @@
+/// A document's rules compiled into tagged NFAs: one per component kind and text mode, and one
+/// per (mode, query item name).
+///
+/// Path, query-text and fragment automata are tagged with rule ids (evaluation order), item
+/// automata with predicate ids. Components a rule leaves at `*` are not compiled: such a rule is
+/// universal for that component. The matcher (`CompiledDocument`) and the analyses
+/// (`AnalysisDocument`) both start here, so they reason about the very same languages.
+struct DocumentNFAs {
+    /// How a rule constrains the query (SPEC 7).
+    enum QueryConstraint {
+        case universal
+        case text
+        case items(predicates: [Int32])
+    }
+
+    /// The automaton of one query item name in one mode, and the predicates it carries.
+    struct ItemAutomaton {
+        var nfa: NFA
+        var predicates: [Int32]
+    }
+
+    let rules: [EffectiveRule]
+    /// Per rule: how its query is constrained, and whether its fragment is.
+    let queryConstraints: [QueryConstraint]
+    let fragmentConstrained: [Bool]
+    /// Per predicate id: the rule it belongs to.
+    let predicateRule: [Int32]
+    /// Indexed by `TextMode.index`.
+    let path: [NFA?]
+    let queryText: [NFA?]
+    let fragment: [NFA?]
+    /// Per mode: normalised item name (compared scalar by scalar) → automaton.
+    let items: [[ExactString: ItemAutomaton]]
+    let resolve: NFACompiler.VariableResolver
+
+    /// Compiles `document`; with `onlyRule`, only that rule's patterns go into the automata (the
+    /// other rules keep their ids and constraints but never match).
+    ///
+    /// - Throws: `AutomatonError` past `maxNFAStates` in one automaton.
+    init(document: AASADocument, maxNFAStates: Int, onlyRule: Int? = nil) throws(AutomatonError) {
+        let rules = EffectiveRule.resolve(document)
+        self.rules = rules
+        let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
+        let resolve: NFACompiler.VariableResolver = { variables.resolve($0) }
+        self.resolve = resolve
+
+        var pathPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
+        var queryPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
+        var fragmentPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
+        var itemPatterns = [[ExactString: [(pattern: Pattern, tag: Int32)]]](repeating: [:], count: 4)
+        var constraints: [QueryConstraint] = []
+        var fragmentConstrained: [Bool] = []
+        var predicateRule: [Int32] = []
+        for rule in rules {
+            let tag = Int32(rule.id)
+            let mode = rule.mode.index
+            let compiled = onlyRule == nil || onlyRule == rule.id
+            if compiled {
+                for alternative in rule.path { pathPatterns[mode].append((alternative, tag)) }
+            }
+            switch rule.query {
+            case .universal:
+                constraints.append(.universal)
+            case .text(let pattern):
+                if compiled { queryPatterns[mode].append((pattern, tag)) }
+                constraints.append(.text)
+            case .items(let predicates):
+                var ids: [Int32] = []
+                for (name, pattern) in predicates {
+                    let id = Int32(predicateRule.count)
+                    predicateRule.append(tag)
+                    if compiled { itemPatterns[mode][ExactString(name), default: []].append((pattern, id)) }
+                    ids.append(id)
+                }
+                constraints.append(ids.isEmpty ? .universal : .items(predicates: ids))
+            }
+            fragmentConstrained.append(!rule.fragment.isUniversal)
+            if compiled && !rule.fragment.isUniversal { fragmentPatterns[mode].append((rule.fragment, tag)) }
+        }
+        func build(_ patterns: [(pattern: Pattern, tag: Int32)], _ mode: TextMode) throws(AutomatonError) -> NFA? {
+            if patterns.isEmpty { return nil }
+            return try NFACompiler.compile(patterns, mode: mode, maxStates: maxNFAStates, variables: resolve)
+        }
+        var path: [NFA?] = []
+        var queryText: [NFA?] = []
+        var fragment: [NFA?] = []
+        var items: [[ExactString: ItemAutomaton]] = []
+        for mode in TextMode.all {
+            path.append(try build(pathPatterns[mode.index], mode))
+            queryText.append(try build(queryPatterns[mode.index], mode))
+            fragment.append(try build(fragmentPatterns[mode.index], mode))
+            var byName: [ExactString: ItemAutomaton] = [:]
+            for (name, patterns) in itemPatterns[mode.index] {
+                if let nfa = try build(patterns, mode) {
+                    byName[name] = ItemAutomaton(nfa: nfa, predicates: patterns.map(\.tag))
+                }
+            }
+            items.append(byName)
+        }
+        queryConstraints = constraints
+        self.fragmentConstrained = fragmentConstrained
+        self.predicateRule = predicateRule
+        self.path = path
+        self.queryText = queryText
+        self.fragment = fragment
+        self.items = items
+    }
+}
