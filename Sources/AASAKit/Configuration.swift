@@ -6,7 +6,7 @@
 /// and never allocates without bound. `docs/limits.md` says what happens past each limit and how
 /// memory grows.
 ///
-/// The defaults are far above anything a real document needs (the 251 real documents of the
+/// The defaults are far above anything a real document needs (the 250 real documents of the
 /// shared corpus have at most 40 patterns of at most 70 bytes and no custom variable; Apple's
 /// largest predefined variable has 631 values), and the document limits other than size and
 /// depth cannot be reached by a document within the default 128 KiB at all: they start to
@@ -126,6 +126,13 @@ extension Configuration {
         /// What to write to raise this limit.
         public var hint: String { "raise it with --limit \(rawValue)=<n>" }
 
+        /// The largest value `setLimit` accepts for this limit. JSON depth stops at 4 096: a
+        /// parsed tree is freed recursively, one stack frame per level, so a deeper document
+        /// could overflow a thread's stack (a document of 65 000 levels did, under a raised limit).
+        public var maximum: Int {
+            self == .jsonDepth ? 4_096 : Self.ceiling
+        }
+
         /// The smallest value that still lets the engine work (a cache must hold a few states).
         public var minimum: Int {
             switch self {
@@ -188,10 +195,10 @@ extension Configuration {
         default: break
         }
         if shift > 0 { text = text.dropLast() }
-        guard let number = Int(text), number >= limit.minimum, number <= (Limit.ceiling >> shift) else {
+        guard let number = Int(text), number >= limit.minimum, number <= (limit.maximum >> shift) else {
             throw LimitSyntaxError(
                 message:
-                    "--limit \(name) needs a whole number from \(limit.minimum) to \(Limit.ceiling) (K, M, G suffixes allowed), got '\(assignment[assignment.index(after: equals)...])'"
+                    "--limit \(name) needs a whole number from \(limit.minimum) to \(limit.maximum) (K, M, G suffixes allowed), got '\(assignment[assignment.index(after: equals)...])'"
             )
         }
         self[limit] = number << shift

@@ -73,6 +73,23 @@ final class DiffCoverCLITests: XCTestCase {
         XCTAssertTrue(output.stderr.contains("not proven"), output.stderr)
     }
 
+    func test_diffAndCover_refuseADomainWithAPortAndAnAppNeitherDocumentNames() throws {
+        let file = try write("doc.json", document(#"[{"/": "/a/*"}]"#))
+        XCTAssertEqual(try CLIRunner.run(["cover", file, "--domain", "example.com:8080"]).status, 2)
+        XCTAssertEqual(try CLIRunner.run(["diff", file, file, "--domain", "a/b"]).status, 2)
+        let typo = try CLIRunner.run(["diff", file, file, "--app", "T1234567890.typo"])
+        XCTAssertEqual(typo.status, 2, typo.stdout)
+        XCTAssertTrue(typo.stderr.contains("named by neither document"), typo.stderr)
+    }
+
+    func test_limit_jsonDepthAboveItsMaximumIsAUsageError() throws {
+        let file = try write("doc.json", document(#"[{"/": "/a/*"}]"#))
+        let output = try CLIRunner.run(["match", file, "--domain", "example.com", "--limit", "json-depth=5000", "https://example.com/a"])
+        XCTAssertEqual(output.status, 2)
+        XCTAssertTrue(output.stderr.contains("4096"), output.stderr)
+        XCTAssertEqual(try CLIRunner.run(["match", file, "--domain", "example.com", "--limit", "json-depth=4096", "https://example.com/a"]).status, 0)
+    }
+
     func test_cover_jsonGivesEveryRuleAURLItDecidesOrAReason() throws {
         let file = try write("doc.json", document(#"[{"/": "/a/*", "?": {"id": "?*"}}, {"/": "/a/x"}, {"/": "/a/*"}, {"/": "/a/*/b"}]"#))
         let output = try CLIRunner.run(["cover", file, "--format", "json"])

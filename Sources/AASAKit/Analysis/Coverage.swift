@@ -19,34 +19,43 @@ public struct Coverage: Sendable {
     /// The absence of a URL is proven (one text mode, exploration complete).
     public let isProof: Bool
 
-    /// Covers `document` on `domain`.
+    /// Covers `document` on `domain`, within `configuration`'s automaton limits.
     /// - Throws: `AutomatonError` when the rules exceed a compile limit.
-    public init(document: AASADocument, domain: String, maxNFAStates: Int = Configuration.default.automata.maxNFAStates) throws(AutomatonError) {
+    public init(document: AASADocument, domain: String, configuration: Configuration = .default) throws(AutomatonError) {
+        let maxNFAStates = configuration.automata.maxNFAStates
         let analysis = try AnalysisDocument(document: document, domain: domain, maxNFAStates: maxNFAStates)
         let result = URLExplorer(sides: [analysis], domain: domain, witnessesPerOutcome: 2).explore()
-        let check = try WitnessCheck(sides: [analysis])
+        let check = try WitnessCheck(sides: [analysis], configuration: configuration)
         let facts = RuleReachability(analysis: analysis, result: result, check: check)
         let locations = RuleLocations(document)
         var items: [Item] = []
         for rule in analysis.rules {
+            // URLs the rule matches on its own, looked for once per rule and only when needed.
+            var alone: [String]?
             for app in rule.apps {
                 var item = Item(
                     app: analysis.appIDs[app], entry: rule.entryIndex, rule: rule.ruleIndex,
                     decision: rule.exclude ? .exclude : .match)
-                if let evidence = facts.deciding[rule.id][app] {
-                    item.url = evidence.url
-                    if evidence.url == nil { item.reason = "the rule decides some URL, but no example could be confirmed" }
-                } else if !result.isProof {
-                    item.url = try Self.urlMatchedByRuleAlone(
-                        rule.id, app: app, document: document, domain: domain, check: check, maxNFAStates: maxNFAStates)
-                    if item.url == nil {
-                        item.reason = "no URL found; the search is not exhaustive for this document (several text modes or its state budget)"
+                item.url = facts.deciding[rule.id][app]?.url
+                if item.url == nil, facts.deciding[rule.id][app] != nil || !result.isProof {
+                    if alone == nil {
+                        alone = try Self.urlsMatchedByRuleAlone(rule.id, document: document, domain: domain, maxNFAStates: maxNFAStates)
                     }
-                } else if !facts.matches[rule.id] {
-                    item.reason = "no URL can match this rule"
-                } else {
-                    let covering = facts.shadowedBy[rule.id].keys.sorted().map { locations.paths[$0].description }
-                    item.reason = "every URL it matches is decided earlier by \(covering.joined(separator: ", "))"
+                    let expected = analysis.decision(app: app, rule: Int32(rule.id))
+                    item.url = alone?.first { check.decisions($0, side: 0)?[app] == expected }
+                }
+                if item.url == nil {
+                    if facts.deciding[rule.id][app] != nil {
+                        item.reason = "the search found the rule deciding, but no URL for it could be confirmed"
+                    } else if !result.isProof {
+                        item.reason = "no URL found; the search is not exhaustive for this document: "
+                            + result.incompleteness([analysis]).joined(separator: "; ")
+                    } else if !facts.matches[rule.id] {
+                        item.reason = "no URL can match this rule"
+                    } else {
+                        let covering = facts.shadowedBy[rule.id].keys.sorted().map { locations.paths[$0].description }
+                        item.reason = "every URL it matches is decided earlier by \(covering.joined(separator: ", "))"
+                    }
                 }
                 items.append(item)
             }
@@ -55,19 +64,14 @@ public struct Coverage: Sendable {
         isProof = result.isProof
     }
 
-    /// When the whole document is too big to explore: URLs the rule matches on its own, kept
-    /// when the matcher confirms that the rule decides them in the whole document.
-    static func urlMatchedByRuleAlone(
-        _ rule: Int, app: Int, document: AASADocument, domain: String, check: WitnessCheck, maxNFAStates: Int
-    ) throws(AutomatonError) -> String? {
+    /// URLs that rule `rule` matches on its own (shortest first): when the whole document is
+    /// too big to explore, or its outcome had no confirmed URL, each is a candidate the matcher
+    /// then checks against the whole document.
+    static func urlsMatchedByRuleAlone(
+        _ rule: Int, document: AASADocument, domain: String, maxNFAStates: Int
+    ) throws(AutomatonError) -> [String] {
         let alone = try AnalysisDocument(document: document, domain: domain, maxNFAStates: maxNFAStates, onlyRule: rule)
         let result = URLExplorer(sides: [alone], domain: domain, maxStates: 5_000, maxWork: 1_000_000, witnessesPerOutcome: 4).explore()
-        let expected = alone.decision(app: app, rule: Int32(rule))
-        for outcome in result.outcomes where outcome.alive[0].contains(rule) {
-            for url in outcome.witnesses where check.decisions(url, side: 0)?[app] == expected {
-                return url
-            }
-        }
-        return nil
+        return result.outcomes.filter { $0.alive[0].contains(rule) }.flatMap(\.witnesses)
     }
 }

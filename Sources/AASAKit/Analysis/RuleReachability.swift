@@ -1,8 +1,10 @@
 /// What the outcomes of an exploration say about each rule of one document: does it ever
 /// match, ever decide, for which apps and on which URL, and what decides instead when it does not.
 ///
-/// Facts come from every outcome; URLs only from witnesses the matcher confirmed (`Evidence.url`
-/// is `nil` otherwise), so a fact is never lost because a witness could not be shown.
+/// Facts come from every outcome, so that the explorer's extra outcomes (texts no real URL
+/// normalises to, such as non-NFC decoded text) can only *withhold* a claim of absence, never
+/// make one; URLs only come from witnesses the matcher confirmed (`Evidence.url` is `nil`
+/// otherwise), and a claim that something happens is made only with such a URL.
 struct RuleReachability {
     struct Evidence {
         var url: String?
@@ -64,7 +66,8 @@ struct RuleReachability {
                 }
             }
             let opened = decided.indices.filter { decided[$0] >= 0 && !analysis.rules[Int(decided[$0])].exclude }
-            if opened.count >= 2, overlapIndex.insert(opened).inserted { overlaps.append((opened, evidence)) }
+            // A positive claim: only from an outcome the matcher confirmed.
+            if opened.count >= 2, evidence.url != nil, overlapIndex.insert(opened).inserted { overlaps.append((opened, evidence)) }
         }
     }
 }

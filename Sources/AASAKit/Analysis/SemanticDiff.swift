@@ -27,17 +27,18 @@ public struct SemanticDiff: Sendable {
     public let verdict: Verdict
 
     /// Compares `old` and `new` on `domain`, keeping up to `witnesses` URLs per class, and only
-    /// app `app` when given.
+    /// app `app` when given, within `configuration`'s automaton limits.
     /// - Throws: `AutomatonError` when the rules exceed a compile limit.
     public init(
         old: AASADocument, new: AASADocument, domain: String, app: String? = nil, witnesses: Int = 3,
-        maxNFAStates: Int = Configuration.default.automata.maxNFAStates
+        configuration: Configuration = .default
     ) throws(AutomatonError) {
+        let maxNFAStates = configuration.automata.maxNFAStates
         let sides = [
             try AnalysisDocument(document: old, domain: domain, maxNFAStates: maxNFAStates),
             try AnalysisDocument(document: new, domain: domain, maxNFAStates: maxNFAStates),
         ]
-        let check = try WitnessCheck(sides: sides)
+        let check = try WitnessCheck(sides: sides, configuration: configuration)
         let result = URLExplorer(sides: sides, domain: domain, witnessesPerOutcome: max(witnesses, 1) + 1).explore()
         var apps: [String] = []
         var seen = Set<String>()
@@ -71,19 +72,23 @@ public struct SemanticDiff: Sendable {
                 }
             }
         }
+        // A change is claimed only with a URL the matcher confirmed on both documents; an
+        // unconfirmed one (an outcome no real URL has) only withholds "equivalent".
+        let unconfirmed = changes.contains { $0.urls.isEmpty }
+        changes.removeAll { $0.urls.isEmpty }
         self.changes = changes.sorted { lhs, rhs in
             (apps.firstIndex(of: lhs.app) ?? 0, lhs.urls.first?.utf8.count ?? Int.max, lhs.urls.first ?? "")
                 < (apps.firstIndex(of: rhs.app) ?? 0, rhs.urls.first?.utf8.count ?? Int.max, rhs.urls.first ?? "")
         }
         if !changes.isEmpty {
             verdict = .different
-        } else if result.isProof {
+        } else if result.isProof && !unconfirmed {
             verdict = .equivalent
         } else {
-            verdict = .noDifferenceFound(
-                reason: result.complete
-                    ? "the documents compare text in several modes (caseSensitive / percentEncoded), so the search covered only URLs all modes read alike"
-                    : "the search hit its state budget")
+            let reasons = result.isProof
+                ? ["some outcomes differ but no URL with them could be confirmed (for instance decoded text no URL normalises to)"]
+                : result.incompleteness(sides)
+            verdict = .noDifferenceFound(reason: reasons.joined(separator: "; "))
         }
     }
 }

@@ -12,7 +12,7 @@ public enum SemanticLint {
         let check: WitnessCheck
         do {
             analysis = try AnalysisDocument(document: document, domain: domain, maxNFAStates: configuration.automata.maxNFAStates)
-            check = try WitnessCheck(sides: [analysis])
+            check = try WitnessCheck(sides: [analysis], configuration: configuration)
         } catch {
             return [
                 LintCatalog.notAnalysed.finding(
@@ -79,15 +79,12 @@ public enum SemanticLint {
             }).count == 1
             findings.append(
                 (oneEntry ? LintCatalog.appsShareURLs : LintCatalog.overlappingApps).finding(
-                    at: .root / "applinks" / "details", "some URLs open several apps (\(apps.joined(separator: ", "))); \(apps[0]) comes first in the document's app order and wins",
+                    at: .root / "applinks" / "details", "some URLs open several apps (\(apps.joined(separator: ", "))): each of them is a match (SPEC 3); \(apps[0]) comes first in the document's app order",
                     hint: oneEntry ? nil : "exclude these URLs from all but one app, unless sharing them is intended",
                     witness: overlap.evidence.url))
         }
         if !result.isProof {
-            var reasons: [String] = []
-            if !result.complete { reasons.append("the exploration hit its state budget") }
-            if analysis.modes.count > 1 { reasons.append("rules compare text in several modes (caseSensitive / percentEncoded differ)") }
-            if analysis.hasTextQueries && analysis.hasItemQueries { reasons.append("query rules mix text patterns and item dictionaries") }
+            let reasons = result.incompleteness([analysis])
             findings.append(
                 LintCatalog.analysisIncomplete.finding(
                     at: .root, "unreachable-rule, never-matches, useless-exclude and catch-all were not checked: \(reasons.joined(separator: "; "))",

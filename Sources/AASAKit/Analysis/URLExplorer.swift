@@ -37,6 +37,19 @@ struct URLExplorer {
 
         /// Whether "no URL does X" follows from X being absent from the outcomes.
         var isProof: Bool { exact && complete }
+
+        /// Why the outcomes are not a proof, for people; empty when they are.
+        func incompleteness(_ sides: [AnalysisDocument]) -> [String] {
+            var reasons: [String] = []
+            if !complete { reasons.append("the exploration hit its state budget") }
+            if policy == .common {
+                reasons.append("rules compare text in ways the search cannot read alike (percentEncoded differs, or caseSensitive differs with non-ASCII literals or query items)")
+            }
+            if sides.contains(where: \.hasTextQueries) && sides.contains(where: \.hasItemQueries) {
+                reasons.append("query rules mix text patterns and item dictionaries")
+            }
+            return reasons
+        }
     }
 
     let sides: [AnalysisDocument]
@@ -305,7 +318,8 @@ extension URLExplorer {
             var next = 0
             while next < nodes.count {
                 if nodes.count > explorer.maxStates { return false }
-                if next % 64 == 0, phases.reduce(0, { $0 + $1.tracks.reduce(0) { $0 + $1.work } }) > explorer.maxWork { return false }
+                // Checked at every node: one node can step every class of every automaton.
+                if phases.reduce(0, { $0 + $1.tracks.reduce(0) { $0 + $1.work } }) > explorer.maxWork { return false }
                 let node = nodes[next]
                 let phase = phases[node.phase]
                 for cls in phase.order {

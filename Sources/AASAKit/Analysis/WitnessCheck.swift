@@ -7,10 +7,12 @@
 struct WitnessCheck {
     private let matchers: [DFAMatcher]
 
-    init(sides: [AnalysisDocument]) throws(AutomatonError) {
+    /// Matchers over the sides' own NFAs (compiled once), within `configuration`'s limits.
+    init(sides: [AnalysisDocument], configuration: Configuration) throws(AutomatonError) {
         var matchers: [DFAMatcher] = []
         for side in sides {
-            matchers.append(DFAMatcher(try CompiledDocument(document: side.document, domain: side.domain)))
+            let compiled = try CompiledDocument(nfas: side.nfas, appIDs: side.appIDs, domain: side.domain, configuration: configuration)
+            matchers.append(DFAMatcher(compiled))
         }
         self.matchers = matchers
     }

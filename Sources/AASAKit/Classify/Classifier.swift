@@ -67,7 +67,7 @@ public final class Classifier {
                 matcher = DFAMatcher(compiled)
                 matchers[domainIndex] = matcher
             }
-            matcher.decide(bytes: url, parts: parts)
+            matcher.decide(routed: url, parts: parts)
             record(domainIndex, decidingRule: matcher.decidingRule, rules: compiled.rules, url: url, extra: extra, into: out)
         case .reference(let reference):
             let decision: URLDecision

@@ -55,13 +55,19 @@ public final class CompiledDocument: Sendable {
     /// - Throws: `AutomatonError` when a limit of `configuration.automata` is exceeded.
     /// - Complexity: O(total pattern and variable-value length); no determinisation happens
     ///   here (the lazy DFAs build states while matching).
-    public init(document: AASADocument, domain: String, configuration: Configuration = .default)
+    public convenience init(document: AASADocument, domain: String, configuration: Configuration = .default)
         throws(AutomatonError)
     {
+        try self.init(
+            nfas: try DocumentNFAs(document: document, maxNFAStates: configuration.automata.maxNFAStates),
+            appIDs: document.appIDs, domain: domain, configuration: configuration)
+    }
+
+    /// Builds the matcher's automata from NFAs already compiled (the analyses have them).
+    init(nfas: DocumentNFAs, appIDs: [String], domain: String, configuration: Configuration) throws(AutomatonError) {
         self.domain = domain
         self.domainBytes = domain.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }
-        self.appIDs = document.appIDs
-        let nfas = try DocumentNFAs(document: document, maxNFAStates: configuration.automata.maxNFAStates)
+        self.appIDs = appIDs
         let infos = nfas.rules.map { rule in
             let queryKind: QueryKind
             switch nfas.queryConstraints[rule.id] {

@@ -165,6 +165,13 @@ public final class DFAMatcher: DecisionEngine {
         decide(bytes: bytes, parts: parts, onlyApp: onlyApp, hostChecked: false, soloTagSet: nil)
     }
 
+    /// Decides a URL whose host the caller has already found equal to this document's domain
+    /// (ASCII case-insensitively, as SPEC 3 compares): `classify` routes every URL through
+    /// `DomainTable`, so checking the host again would compare it twice.
+    func decide(routed bytes: UnsafeBufferPointer<UInt8>, parts: URLParts) {
+        decide(bytes: bytes, parts: parts, onlyApp: nil, hostChecked: true, soloTagSet: nil)
+    }
+
     /// The length of `https://` + the domain when `bytes` starts with them and the authority
     /// ends there (the next byte is `/`, `?`, `#`, or there is none); `nil` otherwise, or when
     /// the domain holds a byte that would change how the authority is read.

@@ -64,6 +64,18 @@ enum CommandSupport {
         }
     }
 
+    /// The host of the example URLs that lint, diff and cover print (`--domain`, default
+    /// `example.com`): a bare host, since a port, user info, path or space would make every
+    /// example URL fail the host check (SPEC 3, 4).
+    static func witnessDomain(_ parsed: ParsedArguments) -> Result<String, UsageError> {
+        let domain = parsed.value("domain") ?? "example.com"
+        let forbidden = Set("/:@?#%[] \t\\".unicodeScalars)
+        guard !domain.isEmpty, !domain.unicodeScalars.contains(where: { forbidden.contains($0) || $0.value < 0x20 }) else {
+            return .failure(UsageError(message: "--domain needs a host name such as example.com"))
+        }
+        return .success(domain)
+    }
+
     static let engineNames = ["dfa", "reference"]
 
     /// Builds the named engine; a document the compiler cannot handle within its limits is

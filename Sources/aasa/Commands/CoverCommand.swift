@@ -44,10 +44,14 @@ enum CoverCommand {
         case .success(let value): document = value
         case .failure(let code): return code
         }
+        let domain: String
+        switch CommandSupport.witnessDomain(parsed) {
+        case .success(let value): domain = value
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
         let coverage: Coverage
         do {
-            coverage = try Coverage(
-                document: document, domain: parsed.value("domain") ?? "example.com", maxNFAStates: configuration.automata.maxNFAStates)
+            coverage = try Coverage(document: document, domain: domain, configuration: configuration)
         } catch {
             printError("aasa cover: cannot compile the document: \(error)")
             return .unreadableDocument

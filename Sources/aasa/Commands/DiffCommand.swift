@@ -51,12 +51,19 @@ enum DiffCommand {
             case .failure(let code): return code
             }
         }
-        let domain = parsed.value("domain") ?? "example.com"
+        let domain: String
+        switch CommandSupport.witnessDomain(parsed) {
+        case .success(let value): domain = value
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
+        if let app = parsed.value("app"), !documents.contains(where: { $0.appIDs.contains { $0.utf8.elementsEqual(app.utf8) } }) {
+            return CommandSupport.usageError(spec, "--app \(app) is named by neither document")
+        }
         let diff: SemanticDiff
         do {
             diff = try SemanticDiff(
                 old: documents[0], new: documents[1], domain: domain, app: parsed.value("app"), witnesses: witnesses,
-                maxNFAStates: configuration.automata.maxNFAStates)
+                configuration: configuration)
         } catch {
             printError("aasa diff: cannot compile the documents: \(error)")
             return .unreadableDocument

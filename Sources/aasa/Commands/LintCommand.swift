@@ -52,9 +52,10 @@ enum LintCommand {
         case .success(let value): configuration = value
         case .failure(let error): return CommandSupport.usageError(spec, error.message)
         }
-        let domain = parsed.value("domain") ?? "example.com"
-        guard !domain.isEmpty, !domain.contains("/") else {
-            return CommandSupport.usageError(spec, "--domain needs a host name such as example.com")
+        let domain: String
+        switch CommandSupport.witnessDomain(parsed) {
+        case .success(let value): domain = value
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
         }
         let report = LintReport.make(files: parsed.positionals, domain: domain, configuration: configuration)
         for file in report.files {

@@ -67,6 +67,16 @@ final class SemanticDiffTests: XCTestCase {
         XCTAssertNotEqual(try SemanticDiff(old: old, new: new, domain: F.domain).verdict, .equivalent)
     }
 
+    func testOutcomesNoURLHasAreNeverReportedAsChanges() throws {
+        // Text and item query rules together: the search treats the dictionary as holding, so
+        // it meets outcomes no URL has; swapping two rules no URL satisfies together changes nothing.
+        let old = try F.components(#"[{"/": "/a", "?": "q", "exclude": true}, {"/": "/a", "?": {"x": "1"}}]"#)
+        let new = try F.components(#"[{"/": "/a", "?": {"x": "1"}}, {"/": "/a", "?": "q", "exclude": true}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.changes, [])
+        XCTAssertNotEqual(diff.verdict, .different)
+    }
+
     func testAppFilterKeepsOnlyThatApp() throws {
         let old = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)", "\#(F.clip)"], "components": [{"/": "/a"}]}]}}"#)
         let new = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a"}]}]}}"#)

@@ -101,6 +101,17 @@ final class SemanticLintTests: XCTestCase {
         XCTAssertEqual(try F.oracle(document, try XCTUnwrap(shared.first?.witness), app: F.clip).kind, .match)
     }
 
+    func testAppsThatOnlyAnUnrealOutcomeWouldShareDoNotOverlapAndBothGetURLs() throws {
+        let document = try F.document(
+            #"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a", "?": "q"}]},"#
+                + #"{"appIDs": ["\#(F.clip)"], "components": [{"/": "/a", "?": {"x": "1"}}]}]}}"#)
+        XCTAssertEqual(findings("overlapping-apps", in: document), [])
+        for item in try Coverage(document: document, domain: F.domain).items {
+            let url = try XCTUnwrap(item.url, item.reason ?? "")
+            XCTAssertEqual(try F.oracle(document, url, app: item.app).kind, .match, url)
+        }
+    }
+
     func testAppsWithDisjointPathsDoNotOverlap() throws {
         let document = try F.document(
             #"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a/*"}]},"#
