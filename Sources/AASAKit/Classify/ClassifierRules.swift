@@ -22,6 +22,8 @@ public final class ClassifierRules: Sendable {
         public let appIDs: [String]
         /// `"domain"` as a JSON string literal.
         let json: [UInt8]
+        /// The domain's UTF-8 bytes, for the TSV/CSV domain column.
+        let nameBytes: [UInt8]
         /// Each app ID as a JSON string literal.
         let appJSON: [[UInt8]]
         /// Per rule id: `", "entry": E, "rule": R}` and `E:R`.
@@ -33,6 +35,7 @@ public final class ClassifierRules: Sendable {
             ruleJSONSuffix: [[UInt8]], ruleText: [[UInt8]]
         ) {
             self.name = name
+            self.nameBytes = Array(name.utf8)
             self.file = file
             self.state = state
             self.appIDs = appIDs
