@@ -41,8 +41,9 @@ enum ClassifyCommand {
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
+        let configuration: Configuration
         switch CommandSupport.parse(spec, arguments) {
-        case .success(let value): parsed = value
+        case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
         guard parsed.positionals.isEmpty else { return CommandSupport.usageError(spec, "unexpected argument '\(parsed.positionals[0])'") }
@@ -58,11 +59,6 @@ enum ClassifyCommand {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         guard let jobs = parsed.value("jobs").map({ Int($0) }) ?? cores, jobs >= 1, jobs <= 256 else {
             return CommandSupport.usageError(spec, "--jobs needs a whole number from 1 to 256")
-        }
-        let configuration: Configuration
-        switch CommandSupport.configuration(parsed) {
-        case .success(let value): configuration = value
-        case .failure(let error): return CommandSupport.usageError(spec, error.message)
         }
 
         // Rules: a compiled artifact, or documents to load and compile now.

@@ -4,15 +4,19 @@ import Foundation
 /// Steps every command shares: parsing with help and usage errors, loading a document with the
 /// documented exit status, building the chosen engine.
 enum CommandSupport {
-    /// Parses, printing help (exit 0) or a usage error (exit 2) when that is the outcome.
-    static func parse(_ spec: CommandSpec, _ arguments: ArraySlice<String>) -> Result<ParsedArguments, ExitCode> {
+    /// Parses, with the configuration `--limit` asks for, printing help (exit 0) or a usage
+    /// error (exit 2) when that is the outcome.
+    static func parse(_ spec: CommandSpec, _ arguments: ArraySlice<String>) -> Result<(ParsedArguments, Configuration), ExitCode> {
         do {
             let parsed = try spec.parse(Array(arguments))
             if parsed.helpRequested {
                 print(spec.helpText, terminator: "")
                 return .failure(.success)
             }
-            return .success(parsed)
+            switch configuration(parsed) {
+            case .success(let configuration): return .success((parsed, configuration))
+            case .failure(let error): return .failure(usageError(spec, error.message))
+            }
         } catch {
             printError("aasa \(spec.name): \(error)\nUsage: \(spec.usage)\nSee 'aasa \(spec.name) --help'.")
             return .failure(.usage)

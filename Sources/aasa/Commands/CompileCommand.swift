@@ -29,17 +29,13 @@ enum CompileCommand {
         // `-o` is the conventional short form.
         let normalized = arguments.map { $0 == "-o" ? "--output" : $0 }
         let parsed: ParsedArguments
+        let configuration: Configuration
         switch CommandSupport.parse(spec, ArraySlice(normalized)) {
-        case .success(let value): parsed = value
+        case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
         guard parsed.positionals.count == 1 else { return CommandSupport.usageError(spec, "expected one <file|dir>") }
         guard let output = parsed.value("output") else { return CommandSupport.usageError(spec, "missing --output") }
-        let configuration: Configuration
-        switch CommandSupport.configuration(parsed) {
-        case .success(let value): configuration = value
-        case .failure(let error): return CommandSupport.usageError(spec, error.message)
-        }
         let rules: ClassifierRules
         switch RulesLoader.load(parsed.positionals[0], domain: parsed.value("domain"), engine: .dfa, configuration: configuration, command: "compile") {
         case .success(let loaded): rules = loaded

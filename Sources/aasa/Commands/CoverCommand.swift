@@ -27,18 +27,14 @@ enum CoverCommand {
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
+        let configuration: Configuration
         switch CommandSupport.parse(spec, arguments) {
-        case .success(let value): parsed = value
+        case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
         guard parsed.positionals.count == 1 else { return CommandSupport.usageError(spec, "expected one <file>") }
         let format = parsed.value("format") ?? "text"
         guard ["text", "json", "matrix"].contains(format) else { return CommandSupport.usageError(spec, "unknown format '\(format)'") }
-        let configuration: Configuration
-        switch CommandSupport.configuration(parsed) {
-        case .success(let value): configuration = value
-        case .failure(let error): return CommandSupport.usageError(spec, error.message)
-        }
         let document: AASADocument
         switch CommandSupport.loadDocument(parsed.positionals[0], configuration: configuration) {
         case .success(let value): document = value

@@ -23,17 +23,13 @@ enum DebugCommand {
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
+        let configuration: Configuration
         switch CommandSupport.parse(spec, arguments) {
-        case .success(let value): parsed = value
+        case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
         guard parsed.positionals.count == 2, ["nfa", "dfa"].contains(parsed.positionals[0]) else {
             return CommandSupport.usageError(spec, "expected 'nfa' or 'dfa' and a <file>")
-        }
-        let configuration: Configuration
-        switch CommandSupport.configuration(parsed) {
-        case .success(let value): configuration = value
-        case .failure(let error): return CommandSupport.usageError(spec, error.message)
         }
         let document: AASADocument
         switch CommandSupport.loadDocument(parsed.positionals[1], configuration: configuration) {

@@ -30,8 +30,9 @@ enum DiffCommand {
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
+        let configuration: Configuration
         switch CommandSupport.parse(spec, arguments) {
-        case .success(let value): parsed = value
+        case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
         guard parsed.positionals.count == 2 else { return CommandSupport.usageError(spec, "expected <old> and <new>") }
@@ -39,11 +40,6 @@ enum DiffCommand {
         guard ["text", "json"].contains(format) else { return CommandSupport.usageError(spec, "unknown format '\(format)'") }
         let witnesses = parsed.value("witnesses").map { Int($0) } ?? 3
         guard let witnesses, witnesses >= 1 else { return CommandSupport.usageError(spec, "--witnesses needs a whole number of at least 1") }
-        let configuration: Configuration
-        switch CommandSupport.configuration(parsed) {
-        case .success(let value): configuration = value
-        case .failure(let error): return CommandSupport.usageError(spec, error.message)
-        }
         var documents: [AASADocument] = []
         for file in parsed.positionals {
             switch CommandSupport.loadDocument(file, configuration: configuration) {

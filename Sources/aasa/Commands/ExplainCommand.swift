@@ -23,8 +23,9 @@ enum ExplainCommand {
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
+        let configuration: Configuration
         switch CommandSupport.parse(spec, arguments) {
-        case .success(let value): parsed = value
+        case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
         guard parsed.positionals.count == 2 else {
@@ -32,11 +33,6 @@ enum ExplainCommand {
         }
         guard let domain = parsed.value("domain") else { return CommandSupport.usageError(spec, "missing --domain") }
         guard let app = parsed.value("app") else { return CommandSupport.usageError(spec, "missing --app") }
-        let configuration: Configuration
-        switch CommandSupport.configuration(parsed) {
-        case .success(let value): configuration = value
-        case .failure(let error): return CommandSupport.usageError(spec, error.message)
-        }
         let document: AASADocument
         switch CommandSupport.loadDocument(parsed.positionals[0], configuration: configuration) {
         case .success(let value): document = value

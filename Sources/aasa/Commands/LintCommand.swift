@@ -37,8 +37,9 @@ enum LintCommand {
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
+        let configuration: Configuration
         switch CommandSupport.parse(spec, arguments) {
-        case .success(let value): parsed = value
+        case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
         guard !parsed.positionals.isEmpty else { return CommandSupport.usageError(spec, "missing <file>") }
@@ -46,11 +47,6 @@ enum LintCommand {
         guard let format = LintFormat(rawValue: formatName) else {
             let names = LintFormat.allCases.map(\.rawValue).joined(separator: ", ")
             return CommandSupport.usageError(spec, "unknown format '\(formatName)' (choose \(names))")
-        }
-        let configuration: Configuration
-        switch CommandSupport.configuration(parsed) {
-        case .success(let value): configuration = value
-        case .failure(let error): return CommandSupport.usageError(spec, error.message)
         }
         let domain: String
         switch CommandSupport.witnessDomain(parsed) {

@@ -27,8 +27,9 @@ enum MatchCommand {
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
+        let configuration: Configuration
         switch CommandSupport.parse(spec, arguments) {
-        case .success(let value): parsed = value
+        case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
         guard let file = parsed.positionals.first else { return CommandSupport.usageError(spec, "missing <file>") }
@@ -36,11 +37,6 @@ enum MatchCommand {
         let engineName = parsed.value("engine") ?? "dfa"
         guard CommandSupport.engineNames.contains(engineName) else {
             return CommandSupport.usageError(spec, "unknown engine '\(engineName)' (choose \(CommandSupport.engineNames.joined(separator: ", ")))")
-        }
-        let configuration: Configuration
-        switch CommandSupport.configuration(parsed) {
-        case .success(let value): configuration = value
-        case .failure(let error): return CommandSupport.usageError(spec, error.message)
         }
         let document: AASADocument
         switch CommandSupport.loadDocument(file, configuration: configuration) {

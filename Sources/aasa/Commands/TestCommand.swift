@@ -31,8 +31,9 @@ enum TestCommand {
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
+        let configuration: Configuration
         switch CommandSupport.parse(spec, arguments) {
-        case .success(let value): parsed = value
+        case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
         guard parsed.positionals.count == 1 else { return CommandSupport.usageError(spec, "expected one <file>") }
@@ -40,11 +41,6 @@ enum TestCommand {
         let engineName = parsed.value("engine") ?? "dfa"
         guard CommandSupport.engineNames.contains(engineName) else {
             return CommandSupport.usageError(spec, "unknown engine '\(engineName)'")
-        }
-        let configuration: Configuration
-        switch CommandSupport.configuration(parsed) {
-        case .success(let value): configuration = value
-        case .failure(let error): return CommandSupport.usageError(spec, error.message)
         }
         let expectations: [Expectation]
         switch loadMatrix(matrixPath) {
