@@ -65,15 +65,36 @@ public struct Configuration: Sendable, Equatable {
         /// After this many cache clears within one search, finish that search by NFA
         /// simulation instead of thrashing the cache (default 8). 0 means: at the first clear.
         public var maxClearsPerSearch = 8
+        /// A path automaton whose mode has at least this many `literal * literal` patterns
+        /// (`/shop/*/reviews`, `/p/item-*.html`) matches them in two halves (`SuffixSplit`):
+        /// the DFA reads the prefix and the `*`, a suffix trie the end. Default 32: below it
+        /// the one DFA stays small and one pass is cheaper than two. Not a limit: the test
+        /// suite sets 0 (split whatever can be) and `Int.max` (never) to check that the split
+        /// never changes an answer.
+        public var suffixSplitMinimum = 32
+        /// Determinise an automaton completely when it is compiled, if its DFA has at most this
+        /// many states (and no more than twice its NFA's): searches then never build a state,
+        /// and all threads share one table. Default 262 144 (a 10 000-rule generated path
+        /// document's automaton has 138 107 states and takes about half a second). 0: always
+        /// lazy (the test suite's cache configurations, which must exercise the lazy cache).
+        public var eagerMaxStates = 1 << 18
+        /// An eager table keeps dense rows up to this many bytes (default 1 MiB, a core's L2
+        /// cache here) and takes the compact form beyond. Not a limit: the test suite sets 0 to
+        /// run every answer through the compact form.
+        public var eagerDenseMaxBytes = 1 << 20
 
         public init(
             maxNFAStates: Int = 4_000_000, cacheCapacity: Int = 128 << 20, useByteClasses: Bool = true,
-            maxClearsPerSearch: Int = 8
+            maxClearsPerSearch: Int = 8, suffixSplitMinimum: Int = 32, eagerMaxStates: Int = 1 << 18,
+            eagerDenseMaxBytes: Int = 1 << 20
         ) {
             self.maxNFAStates = maxNFAStates
             self.cacheCapacity = cacheCapacity
             self.useByteClasses = useByteClasses
             self.maxClearsPerSearch = maxClearsPerSearch
+            self.suffixSplitMinimum = suffixSplitMinimum
+            self.eagerMaxStates = eagerMaxStates
+            self.eagerDenseMaxBytes = eagerDenseMaxBytes
         }
     }
 
@@ -100,6 +121,7 @@ extension Configuration {
         case variableValues = "variable-values"
         case nfaStates = "nfa-states"
         case dfaCacheBytes = "dfa-cache-bytes"
+        case eagerDFAStates = "eager-dfa-states"
         case urlBytes = "url-bytes"
         case lineBytes = "line-bytes"
 
@@ -114,6 +136,7 @@ extension Configuration {
             case .variableValues: return "most values of one variable"
             case .nfaStates: return "most NFA states of one automaton"
             case .dfaCacheBytes: return "lazy DFA cache per automaton and thread"
+            case .eagerDFAStates: return "DFA states determinised at compile time per automaton (0: lazy)"
             case .urlBytes: return "longest URL"
             case .lineBytes: return "longest input line"
             }
@@ -153,6 +176,7 @@ extension Configuration {
             case .variableValues: return document.maxValuesPerVariable
             case .nfaStates: return automata.maxNFAStates
             case .dfaCacheBytes: return automata.cacheCapacity
+            case .eagerDFAStates: return automata.eagerMaxStates
             case .urlBytes: return input.maxURLBytes
             case .lineBytes: return input.maxLineBytes
             }
@@ -167,6 +191,7 @@ extension Configuration {
             case .variableValues: document.maxValuesPerVariable = newValue
             case .nfaStates: automata.maxNFAStates = newValue
             case .dfaCacheBytes: automata.cacheCapacity = newValue
+            case .eagerDFAStates: automata.eagerMaxStates = newValue
             case .urlBytes: input.maxURLBytes = newValue
             case .lineBytes: input.maxLineBytes = newValue
             }

@@ -15,14 +15,15 @@ import Foundation
 /// | n | payload: the domains, each with its compiled automata and rule tables |
 ///
 /// Every automaton is stored as its NFA and, when its DFA fits `LazyDFA.Prebuilt.Budget`, as
-/// its whole minimised DFA table too (version 2): loading copies the table once and searches
+/// its whole minimised DFA table too (version 2), and each path mode's `SuffixSplit`, as the
+/// list of its prefixes and (prefix, suffix, rule) entries (version 3): loading copies the table once and searches
 /// walk it with no cache warm-up in any worker. Automata over the budget keep the lazy form,
 /// rebuilt around the NFA at load in microseconds. A wrong magic, another version, a short
 /// file, a checksum mismatch or an inconsistent automaton or table is refused with a message;
 /// nothing in the file is trusted before it has been checked.
 public enum CompiledArtifact {
-    /// 1: NFAs only. 2: NFAs with prebuilt DFA tables where they pay.
-    public static let version: UInt32 = 2
+    /// 1: NFAs only. 2: NFAs with prebuilt DFA tables where they pay. 3: and suffix splits.
+    public static let version: UInt32 = 3
     static let magic: [UInt8] = Array("AASAFSA\0".utf8)
     static let headerSize = 32
 

@@ -4,7 +4,8 @@ extension CompiledDocument {
     func encode(into writer: inout BinaryWriter, budget: LazyDFA.Prebuilt.Budget, counts: inout CompiledArtifact.Counts) {
         func automaton(_ dfa: LazyDFA) {
             dfa.nfa.encode(into: &writer)
-            if let table = dfa.prebuilt ?? LazyDFA.Prebuilt(nfa: dfa.nfa, budget: budget) {
+            // Artifacts store dense tables only; a compact one is built again at load.
+            if let table = dfa.prebuilt.flatMap({ $0.isDense ? $0 : nil }) ?? LazyDFA.Prebuilt(nfa: dfa.nfa, budget: budget) {
                 counts.prebuilt += 1
                 writer.write(true)
                 table.encode(into: &writer)
@@ -32,6 +33,17 @@ extension CompiledDocument {
             writer.write(rule.fragmentIsUniversal)
         }
         writer.write(predicateCount)
+        for split in pathSplits {
+            writer.write(split != nil)
+            guard let split else { continue }
+            writer.write(split.prefixes)
+            writer.write(split.entries.count)
+            for entry in split.entries {
+                writer.write(entry.group)
+                writer.write(entry.suffix)
+                writer.write(entry.rule)
+            }
+        }
         for automata in [path, queryText, fragment] {
             for dfa in automata {
                 writer.write(dfa != nil)
@@ -97,11 +109,32 @@ extension CompiledDocument {
                 throw .corrupt("\(error)")
             }
         }
+        var splits: [SuffixSplit?] = []
+        for _ in TextMode.all {
+            guard try reader.bool() else {
+                splits.append(nil)
+                continue
+            }
+            let prefixes = try reader.strings()
+            var entries: [SuffixSplit.Entry] = []
+            for _ in 0..<(try reader.count(elementSize: 12)) {
+                let group = try reader.int32()
+                let suffix = try reader.string()
+                let rule = try reader.int32()
+                guard group >= 0, Int(group) < prefixes.count, rule >= 0, Int(rule) < rules.count, !suffix.isEmpty else {
+                    throw .corrupt("a split path pattern names an unknown prefix or rule")
+                }
+                entries.append(SuffixSplit.Entry(group: group, suffix: suffix, rule: rule))
+            }
+            splits.append(SuffixSplit(groupBase: Int32(rules.count), prefixes: prefixes, entries: entries))
+        }
         var components: [[LazyDFA?]] = []
-        for _ in 0..<3 {
+        for component in 0..<3 {
             var perMode: [LazyDFA?] = []
-            for _ in TextMode.all {
-                perMode.append(try reader.bool() ? try automaton(tagLimit: rules.count) : nil)
+            for mode in TextMode.all {
+                // Path automata of a split mode also accept its prefix groups' tags.
+                let groups = component == 0 ? splits[mode.index]?.prefixes.count ?? 0 : 0
+                perMode.append(try reader.bool() ? try automaton(tagLimit: rules.count + groups) : nil)
             }
             components.append(perMode)
         }
@@ -121,7 +154,7 @@ extension CompiledDocument {
             groups.append(modeGroups)
         }
         return CompiledDocument(
-            domain: domain, appIDs: appIDs, rules: rules, path: components[0], queryText: components[1],
+            domain: domain, appIDs: appIDs, rules: rules, path: components[0], pathSplits: splits, queryText: components[1],
             fragment: components[2], queryGroups: groups, predicateCount: predicateCount)
     }
 }

@@ -42,6 +42,8 @@ public final class CompiledDocument: Sendable {
     public let rules: [RuleInfo]
     /// Indexed by `TextMode.index`.
     let path: [LazyDFA?]
+    /// Per mode: the path patterns matched as prefix (in `path`) and suffix, or nil.
+    let pathSplits: [SuffixSplit?]
     let queryText: [LazyDFA?]
     let fragment: [LazyDFA?]
     /// Per mode: normalised item name → group.
@@ -49,6 +51,65 @@ public final class CompiledDocument: Sendable {
     let predicateCount: Int
     /// Modes whose path automaton exists, in `TextMode.all` order.
     let pathModes: [TextMode]
+    /// Per rule: its query and fragment are `*`, so a path match alone decides.
+    let decidesOnPath: [Bool]
+    /// The decision rows of every tag set of the path automaton, when there is one path mode
+    /// and its table was built at compile time (`PathDecisions`).
+    let pathDecisions: PathDecisions?
+
+    /// Per tag set of a prebuilt path table: what it decides for each app, computed once for
+    /// every thread. A matcher otherwise computes a row the first time it meets a tag set,
+    /// which at 10 000 rules is most URLs of a fresh matcher (tens of thousands of sets).
+    struct PathDecisions: Sendable {
+        /// Per tag set: the offset of its row in `rows`, or -1 when a rule that would decide
+        /// an app also needs the query or fragment.
+        let rowOf: [Int32]
+        /// Rows of one deciding rule id (or -1) per app.
+        let rows: [Int32]
+    }
+
+    /// The decision row of a path tag set (`tags`, sorted), appended to `row`: per app, the
+    /// first rule of `tags` that names it; false (nothing appended) when such a rule also needs
+    /// the query or fragment. Tags from `rules.count` on are split prefix groups, not rules.
+    static func appendDecisionRow(
+        for tags: [Int32], rules: [RuleInfo], decidesOnPath: [Bool], appCount: Int, to row: inout [Int32]
+    ) -> Bool {
+        let start = row.count
+        row.append(contentsOf: repeatElement(-1, count: appCount))
+        var remaining = appCount
+        for rule in tags {
+            if Int(rule) >= rules.count { break }
+            let apps = rules[Int(rule)].apps
+            guard apps.contains(where: { row[start + Int($0)] < 0 }) else { continue }
+            guard decidesOnPath[Int(rule)] else {
+                row.removeLast(appCount)
+                return false
+            }
+            for app in apps where row[start + Int(app)] < 0 {
+                row[start + Int(app)] = rule
+                remaining -= 1
+            }
+            if remaining == 0 { break }
+        }
+        return true
+    }
+
+    /// `pathDecisions` for the automata just built, when they qualify.
+    static func pathDecisions(
+        path: [LazyDFA?], rules: [RuleInfo], decidesOnPath: [Bool], appCount: Int
+    ) -> PathDecisions? {
+        let present = path.compactMap { $0 }
+        guard present.count == 1, let table = present[0].prebuilt, table.tagSets.first?.isEmpty == true else { return nil }
+        var rowOf: [Int32] = []
+        var rows: [Int32] = []
+        rowOf.reserveCapacity(table.tagSets.count)
+        for tags in table.tagSets {
+            let start = Int32(rows.count)
+            let decided = appendDecisionRow(for: tags.sorted, rules: rules, decidesOnPath: decidesOnPath, appCount: appCount, to: &rows)
+            rowOf.append(decided ? start : -1)
+        }
+        return PathDecisions(rowOf: rowOf, rows: rows)
+    }
 
     /// Compiles `document` for `domain`.
     ///
@@ -59,7 +120,9 @@ public final class CompiledDocument: Sendable {
         throws(AutomatonError)
     {
         try self.init(
-            nfas: try DocumentNFAs(document: document, maxNFAStates: configuration.automata.maxNFAStates),
+            nfas: try DocumentNFAs(
+                document: document, maxNFAStates: configuration.automata.maxNFAStates,
+                splitMinimum: configuration.automata.suffixSplitMinimum),
             appIDs: document.appIDs, domain: domain, configuration: configuration)
     }
 
@@ -104,35 +167,51 @@ public final class CompiledDocument: Sendable {
         }
         self.rules = infos
         self.path = path
+        self.pathSplits = nfas.pathSplits
         self.queryText = queryText
         self.fragment = fragment
         self.queryGroups = groups
         self.predicateCount = nfas.predicateRule.count
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
+        self.decidesOnPath = infos.map(Self.decidesOnPath)
+        self.pathDecisions = Self.pathDecisions(path: path, rules: infos, decidesOnPath: decidesOnPath, appCount: appIDs.count)
+    }
+
+    /// Whether `rule`'s query and fragment are `*`.
+    static func decidesOnPath(_ rule: RuleInfo) -> Bool {
+        if case .universal = rule.queryKind { return rule.fragmentIsUniversal }
+        return false
     }
 
     /// Assembles a compiled document from its parts (compiled artifacts).
     init(
-        domain: String, appIDs: [String], rules: [RuleInfo], path: [LazyDFA?], queryText: [LazyDFA?],
-        fragment: [LazyDFA?], queryGroups: [[ExactString: QueryGroup]], predicateCount: Int
+        domain: String, appIDs: [String], rules: [RuleInfo], path: [LazyDFA?], pathSplits: [SuffixSplit?],
+        queryText: [LazyDFA?], fragment: [LazyDFA?], queryGroups: [[ExactString: QueryGroup]], predicateCount: Int
     ) {
         self.domain = domain
         self.domainBytes = domain.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }
         self.appIDs = appIDs
         self.rules = rules
         self.path = path
+        self.pathSplits = pathSplits
         self.queryText = queryText
         self.fragment = fragment
         self.queryGroups = queryGroups
         self.predicateCount = predicateCount
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
+        self.decidesOnPath = rules.map(Self.decidesOnPath)
+        self.pathDecisions = Self.pathDecisions(path: path, rules: rules, decidesOnPath: decidesOnPath, appCount: appIDs.count)
     }
 
     /// Heap bytes of the compiled automata (NFAs and class maps; caches are per thread).
     public var memoryUsage: Int {
         let all = (path + queryText + fragment).compactMap { $0 } + queryGroups.flatMap { $0.values.map(\.dfa) }
-        return all.reduce(0) { $0 + $1.memoryUsage }
+        return all.reduce(0) { $0 + $1.memoryUsage } + pathSplits.reduce(0) { $0 + ($1?.memoryUsage ?? 0) }
+            + ((pathDecisions?.rowOf.count ?? 0) + (pathDecisions?.rows.count ?? 0)) * 4
     }
+
+    /// Path patterns matched as prefix and suffix (`SuffixSplit`), over all modes.
+    public var splitPatternCount: Int { pathSplits.reduce(0) { $0 + ($1?.entries.count ?? 0) } }
 
     /// NFA states over all automata.
     public var nfaStateCount: Int {

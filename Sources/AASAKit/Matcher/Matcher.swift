@@ -37,8 +37,19 @@ public final class DFAMatcher: DecisionEngine {
     /// it instead. SAFETY: `soloCache`, a constant of this matcher, holds the cache strongly.
     private let soloCacheReference: Unmanaged<LazyDFA.Cache>?
     private let soloMode: TextMode
+    /// The solo path mode's `SuffixSplit`, if its `literal * literal` patterns were split.
+    private let soloSplit: SuffixSplit?
+    /// `soloSplit`, borrowed on the hot path as `soloCacheReference` is (same reason).
+    private let soloSplitReference: Unmanaged<SuffixSplit>?
+    /// Rule ids are below this; path-automaton tags from it on are `SuffixSplit` prefix groups.
+    private let ruleLimit: Int32
+    /// The rules of split patterns that matched the last path searched (sorted), and scratch.
+    @exclusivity(unchecked) private var splitRules: [Int32] = []
     /// Per rule: its query and fragment are `*`, so a path match alone decides.
     private let decidesOnPath: [Bool]
+    /// The solo path automaton's decision rows, computed at compile time for every tag set
+    /// (`CompiledDocument.PathDecisions`); nil when they are computed here, on first sight.
+    private let sharedDecisions: CompiledDocument.PathDecisions?
     /// Decision rows (one rule id or -1 per app) of the solo path cache's tag sets, found
     /// through `LazyDFA.Cache.annotations`; valid for the cache's `clearCount` below.
     @exclusivity(unchecked) private var decisionRows: [Int32] = []
@@ -78,15 +89,18 @@ public final class DFAMatcher: DecisionEngine {
             byte > 0x20 && byte < 0x7F && !"#/:?@[".utf8.contains(byte)
         }
         plainPrefix = plain ? Array("https://".utf8) + domainBytes : []
-        decidesOnPath = compiled.rules.map { rule in
-            if case .universal = rule.queryKind { return rule.fragmentIsUniversal }
-            return false
-        }
+        decidesOnPath = compiled.decidesOnPath
         if compiled.pathModes.count == 1, let mode = compiled.pathModes.first, let cache = pathCaches[mode.index] {
             (soloCache, soloMode) = (cache, mode)
         } else {
             (soloCache, soloMode) = (nil, TextMode(decoded: false, folded: false))
         }
+        soloSplit = soloCache == nil ? nil : compiled.pathSplits[soloMode.index]
+        // The shared rows are numbered as the prebuilt table's tag sets, which the cache then
+        // uses as its own (`prebuiltSharesTagSets`).
+        sharedDecisions = soloCache?.prebuiltSharesTagSets == true ? compiled.pathDecisions : nil
+        soloSplitReference = soloSplit.map { Unmanaged.passUnretained($0) }
+        ruleLimit = Int32(compiled.rules.count)
         soloCacheReference = soloCache.map { Unmanaged.passUnretained($0) }
     }
 
@@ -189,17 +203,30 @@ public final class DFAMatcher: DecisionEngine {
     }
 
     /// The solo path automaton's tag set for `path` (trailing `/` run dropped, normalised for
-    /// the mode when it is not raw and exact).
+    /// the mode when it is not raw and exact); the split patterns that match are left in
+    /// `splitRules`.
     @inline(__always)
     private func soloSearch(_ path: UnsafeBufferPointer<UInt8>, cache: LazyDFA.Cache) -> Int32 {
         let mode = soloMode
         if !mode.decoded && !mode.folded {
-            return cache.searchTagSet(UnsafeBufferPointer(rebasing: path[0..<PathNormalization.trimmedPathLength(path)]))
+            return searchPath(UnsafeBufferPointer(rebasing: path[0..<PathNormalization.trimmedPathLength(path)]), cache: cache)
         }
         return normalizer.withNormalized(path, mode: mode) { normalized in
-            cache.searchTagSet(
-                UnsafeBufferPointer(rebasing: normalized[0..<PathNormalization.trimmedPathLength(normalized)]))
+            searchPath(
+                UnsafeBufferPointer(rebasing: normalized[0..<PathNormalization.trimmedPathLength(normalized)]), cache: cache)
         }
+    }
+
+    @inline(__always)
+    private func searchPath(_ text: UnsafeBufferPointer<UInt8>, cache: LazyDFA.Cache) -> Int32 {
+        let tagSet = cache.searchTagSet(text)
+        if !splitRules.isEmpty { splitRules.removeAll(keepingCapacity: true) }
+        if tagSet != 0, let reference = soloSplitReference {
+            reference._withUnsafeGuaranteedRef { split in
+                split.collect(text, tagSets: cache.tagSets, tagSet: tagSet, into: &splitRules)
+            }
+        }
+        return tagSet
     }
 
     @inline(__always)
@@ -223,19 +250,42 @@ public final class DFAMatcher: DecisionEngine {
     private func applyDecisionRow(tagSet: Int32, cache: LazyDFA.Cache, onlyApp: Int?) -> Bool {
         clearDecisions()
         if tagSet == 0 { return true }
-        var row = cache.annotations[Int(tagSet)]
-        if row == LazyDFA.Cache.unannotated { row = annotate(tagSet: tagSet, cache: cache) }
-        guard row >= 0 else { return false }
-        decidedSomething = true
-        let start = Int(row)
-        if let onlyApp {
-            decidingRule[onlyApp] = decisionRows[start + onlyApp]
+        let row: Int32
+        if let sharedDecisions {
+            row = sharedDecisions.rowOf[Int(tagSet)]
         } else {
-            decidingRule.withUnsafeMutableBufferPointer { decided in
-                for app in decided.indices { decided[app] = decisionRows[start + app] }
+            let known = cache.annotations[Int(tagSet)]
+            row = known == LazyDFA.Cache.unannotated ? annotate(tagSet: tagSet, cache: cache) : known
+        }
+        guard row >= 0 else { return false }
+        // A split rule that needs the query or fragment sends the URL the long way, before
+        // anything is written.
+        for rule in splitRules where !decidesOnPath[Int(rule)] { return false }
+        decidedSomething = true
+        if let sharedDecisions {
+            copyRow(from: sharedDecisions.rows, at: Int(row), onlyApp: onlyApp)
+        } else {
+            copyRow(from: decisionRows, at: Int(row), onlyApp: onlyApp)
+        }
+        // Split patterns that matched take an app from a later rule (the first rule decides).
+        for rule in splitRules {
+            for app in rules[Int(rule)].apps where onlyApp == nil || Int(app) == onlyApp {
+                let current = decidingRule[Int(app)]
+                if current < 0 || rule < current { decidingRule[Int(app)] = rule }
             }
         }
         return true
+    }
+
+    @inline(__always)
+    private func copyRow(from rows: [Int32], at start: Int, onlyApp: Int?) {
+        if let onlyApp {
+            decidingRule[onlyApp] = rows[start + onlyApp]
+        } else {
+            decidingRule.withUnsafeMutableBufferPointer { decided in
+                for app in decided.indices { decided[app] = rows[start + app] }
+            }
+        }
     }
 
     private func decide(
@@ -261,9 +311,16 @@ public final class DFAMatcher: DecisionEngine {
                 if applyDecisionRow(tagSet: tagSet, cache: cache, onlyApp: onlyApp) { return }
             }
             resetComponentResults()
-            for rule in cache.tagSets[Int(tagSet)].sorted {
-                consider(Int(rule), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
-                if remaining == 0 { break }
+            // The path automaton's rules and the split ones, merged in rule order.
+            let sorted = cache.tagSets[Int(tagSet)].sorted
+            var next = 0
+            var nextSplit = 0
+            while remaining > 0 {
+                let fromDFA = next < sorted.count && sorted[next] < ruleLimit ? sorted[next] : Int32.max
+                let fromSplit = nextSplit < splitRules.count ? splitRules[nextSplit] : Int32.max
+                if fromDFA == Int32.max && fromSplit == Int32.max { break }
+                if fromDFA < fromSplit { next += 1 } else { nextSplit += 1 }
+                consider(Int(min(fromDFA, fromSplit)), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
             }
             return
         }
@@ -273,10 +330,18 @@ public final class DFAMatcher: DecisionEngine {
         accepted.removeAll(keepingCapacity: true)
         for mode in compiled.pathModes {
             guard let dfa = compiled.path[mode.index], let cache = pathCaches[mode.index] else { continue }
+            let split = compiled.pathSplits[mode.index]
             let tags = normalizer.withNormalized(path, mode: mode) { normalized in
-                dfa.search(
-                    UnsafeBufferPointer(rebasing: normalized[0..<PathNormalization.trimmedPathLength(normalized)]),
-                    cache: cache)
+                let text = UnsafeBufferPointer(rebasing: normalized[0..<PathNormalization.trimmedPathLength(normalized)])
+                let tags = dfa.search(text, cache: cache)
+                if let split, !tags.isEmpty {
+                    splitRules.removeAll(keepingCapacity: true)
+                    tags.sorted.withUnsafeBufferPointer { forward in
+                        split.collect(text, forward: forward, into: &splitRules)
+                    }
+                    if !splitRules.isEmpty { accepted.append(TagSet(sorted: splitRules)) }
+                }
+                return tags
             }
             if !tags.isEmpty { accepted.append(tags) }
         }
@@ -295,7 +360,8 @@ public final class DFAMatcher: DecisionEngine {
                     bestList = list
                 }
             }
-            if bestList < 0 { break }
+            // Tags from `ruleLimit` on are split prefix groups, not rules.
+            if bestList < 0 || best >= ruleLimit { break }
             cursors[bestList] += 1
             consider(Int(best), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
         }
@@ -319,26 +385,13 @@ public final class DFAMatcher: DecisionEngine {
             decisionRows.removeAll(keepingCapacity: true)
             decisionRowsClearCount = cache.clearCount
         }
-        let appCount = compiled.appIDs.count
-        let start = decisionRows.count
-        decisionRows.append(contentsOf: repeatElement(-1, count: appCount))
-        var remaining = appCount
-        for rule in cache.tagSets[Int(tagSet)].sorted {
-            let apps = rules[Int(rule)].apps
-            guard apps.contains(where: { decisionRows[start + Int($0)] < 0 }) else { continue }
-            guard decidesOnPath[Int(rule)] else {
-                decisionRows.removeLast(appCount)
-                cache.annotate(tagSet: tagSet, with: -1)
-                return -1
-            }
-            for app in apps where decisionRows[start + Int(app)] < 0 {
-                decisionRows[start + Int(app)] = rule
-                remaining -= 1
-            }
-            if remaining == 0 { break }
-        }
-        cache.annotate(tagSet: tagSet, with: Int32(start))
-        return Int32(start)
+        let start = Int32(decisionRows.count)
+        let decided = CompiledDocument.appendDecisionRow(
+            for: cache.tagSets[Int(tagSet)].sorted, rules: rules, decidesOnPath: decidesOnPath,
+            appCount: compiled.appIDs.count, to: &decisionRows)
+        let row = decided ? start : -1
+        cache.annotate(tagSet: tagSet, with: row)
+        return row
     }
 
     /// A rule whose path matched: if its query and fragment hold too, it decides for each of its

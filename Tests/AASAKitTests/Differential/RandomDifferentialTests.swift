@@ -9,6 +9,7 @@ final class RandomDifferentialTests: XCTestCase {
     /// cache-starved configurations on a slice of them.
     func test_differential_randomDocumentsAgreeWithReference() throws {
         var comparisons = 0
+        var splitDocuments = 0
         var disagreements: [String] = []
         for seed in UInt64(1)...(UInt64(ProcessInfo.processInfo.environment["DIFF_SEEDS"] ?? "2500") ?? 2500) {
             var generator = DifferentialGenerator(seed: seed)
@@ -19,6 +20,17 @@ final class RandomDifferentialTests: XCTestCase {
             }
             let reference = ReferenceMatcher(document: document, domain: "example.com")
             var engines: [(String, any DecisionEngine)] = [("dfa", try EngineConfigurations.dfaDefault(document, "example.com"))]
+            // Every other document: its `literal * literal` path patterns split (SuffixSplit).
+            if seed % 2 == 0 {
+                let split = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.splitAll)
+                if split.splitPatternCount > 0 { splitDocuments += 1 }
+                engines.append(("dfa-split-all", DFAMatcher(split)))
+            } else {
+                // The default builds small tables dense: the others run through the compact
+                // form and through the lazy cache alone.
+                engines.append(("dfa-compact-tables", try EngineConfigurations.dfaCompactTables(document, "example.com")))
+                engines.append(("dfa-lazy-only", try EngineConfigurations.dfaLazyOnly(document, "example.com")))
+            }
             if seed % 10 == 0 {
                 engines.append(("dfa-tiny-cache", try EngineConfigurations.dfaTinyCache(document, "example.com")))
                 engines.append(("dfa-simulation", try EngineConfigurations.dfaSimulationFallback(document, "example.com")))
@@ -37,6 +49,8 @@ final class RandomDifferentialTests: XCTestCase {
             }
         }
         XCTAssertGreaterThanOrEqual(comparisons, 100_000)
+        // The split must have been exercised, not merely configured.
+        XCTAssertGreaterThan(splitDocuments, 100, "documents with split path patterns")
         XCTAssertTrue(disagreements.isEmpty, "\(disagreements.count) disagreements:\n" + disagreements.joined(separator: "\n"))
     }
 }

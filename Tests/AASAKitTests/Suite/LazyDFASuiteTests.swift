@@ -21,6 +21,18 @@ final class LazyDFASuiteTests: XCTestCase {
         try runSuite(EngineConfigurations.dfaNoByteClasses, label: "noByteClasses")
     }
 
+    func test_suite_everyLiteralStarLiteralPathSplitIntoPrefixAndSuffix() throws {
+        try runSuite(EngineConfigurations.dfaSplitAll, label: "splitAll")
+    }
+
+    func test_suite_lazyCacheOnlyNoTableBuiltAtCompileTime() throws {
+        try runSuite(EngineConfigurations.dfaLazyOnly, label: "lazyOnly")
+    }
+
+    func test_suite_compactEagerTables() throws {
+        try runSuite(EngineConfigurations.dfaCompactTables, label: "compactTables")
+    }
+
     private func runSuite(_ factory: @escaping EngineRunner.Factory, label: String) throws {
         let cases = try CaseSuite.load()
         XCTAssertFalse(cases.isEmpty)

@@ -26,6 +26,9 @@ extension LazyDFA {
         @exclusivity(unchecked) var startState: Int32 = TransitionTable.unknown
         /// With a prebuilt table: the index in `tagSets` of each of its tag sets.
         @exclusivity(unchecked) var prebuiltTagSets: [Int32] = []
+        /// The prebuilt table's tag sets are this cache's, index for index (its set 0 is the
+        /// empty one, as here): no interning at reset, and `prebuiltTagSets` is unused.
+        @exclusivity(unchecked) var prebuiltSharesTagSets = false
         let scratch: StateScratch
         /// Held once: making one per state copied the NFA (eight array retains and releases).
         let determinizer: Determinizer
@@ -77,7 +80,20 @@ extension LazyDFA {
             let none = UnsafeBufferPointer<UInt64>(start: nil, count: 0)
             let dead = insert(positions: none, tagSet: empty, hash: Self.hash(of: none, tagSet: empty), tagCount: 0)
             for cls in 0..<table.stride { table.set(dead, class: cls, to: TransitionTable.dead) }
-            prebuiltTagSets = dfa.prebuilt?.tagSets.map { internTags($0.sorted) } ?? []
+            // PERF: a 10 000-rule table has tens of thousands of tag sets; interning them
+            // made every new matcher cost milliseconds (aasa-bench unseen URLs). Eager tables
+            // start with the empty set, so theirs are used as they are.
+            prebuiltSharesTagSets = false
+            prebuiltTagSets = []
+            if let prebuilt = dfa.prebuilt {
+                if prebuilt.tagSets.first?.isEmpty == true {
+                    tagSets = prebuilt.tagSets
+                    annotations = Array(repeating: Self.unannotated, count: tagSets.count)
+                    prebuiltSharesTagSets = true
+                } else {
+                    prebuiltTagSets = prebuilt.tagSets.map { internTags($0.sorted) }
+                }
+            }
         }
 
         /// Mixes a state's positions and tag set index (a multiply-xorshift per word).
@@ -204,7 +220,7 @@ extension LazyDFA {
         /// The state whose subset `closeSeeds` left in the scratch: found, or built. When the
         /// new state does not fit, the cache is cleared first and `source` (the state the
         /// search is in) is rebuilt; its new id is returned beside the result.
-        private func intern(from source: Int32?) -> (state: Int32, source: Int32?) {
+        func intern(from source: Int32?) -> (state: Int32, source: Int32?) {
             let tagCount = scratch.tags.count
             var knownHash: UInt64?
             if let knownTags = lookupTags(scratch.tags) {

@@ -20,11 +20,18 @@ extension LazyDFA {
         /// Per state (row number): the index of its accepted tags in `tagSets`.
         let acceptOf: [Int32]
         let tagSets: [TagSet]
+        /// A table built eagerly too large for dense rows (`LazyDFA+Eager.swift`); `cells` and
+        /// `acceptOf` are empty then.
+        let compact: Compact?
+        public let stateCount: Int
 
-        public var stateCount: Int { acceptOf.count }
+        /// Whether the table is dense rows (what artifacts store), not `Compact`.
+        var isDense: Bool { compact == nil }
 
         /// Heap bytes of the table.
-        public var memoryUsage: Int { cells.count * 4 + acceptOf.count * 4 + 256 + tagSets.reduce(0) { $0 + $1.memoryUsage } }
+        public var memoryUsage: Int {
+            cells.count * 4 + acceptOf.count * 4 + 256 + (compact?.memoryUsage ?? 0) + tagSets.reduce(0) { $0 + $1.memoryUsage }
+        }
 
         init(stride: Int, classOf: [UInt8], cells: [Int32], acceptOf: [Int32], tagSets: [TagSet]) {
             self.stride = stride
@@ -32,6 +39,18 @@ extension LazyDFA {
             self.cells = cells
             self.acceptOf = acceptOf
             self.tagSets = tagSets
+            self.compact = nil
+            self.stateCount = acceptOf.count
+        }
+
+        init(stride: Int, classOf: [UInt8], compact: Compact, stateCount: Int, tagSets: [TagSet]) {
+            self.stride = stride
+            self.classOf = classOf
+            self.cells = []
+            self.acceptOf = []
+            self.tagSets = tagSets
+            self.compact = compact
+            self.stateCount = stateCount
         }
 
         /// When a prebuilt table pays, and the bounds on the work of finding out.
@@ -63,7 +82,9 @@ extension LazyDFA {
             guard maxStates >= 2, let dense = try? DenseDFA(nfa: nfa, maxStates: maxStates, maxWork: budget.maxWork) else {
                 return nil
             }
-            let minimal = dense.minimized()
+            // A never-accepting automaton minimises to the dead state alone: keep a start row.
+            let minimized = dense.minimized()
+            let minimal = minimized.stateCount >= 2 ? minimized : dense
             var tagSets: [TagSet] = []
             var indexOfTags: [[Int32]: Int32] = [:]
             var acceptOf: [Int32] = []
@@ -87,6 +108,9 @@ extension LazyDFA {
         /// walk dies (nothing matches).
         @inline(__always)
         func acceptIndex(_ text: UnsafeBufferPointer<UInt8>) -> Int32 {
+            if let compact {
+                return classOf.withUnsafeBufferPointer { compact.acceptIndex(text, classOf: $0) }
+            }
             let stride = self.stride
             let final = cells.withUnsafeBufferPointer { table in
                 classOf.withUnsafeBufferPointer { classOf -> Int in

@@ -41,7 +41,7 @@ extension LazyDFA.Cache {
             // A prebuilt table answers alone; its tag sets were interned in this cache at reset,
             // so the index means the same to the caller (and its annotations).
             let accept = prebuilt.acceptIndex(text)
-            return accept < 0 ? 0 : prebuiltTagSets[Int(accept)]
+            return accept < 0 ? 0 : prebuiltSharesTagSets ? accept : prebuiltTagSets[Int(accept)]
         }
         var state = start()
         var position = 0

@@ -21,9 +21,19 @@ public final class LazyDFA: Sendable {
     /// when present, searches read it and never touch the cache.
     let prebuilt: Prebuilt?
 
+    /// Without `prebuilt`, the whole DFA is built now when it has at most
+    /// `configuration.eagerMaxStates` states and at most twice as many as the NFA (a DFA
+    /// that outgrows that is blowing up, and stays lazy).
     public init(nfa: NFA, configuration: Configuration = .init(), prebuilt: Prebuilt? = nil) throws(AutomatonError) {
         self.nfa = nfa
-        self.prebuilt = prebuilt
+        self.prebuilt =
+            prebuilt
+            ?? (configuration.eagerMaxStates < 2
+                ? nil
+                : Prebuilt(
+                    eager: nfa, configuration: configuration,
+                    maxStates: min(configuration.eagerMaxStates, 2 * nfa.stateCount + 1_024),
+                    denseBytes: configuration.eagerDenseMaxBytes))
         self.configuration = configuration
         self.classes = configuration.useByteClasses ? nfa.byteClasses() : .singletons
         self.representatives = classes.representatives

@@ -27,6 +27,9 @@ struct DocumentNFAs {
     let predicateRule: [Int32]
     /// Indexed by `TextMode.index`.
     let path: [NFA?]
+    /// Per mode: the `literal * literal` path patterns taken out of `path` (`SuffixSplit`), when
+    /// the matcher asked for the split; the analyses never do.
+    let pathSplits: [SuffixSplit?]
     let queryText: [NFA?]
     let fragment: [NFA?]
     /// Per mode: normalised item name (compared scalar by scalar) → automaton.
@@ -36,8 +39,13 @@ struct DocumentNFAs {
     /// Compiles `document`; with `onlyRule`, only that rule's patterns go into the automata (the
     /// other rules keep their ids and constraints but never match).
     ///
+    /// With `splitMinimum`, a mode's path patterns of the shape `literal * literal` go to a
+    /// `SuffixSplit` when there are at least that many of them (the matcher's compilation).
+    ///
     /// - Throws: `AutomatonError` past `maxNFAStates` in one automaton.
-    init(document: AASADocument, maxNFAStates: Int, onlyRule: Int? = nil) throws(AutomatonError) {
+    init(document: AASADocument, maxNFAStates: Int, onlyRule: Int? = nil, splitMinimum: Int? = nil)
+        throws(AutomatonError)
+    {
         let rules = EffectiveRule.resolve(document)
         self.rules = rules
         let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
@@ -82,11 +90,18 @@ struct DocumentNFAs {
             return try NFACompiler.compile(patterns, mode: mode, maxStates: maxNFAStates, variables: resolve)
         }
         var path: [NFA?] = []
+        var pathSplits: [SuffixSplit?] = []
         var queryText: [NFA?] = []
         var fragment: [NFA?] = []
         var items: [[ExactString: ItemAutomaton]] = []
         for mode in TextMode.all {
-            path.append(try build(pathPatterns[mode.index], mode))
+            var patterns = pathPatterns[mode.index]
+            var split: SuffixSplit?
+            if let splitMinimum {
+                (patterns, split) = SuffixSplit.split(patterns, groupBase: Int32(rules.count), minimum: splitMinimum)
+            }
+            path.append(try build(patterns, mode))
+            pathSplits.append(split)
             queryText.append(try build(queryPatterns[mode.index], mode))
             fragment.append(try build(fragmentPatterns[mode.index], mode))
             var byName: [ExactString: ItemAutomaton] = [:]
@@ -101,6 +116,7 @@ struct DocumentNFAs {
         self.fragmentConstrained = fragmentConstrained
         self.predicateRule = predicateRule
         self.path = path
+        self.pathSplits = pathSplits
         self.queryText = queryText
         self.fragment = fragment
         self.items = items

@@ -7,18 +7,23 @@
 public struct TagSet: Sendable, Hashable {
     /// The tags in increasing order.
     public let sorted: [Int32]
-    /// Bit `t` set when tag `t` is in the set; trailing zero words omitted.
+    /// Bit `t - 64 × firstWord` set when tag `t` is in the set: the words from the lowest
+    /// tag's to the highest's only, so a set of a few high rule numbers (an accepting state of
+    /// a 10 000-rule document) costs a word or two, not 157.
     public let words: [UInt64]
+    let firstWord: Int
 
     public init(sorted: [Int32]) {
         self.sorted = sorted
+        let firstWord = sorted.first.map { Int($0) >> 6 } ?? 0
         var words: [UInt64] = []
         for tag in sorted {
-            let word = Int(tag) >> 6
+            let word = Int(tag) >> 6 - firstWord
             if word >= words.count { words.append(contentsOf: repeatElement(0, count: word - words.count + 1)) }
             words[word] |= 1 << UInt64(Int(tag) & 63)
         }
         self.words = words
+        self.firstWord = firstWord
     }
 
     public static let empty = TagSet(sorted: [])
@@ -27,8 +32,8 @@ public struct TagSet: Sendable, Hashable {
 
     @inline(__always)
     public func contains(_ tag: Int) -> Bool {
-        let word = tag >> 6
-        return word < words.count && words[word] & (1 << UInt64(tag & 63)) != 0
+        let word = tag >> 6 - firstWord
+        return word >= 0 && word < words.count && words[word] & (1 << UInt64(tag & 63)) != 0
     }
 
     /// Approximate heap bytes, for cache budgets.

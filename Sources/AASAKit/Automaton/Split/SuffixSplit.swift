@@ -1,0 +1,359 @@
+/// Rules of the shape `literal * literal` (`/shop/*/reviews`, `/p/item-*.html`, `*/share`),
+/// matched in two halves: the DFA checks the prefix and the `*` (the pattern `P*`, tagged with
+/// the prefix's group, shared by every rule with that prefix), and a trie of reversed suffixes
+/// checks the end of the text.
+///
+/// Why: in one DFA, a `*` followed by a literal keeps every state after it tracking that
+/// literal for the rest of the text, in combination with whatever else the state tracks, so
+/// each prefix context multiplies with every suffix still pending. 1 000 generated path rules
+/// (`aasa-bench` paths shape) make 184 097 DFA states out of 14 221 NFA states, and 3 000 make
+/// 1 199 370; with these rules split, 11 320 and 38 107: linear again (2026-11-30, eager
+/// determinisation of both). A lazy DFA pays for every state an unseen URL reaches, so this is
+/// what keeps a large document's per-URL time near a small one's.
+///
+/// Exactness: a rule `P*S` (P, S literal, S not empty) matches a text t iff t starts with P,
+/// ends with S and |t| ≥ |P| + |S| bytes. The DFA accepting `P*` means t starts with P and the
+/// rest is a run of whole scalars; S is valid UTF-8, so where it starts is a scalar boundary,
+/// and the bytes between P and S are a run of scalars, which is what `*` matches. Literals are
+/// the rule's normalised text (`Pattern.normalized(for:)`), as the DFA compares them.
+public final class SuffixSplit: Sendable, Equatable {
+    /// Forward-automaton tags from this value on name prefix groups (`groupBase + group`), not
+    /// rules; below it they are rule ids as usual.
+    public let groupBase: Int32
+    /// Prefix of each group, in group order (what the forward pattern `P*` of the group reads).
+    public let prefixes: [String]
+    /// One split pattern: its prefix group, suffix and rule id.
+    public struct Entry: Sendable, Equatable {
+        public var group: Int32
+        public var suffix: String
+        public var rule: Int32
+    }
+    public let entries: [Entry]
+
+    /// The reversed-suffix trie, flat. Entries 0..<256 are the root's children by byte (-1:
+    /// none). A node is an offset into this array holding: the offset in `pairTable` of the
+    /// pairs of the suffix that ends at the node (-1: none), the number of children, then
+    /// (byte, child) per child; or, past `denseChildren` children, -1 and a 256-entry table.
+    private let trie: [Int32]
+    /// Per suffix, at the offset its node names: the number of its (prefix group, suffix)
+    /// pairs, then per pair, sorted by group: the group, the shortest text the pair can match
+    /// (|P| + |S| bytes), and the range of its rules in `pairRules` (sorted).
+    private let pairTable: [Int32]
+    private let pairRules: [Int32]
+    /// Open addressing from `group << 32 | suffix's pairTable offset` to the pair's offset in
+    /// `pairTable`: `UInt64.max` marks an empty slot; the count is a power of two.
+    private let pairKeys: [UInt64]
+    private let pairSlots: [Int32]
+
+    public static func == (lhs: SuffixSplit, rhs: SuffixSplit) -> Bool {
+        lhs.groupBase == rhs.groupBase && lhs.prefixes == rhs.prefixes && lhs.entries == rhs.entries
+    }
+
+    /// Builds the suffix side from its definition (as `split` makes it, or as an artifact
+    /// stores it). Entries must name existing groups; callers decoding untrusted bytes check.
+    init(groupBase: Int32, prefixes: [String], entries: [Entry]) {
+        self.groupBase = groupBase
+        self.prefixes = prefixes
+        self.entries = entries
+        // The trie, built with child maps, then flattened.
+        var children: [[UInt8: Int32]] = [[:]]
+        var suffixOfNode: [Int32] = [-1]
+        var suffixIDs: [String: Int32] = [:]
+        // Per suffix: prefix group → rules.
+        var rulesOf: [[Int32: [Int32]]] = []
+        for entry in entries {
+            let suffix: Int32
+            if let known = suffixIDs[entry.suffix] {
+                suffix = known
+            } else {
+                suffix = Int32(rulesOf.count)
+                suffixIDs[entry.suffix] = suffix
+                rulesOf.append([:])
+                var node: Int32 = 0
+                for byte in entry.suffix.utf8.reversed() {
+                    if let next = children[Int(node)][byte] {
+                        node = next
+                    } else {
+                        let next = Int32(children.count)
+                        children.append([:])
+                        suffixOfNode.append(-1)
+                        children[Int(node)][byte] = next
+                        node = next
+                    }
+                }
+                suffixOfNode[Int(node)] = suffix
+            }
+            rulesOf[Int(suffix)][entry.group, default: []].append(entry.rule)
+        }
+        var suffixText = [String](repeating: "", count: rulesOf.count)
+        for (text, id) in suffixIDs { suffixText[Int(id)] = text }
+        var pairTable: [Int32] = []
+        var pairRules: [Int32] = []
+        var pairOffset: [Int32] = []
+        for (suffix, groups) in rulesOf.enumerated() {
+            pairOffset.append(Int32(pairTable.count))
+            pairTable.append(Int32(groups.count))
+            for (group, rules) in groups.sorted(by: { $0.key < $1.key }) {
+                let prefixLength = Int(group) < prefixes.count ? prefixes[Int(group)].utf8.count : 0
+                // A rule with several alternatives of one shape (legacy `paths`) may repeat.
+                let start = Int32(pairRules.count)
+                pairRules += Set(rules).sorted()
+                pairTable += [group, Int32(clamping: prefixLength + suffixText[suffix].utf8.count), start, Int32(pairRules.count)]
+            }
+        }
+        // Nodes laid out in creation order after the root table; children point at offsets.
+        var offsets: [Int32] = []
+        var next = 256
+        for node in children.indices {
+            offsets.append(Int32(next))
+            let count = node == 0 ? 0 : children[node].count
+            next += 2 + (count > Self.denseChildren ? 256 : 2 * count)
+        }
+        var trie = [Int32](repeating: -1, count: next)
+        for (byte, child) in children[0] { trie[Int(byte)] = offsets[Int(child)] }
+        for node in children.indices where node > 0 {
+            let base = Int(offsets[node])
+            let suffix = suffixOfNode[node]
+            trie[base] = suffix >= 0 ? pairOffset[Int(suffix)] : -1
+            if children[node].count > Self.denseChildren {
+                trie[base + 1] = -1
+                for (byte, child) in children[node] { trie[base + 2 + Int(byte)] = offsets[Int(child)] }
+                continue
+            }
+            trie[base + 1] = Int32(children[node].count)
+            for (index, (byte, child)) in children[node].sorted(by: { $0.key < $1.key }).enumerated() {
+                trie[base + 2 + 2 * index] = Int32(byte)
+                trie[base + 3 + 2 * index] = offsets[Int(child)]
+            }
+        }
+        self.trie = trie
+        self.pairTable = pairTable
+        self.pairRules = pairRules
+        var capacity = 16
+        while capacity < 2 * entries.count { capacity *= 2 }
+        var pairKeys = [UInt64](repeating: .max, count: capacity)
+        var pairSlots = [Int32](repeating: -1, count: capacity)
+        for offset in pairOffset {
+            for index in 0..<Int(pairTable[Int(offset)]) {
+                let pair = Int(offset) + 1 + 4 * index
+                let key = Self.key(group: pairTable[pair], pairs: Int(offset))
+                var slot = Self.slot(key, capacity)
+                while pairKeys[slot] != .max { slot = (slot + 1) & (capacity - 1) }
+                pairKeys[slot] = key
+                pairSlots[slot] = Int32(pair)
+            }
+        }
+        self.pairKeys = pairKeys
+        self.pairSlots = pairSlots
+    }
+
+    @inline(__always)
+    private static func key(group: Int32, pairs: Int) -> UInt64 {
+        UInt64(UInt32(bitPattern: group)) << 32 | UInt64(UInt32(truncatingIfNeeded: pairs))
+    }
+
+    @inline(__always)
+    private static func slot(_ key: UInt64, _ capacity: Int) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & (capacity - 1)
+    }
+
+    /// Nodes with more children than this get a 256-entry table instead of a list to scan.
+    static let denseChildren = 6
+
+    /// Splits the `literal * literal` patterns out of `patterns` when there are at least
+    /// `minimum` of them: returns the patterns for the forward automaton (the others unchanged,
+    /// then one `P*` per prefix group, tagged `groupBase + group`) and the suffix side; with
+    /// fewer, the patterns unchanged and `nil` (one pass over a small DFA is cheaper than two).
+    static func split(_ patterns: [(pattern: Pattern, tag: Int32)], groupBase: Int32, minimum: Int)
+        -> (patterns: [(pattern: Pattern, tag: Int32)], split: SuffixSplit?)
+    {
+        let shapes = patterns.map { splitShape($0.pattern) }
+        let eligible = shapes.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+        guard eligible > 0, eligible >= minimum else { return (patterns, nil) }
+        var kept: [(pattern: Pattern, tag: Int32)] = []
+        var groupOf: [String: Int32] = [:]
+        var prefixes: [String] = []
+        var entries: [Entry] = []
+        for (index, item) in patterns.enumerated() {
+            guard let shape = shapes[index] else {
+                kept.append(item)
+                continue
+            }
+            let group: Int32
+            if let known = groupOf[shape.prefix] {
+                group = known
+            } else {
+                group = Int32(prefixes.count)
+                groupOf[shape.prefix] = group
+                prefixes.append(shape.prefix)
+            }
+            entries.append(Entry(group: group, suffix: shape.suffix, rule: item.tag))
+        }
+        for (group, prefix) in prefixes.enumerated() {
+            let pieces: [Pattern.Piece] = prefix.isEmpty ? [.anyMany] : [.literal(prefix), .anyMany]
+            kept.append((Pattern(pieces: pieces), groupBase + Int32(group)))
+        }
+        return (kept, SuffixSplit(groupBase: groupBase, prefixes: prefixes, entries: entries))
+    }
+
+    /// `(P, S)` when `pattern` is `P*S` with literal P (maybe empty) and literal, non-empty S.
+    static func splitShape(_ pattern: Pattern) -> (prefix: String, suffix: String)? {
+        var prefix = ""
+        var suffix = ""
+        var seenStar = false
+        for piece in pattern.pieces {
+            switch piece {
+            case .literal(let text):
+                if seenStar { suffix += text } else { prefix += text }
+            case .anyMany:
+                if seenStar { return nil }
+                seenStar = true
+            case .anyOne, .variable:
+                return nil
+            }
+        }
+        return seenStar && !suffix.isEmpty ? (prefix, suffix) : nil
+    }
+
+    /// Appends to `out` the rules of the split patterns that match all of `text`, sorted and
+    /// without repeats, given `forward`: the sorted tags the forward automaton accepted for
+    /// the same text.
+    ///
+    /// - Complexity: the reverse walk reads at most the longest suffix; per suffix found, a
+    ///   hash probe per prefix group accepted, or fewer lookups when the suffix has fewer
+    ///   pairs (never more than the document's pairs, whatever the text).
+    func collect(_ text: UnsafeBufferPointer<UInt8>, forward: UnsafeBufferPointer<Int32>, into out: inout [Int32]) {
+        guard let last = text.last else { return }
+        trie.withUnsafeBufferPointer { trie in
+            walk(text, trie, from: Int(trie[Int(last)]), position: text.count - 1, forward: forward, into: &out)
+        }
+    }
+
+    /// `collect` for a forward tag set held in a lazy DFA cache: the tags are fetched only
+    /// once a suffix is found, which most texts never reach.
+    func collect(_ text: UnsafeBufferPointer<UInt8>, tagSets: [TagSet], tagSet: Int32, into out: inout [Int32]) {
+        guard let last = text.last else { return }
+        trie.withUnsafeBufferPointer { trie in
+            var node = Int(trie[Int(last)])
+            var position = text.count - 1
+            while node >= 0, trie[node] < 0 {
+                guard position > 0 else { return }
+                position -= 1
+                node = Self.child(trie, node, text[position])
+            }
+            guard node >= 0 else { return }
+            tagSets[Int(tagSet)].sorted.withUnsafeBufferPointer { forward in
+                walk(text, trie, from: node, position: position, forward: forward, into: &out)
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func child(_ trie: UnsafeBufferPointer<Int32>, _ node: Int, _ byte: UInt8) -> Int {
+        let children = Int(trie[node + 1])
+        if children < 0 { return Int(trie[node + 2 + Int(byte)]) }
+        let wanted = Int32(byte)
+        var index = 0
+        while index < children {
+            if trie[node + 2 + 2 * index] == wanted { return Int(trie[node + 3 + 2 * index]) }
+            index += 1
+        }
+        return -1
+    }
+
+    /// The reverse walk from `node` (reached with `text[position...]` read), taking the pairs
+    /// of every suffix on the way.
+    private func walk(
+        _ text: UnsafeBufferPointer<UInt8>, _ trie: UnsafeBufferPointer<Int32>, from start: Int, position startPosition: Int,
+        forward: UnsafeBufferPointer<Int32>, into out: inout [Int32]
+    ) {
+        // The prefix groups the forward automaton accepted: its tags from `groupBase` on.
+        var low = 0
+        var high = forward.count
+        while low < high {
+            let middle = (low + high) / 2
+            if forward[middle] < groupBase { low = middle + 1 } else { high = middle }
+        }
+        guard low < forward.count else { return }
+        let firstGroup = low
+        let before = out.count
+        pairTable.withUnsafeBufferPointer { pairTable in
+            var node = start
+            var position = startPosition
+            while node >= 0 {
+                let pairs = Int(trie[node])
+                if pairs >= 0 { take(pairs, pairTable, forward, firstGroup, text.count, &out) }
+                guard position > 0 else { break }
+                position -= 1
+                node = Self.child(trie, node, text[position])
+            }
+        }
+        guard out.count - before > 1 else { return }
+        // Several pairs matched (rare): sort and drop repeats, in place.
+        for index in (before + 1)..<out.count {
+            let value = out[index]
+            var slot = index
+            while slot > before, out[slot - 1] > value {
+                out[slot] = out[slot - 1]
+                slot -= 1
+            }
+            out[slot] = value
+        }
+        var write = before + 1
+        for read in (before + 1)..<out.count where out[read] != out[write - 1] {
+            out[write] = out[read]
+            write += 1
+        }
+        if write < out.count { out.removeLast(out.count - write) }
+    }
+
+    /// The rules of the suffix's pairs (at `pairs`) whose prefix group is in
+    /// `forward[firstGroup...]`: a hash probe per group accepted, or, when the suffix has fewer
+    /// pairs than that, a binary search in `forward` per pair (so a document cannot make this
+    /// cost more than its own pairs).
+    @inline(__always)
+    private func take(
+        _ pairs: Int, _ pairTable: UnsafeBufferPointer<Int32>, _ forward: UnsafeBufferPointer<Int32>, _ firstGroup: Int,
+        _ textLength: Int, _ out: inout [Int32]
+    ) {
+        let count = Int(pairTable[pairs])
+        func add(_ pair: Int) {
+            guard textLength >= Int(pairTable[pair + 1]) else { return }
+            for rule in Int(pairTable[pair + 2])..<Int(pairTable[pair + 3]) { out.append(pairRules[rule]) }
+        }
+        if forward.count - firstGroup <= count {
+            pairKeys.withUnsafeBufferPointer { keys in
+                let mask = keys.count - 1
+                for index in firstGroup..<forward.count {
+                    let key = Self.key(group: forward[index] - groupBase, pairs: pairs)
+                    var slot = Self.slot(key, keys.count)
+                    while keys[slot] != .max {
+                        if keys[slot] == key {
+                            add(Int(pairSlots[slot]))
+                            break
+                        }
+                        slot = (slot + 1) & mask
+                    }
+                }
+            }
+        } else {
+            for index in 0..<count {
+                let pair = pairs + 1 + 4 * index
+                let tag = groupBase + pairTable[pair]
+                var low = firstGroup
+                var high = forward.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if forward[middle] < tag { low = middle + 1 } else { high = middle }
+                }
+                if low < forward.count, forward[low] == tag { add(pair) }
+            }
+        }
+    }
+
+    /// Heap bytes, roughly.
+    var memoryUsage: Int {
+        (trie.count + pairTable.count + pairRules.count + pairSlots.count) * 4 + pairKeys.count * 8 + entries.count * 40
+            + prefixes.reduce(0) { $0 + $1.utf8.count + 16 }
+    }
+}

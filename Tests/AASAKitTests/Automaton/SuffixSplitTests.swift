@@ -1,0 +1,126 @@
+@testable import AASAKit
+import BenchmarkKit
+import XCTest
+import _AASATestSupport
+
+/// `literal * literal` path patterns matched as a DFA prefix and a suffix trie (`SuffixSplit`):
+/// the same decisions as the reference, only the automaton changes.
+final class SuffixSplitTests: XCTestCase {
+    private func document(_ rules: [String]) throws -> AASADocument {
+        let components = rules.map { rule in rule.hasPrefix("{") ? rule : #"{"/": "\#(rule)"}"# }.joined(separator: ", ")
+        let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [\#(components)]}]}}"#
+        return try AASADocument(bytes: Array(json.utf8))
+    }
+
+    private func assertAgree(_ rules: [String], _ paths: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let document = try document(rules)
+        let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.splitAll)
+        XCTAssertGreaterThan(compiled.splitPatternCount, 0, "nothing was split", file: file, line: line)
+        let matcher = DFAMatcher(compiled)
+        let reference = ReferenceMatcher(document: document, domain: "example.com")
+        for path in paths {
+            let url = "https://example.com" + path
+            XCTAssertEqual(try matcher.decide(url, app: nil), try reference.decide(url, app: nil), url, file: file, line: line)
+        }
+    }
+
+    func test_shape_onlyLiteralStarLiteralPatternsAreSplit() {
+        func shape(_ text: String) -> [String]? {
+            SuffixSplit.splitShape(Pattern(parsing: text)).map { [$0.prefix, $0.suffix] }
+        }
+        XCTAssertEqual(shape("/shop/*/reviews"), ["/shop/", "/reviews"])
+        XCTAssertEqual(shape("*.html"), ["", ".html"])
+        XCTAssertNil(shape("/shop/*"), "a trailing star is a plain prefix: nothing to split")
+        XCTAssertNil(shape("/a/*/b/*/c"), "two stars")
+        XCTAssertNil(shape("/a/?*/c"), "a `?` has no fixed byte length")
+        XCTAssertNil(shape("/$(lang)/*/c"), "a variable has no fixed length")
+        XCTAssertNil(shape("/exact"))
+    }
+
+    func test_prefixAndSuffixMustNotOverlap() throws {
+        // `/ab*ba` needs 5 bytes: `/aba` starts with `/ab` and ends with `ba`, sharing the `b`.
+        try assertAgree(["/ab*ba"], ["/aba", "/abba", "/abxba", "/ab", "/ba"])
+        try assertAgree(["*aa"], ["/aa", "/a", "aa", "/xaa"])
+    }
+
+    func test_firstMatchingRuleStillDecides_excludeBeforeAndAfterSplitRules() throws {
+        try assertAgree(
+            [#"{"/": "/p/*.html", "exclude": true}"#, "/p/*", "/q/*/share", #"{"/": "/q/x/*", "exclude": true}"#, "*/share"],
+            ["/p/a.html", "/p/a.htm", "/p/", "/q/x/share", "/q/y/share", "/r/share", "/q/x/y"])
+    }
+
+    func test_splitRuleNeedingTheQueryTakesTheLongWay() throws {
+        try assertAgree(
+            [#"{"/": "/a/*/b", "?": {"id": "?*"}}"#, "/a/*", ##"{"/": "*/b", "#": "top"}"##],
+            ["/a/x/b?id=1", "/a/x/b?id=", "/a/x/b", "/c/b#top", "/c/b#bottom", "/a/x/b#top"])
+    }
+
+    func test_caseInsensitiveAndDecodedModesSplitOnTheirNormalisedText() throws {
+        try assertAgree(
+            [
+                #"{"/": "/Shop/*/Reviews", "caseSensitive": false}"#, #"{"/": "/café/*/crème", "percentEncoded": false}"#,
+                "/x/*/y",
+            ],
+            ["/shop/1/REVIEWS", "/SHOP/reviews", "/caf%C3%A9/1/cr%C3%A8me", "/café/1/crème", "/x/1/y", "/X/1/y"])
+    }
+
+    func test_defaultSplitsOnlyFromThirtyTwoEligiblePatterns() throws {
+        let few = try CompiledDocument(document: try document((0..<31).map { "/s\($0)/*/leaf\($0)" }), domain: "example.com")
+        XCTAssertEqual(few.splitPatternCount, 0)
+        let many = try CompiledDocument(document: try document((0..<32).map { "/s\($0)/*/leaf\($0)" }), domain: "example.com")
+        XCTAssertEqual(many.splitPatternCount, 32)
+    }
+
+    /// Hostile: every prefix of a long run of `a` is a prefix group and every suffix a suffix:
+    /// the pair lookups stay bounded by the document's pairs, and the answers right.
+    func test_manyNestedPrefixesAndSuffixesStayCorrect() throws {
+        let rules = (1...40).map { "/" + String(repeating: "a", count: $0) + "*" + String(repeating: "a", count: 41 - $0) }
+        try assertAgree(rules, ["/" + String(repeating: "a", count: 41), "/" + String(repeating: "a", count: 42), "/" + String(repeating: "a", count: 4000)])
+    }
+}
+
+/// Automata determinised whole at compile time (`LazyDFA.Prebuilt(eager:)`): built when the DFA
+/// stays small, left lazy when it blows up, and deciding as the lazy cache does.
+final class EagerTableTests: XCTestCase {
+    func test_smallDocument_matchesWithoutBuildingAState() throws {
+        let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/buy/*"}, {"/": "/p/?"}]}]}}"#
+        let compiled = try CompiledDocument(document: try AASADocument(bytes: Array(json.utf8)), domain: "example.com")
+        XCTAssertTrue(compiled.labelledAutomata.allSatisfy { $0.dfa.isPrebuilt })
+        let matcher = DFAMatcher(compiled)
+        let before = matcher.cacheStatistics.statesBuilt
+        for path in ["/buy/1", "/p/é", "/p/ab", "/", "/buy"] { _ = try matcher.decide("https://example.com" + path, app: nil) }
+        XCTAssertEqual(matcher.cacheStatistics.statesBuilt, before, "states built while matching")
+    }
+
+    /// `/*a` and 20 `?` needs 2^20 DFA states: the attempt stops at twice the NFA's states.
+    func test_blowUpDocument_staysLazyAndStillDecides() throws {
+        let pattern = "/*a" + String(repeating: "?", count: 20)
+        let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "\#(pattern)"}]}]}}"#
+        let document = try AASADocument(bytes: Array(json.utf8))
+        let compiled = try CompiledDocument(document: document, domain: "example.com")
+        XCTAssertEqual(compiled.path.compactMap { $0 }.map(\.isPrebuilt), [false])
+        let matcher = DFAMatcher(compiled)
+        let reference = ReferenceMatcher(document: document, domain: "example.com")
+        for path in ["/xa" + String(repeating: "b", count: 20), "/a" + String(repeating: "b", count: 19)] {
+            XCTAssertEqual(try matcher.decide("https://example.com" + path, app: nil), try reference.decide("https://example.com" + path, app: nil))
+        }
+    }
+
+    /// The split keeps a large generated document's DFA linear, so it is determinised whole
+    /// (in the compact form: too large for dense rows) and agrees with the lazy cache.
+    func test_generatedPathDocument_isDeterminisedWholeInTheCompactForm() throws {
+        let generated = SyntheticDocument(kind: .paths, ruleCount: 2_000)
+        let document = try generated.parsed()
+        let compiled = try CompiledDocument(document: document, domain: generated.domain)
+        let path = try XCTUnwrap(compiled.path.compactMap { $0 }.first)
+        XCTAssertTrue(path.isPrebuilt)
+        XCTAssertEqual(path.prebuilt?.isDense, false)
+        let lazy = DFAMatcher(try CompiledDocument(document: document, domain: generated.domain, configuration: EngineConfigurations.lazyOnly))
+        let eager = DFAMatcher(compiled)
+        let before = eager.cacheStatistics.statesBuilt
+        for url in URLStream.generate(for: generated, count: 3_000) {
+            XCTAssertEqual(try eager.decide(url, app: nil), try lazy.decide(url, app: nil), url)
+        }
+        XCTAssertEqual(eager.cacheStatistics.statesBuilt, before, "states built while matching")
+    }
+}
