@@ -196,6 +196,8 @@ extension LazyDFA.Prebuilt {
         static let dense: UInt32 = 0xFF
         /// Sparse records hold at most this many exceptions.
         static let maxExceptions = 4
+        /// Dense rows kept for the states nearest the start (half of a core's L2 here).
+        static let hotBytes = 512 << 10
 
         init?(targets: [Int32], acceptOf: [Int32], stride: Int, classOf: [UInt8]) {
             let rows = acceptOf.count
@@ -216,6 +218,29 @@ extension LazyDFA.Prebuilt {
                 for cls in (0..<stride).reversed() {
                     let next = Int(targets[row * stride + cls])
                     if !seen[next] { stack.append(next) }
+                }
+            }
+            // The states nearest the start, breadth first, keep dense rows up to `hotBytes`:
+            // every URL walks them (the first bytes of a path, and most real URLs die there),
+            // and a dense step costs a quarter of a sparse one.
+            var hot = [Bool](repeating: false, count: rows)
+            var queue = [1]
+            var queued = [Bool](repeating: false, count: rows)
+            queued[0] = true
+            queued[1] = true
+            var hotBudget = Self.hotBytes / (4 * (3 + lowCount))
+            var head = 0
+            while head < queue.count, hotBudget > 0 {
+                let row = queue[head]
+                head += 1
+                hot[row] = true
+                hotBudget -= 1
+                for cls in 0..<stride {
+                    let next = Int(targets[row * stride + cls])
+                    if !queued[next] {
+                        queued[next] = true
+                        queue.append(next)
+                    }
                 }
             }
             // Per row: default target of the ASCII part (or dense), and its high row.
@@ -242,7 +267,7 @@ extension LazyDFA.Prebuilt {
                     }
                 }
                 defaults[row] = best
-                sparse[row] = lowCount - bestCount <= Self.maxExceptions
+                sparse[row] = !hot[row] && lowCount - bestCount <= Self.maxExceptions
                 offsets[row] = size
                 size += 3 + (sparse[row] ? lowCount - bestCount : lowCount)
                 let highRow = Array(targets[(row * stride + firstHigh)..<(row * stride + stride)])
