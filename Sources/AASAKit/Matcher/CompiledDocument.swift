@@ -114,8 +114,9 @@ public final class CompiledDocument: Sendable {
     /// Compiles `document` for `domain`.
     ///
     /// - Throws: `AutomatonError` when a limit of `configuration.automata` is exceeded.
-    /// - Complexity: O(total pattern and variable-value length); no determinisation happens
-    ///   here (the lazy DFAs build states while matching).
+    /// - Complexity: O(total pattern and variable-value length) for the NFAs, plus the
+    ///   determinisation of every automaton whose whole DFA stays under
+    ///   `configuration.automata.eagerMaxStates` (and twice its NFA); the others stay lazy.
     public convenience init(document: AASADocument, domain: String, configuration: Configuration = .default)
         throws(AutomatonError)
     {

@@ -5,8 +5,10 @@ import Foundation
 /// Fourth stage of the pipeline (document → pattern → automaton → **matcher**). Per URL:
 /// split it without allocating (`URLSplitter`); check the host; normalise each component once
 /// per text mode that some rule uses (`ComponentNormalizer`); run one DFA pass per component
-/// kind and mode; then walk the path automaton's accepted rules in rule order, checking each
-/// against the query and fragment results, and give each app the first rule that passes
+/// kind and mode (a path mode whose `literal * literal` rules were split also reads the path's
+/// last bytes backwards, `SuffixSplit`); then walk the path automaton's accepted rules in rule
+/// order, checking each against the query and fragment results, and give each app the first
+/// rule that passes
 /// (SPEC 3). Query and fragment automata run only when a path-accepted rule needs them, so a URL
 /// whose path matches nothing costs one pass over its path.
 ///
