@@ -106,6 +106,25 @@ final class EagerTableTests: XCTestCase {
         }
     }
 
+    /// `*a` 1 000 times, then `*b`: about 1 000 DFA states, well within the state allowance,
+    /// but the i-th holds every loop passed so far (thousands of positions), so the compile-time
+    /// attempt runs out of its work allowance (eight positions a state) and the automaton stays
+    /// lazy, deciding as the reference does. Without that allowance it would be determinised
+    /// whole, at the cost of millions of position steps.
+    func test_hugeSubsets_stayLazyAndStillDecide() throws {
+        let pattern = String(repeating: "*a", count: 1_000) + "*b"
+        let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "\#(pattern)"}]}]}}"#
+        let document = try AASADocument(bytes: Array(json.utf8))
+        let compiled = try CompiledDocument(document: document, domain: "example.com")
+        XCTAssertEqual(compiled.path.compactMap { $0 }.map(\.isPrebuilt), [false])
+        let matcher = DFAMatcher(compiled)
+        let reference = ReferenceMatcher(document: document, domain: "example.com")
+        for path in ["/" + String(repeating: "a", count: 999) + "b", "/" + String(repeating: "xa", count: 1_000) + "b", "/ab"] {
+            let url = "https://example.com" + path
+            XCTAssertEqual(try matcher.decide(url, app: nil), try reference.decide(url, app: nil), String(url.prefix(40)))
+        }
+    }
+
     /// The split keeps a large generated document's DFA linear, so it is determinised whole
     /// (in the compact form: too large for dense rows) and agrees with the lazy cache.
     func test_generatedPathDocument_isDeterminisedWholeInTheCompactForm() throws {

@@ -1,13 +1,17 @@
 extension LazyDFA.Cache {
     /// Builds every state reachable from the start, row by row, with the lazy construction
     /// itself (so the states are exactly the ones searches would build). Returns false, leaving
-    /// a partial cache, past `maxStates` or when the cache had to be cleared.
-    func determinizeAll(maxStates: Int) -> Bool {
+    /// a partial cache, past `maxStates`, past `maxWork` NFA positions read (a few states of
+    /// huge subsets cost as much as many small ones), or when the cache had to be cleared.
+    func determinizeAll(maxStates: Int, maxWork: Int) -> Bool {
         let startState = start()
         let clears = clearCount
         var row = table.row(of: startState)
         var classSeeds = ClassSeeds(stride: table.stride)
+        var work = 0
         while row < table.stateCount {
+            work += Int(spans[row].count) + 1
+            if work > maxWork { return false }
             computeRow(Int32(row * table.rowWidth), &classSeeds)
             if clearCount != clears || table.stateCount > maxStates { return false }
             row += 1
@@ -125,7 +129,9 @@ extension LazyDFA.Prebuilt {
         lazyConfiguration.eagerMaxStates = 0
         guard maxStates >= 2, let dfa = try? LazyDFA(nfa: nfa, configuration: lazyConfiguration) else { return nil }
         let cache = dfa.makeCache()
-        guard cache.determinizeAll(maxStates: maxStates) else { return nil }
+        // Eight positions a state on average: a linear DFA (trie nodes and a few `*` loops)
+        // uses about five; a blow-up's subsets hold hundreds and stop here early.
+        guard cache.determinizeAll(maxStates: maxStates, maxWork: 8 * maxStates) else { return nil }
         let table = cache.table
         let stride = table.stride
         let rows = table.stateCount
