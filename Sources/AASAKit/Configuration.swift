@@ -73,20 +73,22 @@ public struct Configuration: Sendable, Equatable {
         /// never changes an answer.
         public var suffixSplitMinimum = 32
         /// Determinise an automaton completely when it is compiled, if its DFA has at most this
-        /// many states (and no more than twice its NFA's): searches then never build a state,
-        /// and all threads share one table. Default 262 144 (a 10 000-rule generated path
+        /// many states (and no more than twice its NFA's) and is too large for
+        /// `eagerMinimumTableBytes`: searches then never build a state, and all threads share
+        /// one table. Default 262 144 (a 10 000-rule generated path
         /// document's automaton has 138 107 states and takes about half a second). 0: always
         /// lazy (the test suite's cache configurations, which must exercise the lazy cache).
         public var eagerMaxStates = 1 << 18
-        /// An eager table keeps dense rows up to this many bytes (default 1 MiB, a core's L2
-        /// cache here) and takes the compact form beyond. Not a limit: the test suite sets 0 to
-        /// run every answer through the compact form.
-        public var eagerDenseMaxBytes = 1 << 20
+        /// An automaton whose whole DFA would fit in this many bytes of dense rows stays lazy
+        /// (default 1 MiB, a core's L2 cache here): its cache warms within a few URLs and walks
+        /// faster than a whole table. Not a limit: the test suite sets 0 to run every answer
+        /// through a compile-time table.
+        public var eagerMinimumTableBytes = 1 << 20
 
         public init(
             maxNFAStates: Int = 4_000_000, cacheCapacity: Int = 128 << 20, useByteClasses: Bool = true,
             maxClearsPerSearch: Int = 8, suffixSplitMinimum: Int = 32, eagerMaxStates: Int = 1 << 18,
-            eagerDenseMaxBytes: Int = 1 << 20
+            eagerMinimumTableBytes: Int = 1 << 20
         ) {
             self.maxNFAStates = maxNFAStates
             self.cacheCapacity = cacheCapacity
@@ -94,7 +96,7 @@ public struct Configuration: Sendable, Equatable {
             self.maxClearsPerSearch = maxClearsPerSearch
             self.suffixSplitMinimum = suffixSplitMinimum
             self.eagerMaxStates = eagerMaxStates
-            self.eagerDenseMaxBytes = eagerDenseMaxBytes
+            self.eagerMinimumTableBytes = eagerMinimumTableBytes
         }
     }
 

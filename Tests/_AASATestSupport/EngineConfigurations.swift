@@ -48,7 +48,7 @@ public enum EngineConfigurations {
     public static let simulationFallback = automata(
         .init(cacheCapacity: tinyBudget, maxClearsPerSearch: 0, suffixSplitMinimum: 0, eagerMaxStates: 0))
     public static let lazyOnly = automata(.init(eagerMaxStates: 0))
-    public static let compactTables = automata(.init(eagerDenseMaxBytes: 0))
+    public static let compactTables = automata(.init(eagerMinimumTableBytes: 0))
     public static let splitAll = automata(.init(suffixSplitMinimum: 0))
     public static let noByteClasses = automata(.init(useByteClasses: false))
 

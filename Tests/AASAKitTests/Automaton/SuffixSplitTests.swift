@@ -82,9 +82,12 @@ final class SuffixSplitTests: XCTestCase {
 /// Automata determinised whole at compile time (`LazyDFA.Prebuilt(eager:)`): built when the DFA
 /// stays small, left lazy when it blows up, and deciding as the lazy cache does.
 final class EagerTableTests: XCTestCase {
-    func test_smallDocument_matchesWithoutBuildingAState() throws {
+    func test_smallDocument_staysLazy_unlessTheMinimumIsLowered() throws {
         let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/buy/*"}, {"/": "/p/?"}]}]}}"#
-        let compiled = try CompiledDocument(document: try AASADocument(bytes: Array(json.utf8)), domain: "example.com")
+        let document = try AASADocument(bytes: Array(json.utf8))
+        let small = try CompiledDocument(document: document, domain: "example.com")
+        XCTAssertTrue(small.labelledAutomata.allSatisfy { !$0.dfa.isPrebuilt }, "a small DFA keeps the lazy cache")
+        let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactTables)
         XCTAssertTrue(compiled.labelledAutomata.allSatisfy { $0.dfa.isPrebuilt })
         let matcher = DFAMatcher(compiled)
         let before = matcher.cacheStatistics.statesBuilt
@@ -132,7 +135,7 @@ final class EagerTableTests: XCTestCase {
         let document = try generated.parsed()
         let compiled = try CompiledDocument(document: document, domain: generated.domain)
         let path = try XCTUnwrap(compiled.path.compactMap { $0 }.first)
-        XCTAssertTrue(path.isPrebuilt)
+        XCTAssertTrue(path.isPrebuilt, "over 1 MiB of dense rows: determinised at compile time")
         XCTAssertEqual(path.prebuilt?.isDense, false)
         let lazy = DFAMatcher(try CompiledDocument(document: document, domain: generated.domain, configuration: EngineConfigurations.lazyOnly))
         let eager = DFAMatcher(compiled)

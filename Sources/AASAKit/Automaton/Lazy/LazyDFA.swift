@@ -25,19 +25,23 @@ public final class LazyDFA: Sendable {
 
     /// Without `prebuilt`, the whole DFA is built now when it has at most
     /// `configuration.eagerMaxStates` states and at most twice as many as the NFA (a DFA
-    /// that outgrows that is blowing up, and stays lazy).
+    /// that outgrows that is blowing up, and stays lazy), and is too large for its dense rows
+    /// to fit `configuration.eagerMinimumTableBytes` (`Prebuilt(eager:)` says why).
     public init(nfa: NFA, configuration: Configuration = .init(), prebuilt: Prebuilt? = nil) throws(AutomatonError) {
         self.nfa = nfa
+        let classes = configuration.useByteClasses ? nfa.byteClasses() : .singletons
+        let maxStates = min(configuration.eagerMaxStates, 2 * nfa.stateCount + 1_024)
+        // A DFA that cannot outgrow the minimum is not worth trying.
+        let worthTrying = maxStates >= 2 && maxStates * classes.count * 4 > configuration.eagerMinimumTableBytes
         self.prebuilt =
             prebuilt
-            ?? (configuration.eagerMaxStates < 2
-                ? nil
-                : Prebuilt(
-                    eager: nfa, configuration: configuration,
-                    maxStates: min(configuration.eagerMaxStates, 2 * nfa.stateCount + 1_024),
-                    denseBytes: configuration.eagerDenseMaxBytes))
+            ?? (worthTrying
+                ? Prebuilt(
+                    eager: nfa, configuration: configuration, maxStates: maxStates,
+                    minimumBytes: configuration.eagerMinimumTableBytes)
+                : nil)
         self.configuration = configuration
-        self.classes = configuration.useByteClasses ? nfa.byteClasses() : .singletons
+        self.classes = classes
         self.representatives = classes.representatives
         self.stateOverhead = classes.count * 4 + 96
         let minimum = Self.minimumStates * stateOverhead
