@@ -60,12 +60,22 @@ public final class CompiledDocument: Sendable {
     /// Per tag set of a prebuilt path table: what it decides for each app, computed once for
     /// every thread. A matcher otherwise computes a row the first time it meets a tag set,
     /// which at 10 000 rules is most URLs of a fresh matcher (tens of thousands of sets).
+    ///
+    /// One fixed-width row per tag set, at `tagSet * width`: whether it decides on the path
+    /// alone (1, or 0 when a rule that would decide an app also needs the query or fragment),
+    /// the range of its `SuffixSplit` prefix groups in `groupTags`, then one deciding rule id
+    /// (or -1) per app. Why one row: at 10 000 rules these rows are cold, and a URL reads its
+    /// own with one cache miss instead of one per array.
     struct PathDecisions: Sendable {
-        /// Per tag set: the offset of its row in `rows`, or -1 when a rule that would decide
-        /// an app also needs the query or fragment.
-        let rowOf: [Int32]
-        /// Rows of one deciding rule id (or -1) per app.
+        let width: Int
         let rows: [Int32]
+        /// Prefix groups (tags from the rule count on) of the tag sets, row after row. A path
+        /// whose tag set has none cannot match a split rule: the suffix side is skipped.
+        let groupTags: [Int32]
+
+        static let decidedSlot = 0
+        static let groupsSlot = 1
+        static let firstAppSlot = 3
     }
 
     /// The decision row of a path tag set (`tags`, sorted), appended to `row`: per app, the
@@ -100,15 +110,21 @@ public final class CompiledDocument: Sendable {
     ) -> PathDecisions? {
         let present = path.compactMap { $0 }
         guard present.count == 1, let table = present[0].prebuilt, table.tagSets.first?.isEmpty == true else { return nil }
-        var rowOf: [Int32] = []
+        let width = PathDecisions.firstAppSlot + appCount
         var rows: [Int32] = []
-        rowOf.reserveCapacity(table.tagSets.count)
+        var groupTags: [Int32] = []
+        rows.reserveCapacity(table.tagSets.count * width)
+        var decision: [Int32] = []
         for tags in table.tagSets {
-            let start = Int32(rows.count)
-            let decided = appendDecisionRow(for: tags.sorted, rules: rules, decidesOnPath: decidesOnPath, appCount: appCount, to: &rows)
-            rowOf.append(decided ? start : -1)
+            decision.removeAll(keepingCapacity: true)
+            let decided = appendDecisionRow(
+                for: tags.sorted, rules: rules, decidesOnPath: decidesOnPath, appCount: appCount, to: &decision)
+            let groupStart = Int32(groupTags.count)
+            groupTags += tags.sorted.filter { Int($0) >= rules.count }
+            rows += [decided ? 1 : 0, groupStart, Int32(groupTags.count)]
+            rows += decided ? decision : Array(repeating: -1, count: appCount)
         }
-        return PathDecisions(rowOf: rowOf, rows: rows)
+        return PathDecisions(width: width, rows: rows, groupTags: groupTags)
     }
 
     /// Compiles `document` for `domain`.
@@ -208,7 +224,7 @@ public final class CompiledDocument: Sendable {
     public var memoryUsage: Int {
         let all = (path + queryText + fragment).compactMap { $0 } + queryGroups.flatMap { $0.values.map(\.dfa) }
         return all.reduce(0) { $0 + $1.memoryUsage } + pathSplits.reduce(0) { $0 + ($1?.memoryUsage ?? 0) }
-            + ((pathDecisions?.rowOf.count ?? 0) + (pathDecisions?.rows.count ?? 0)) * 4
+            + (pathDecisions.map { $0.rows.count + $0.groupTags.count } ?? 0) * 4
     }
 
     /// Path patterns matched as prefix and suffix (`SuffixSplit`), over all modes.

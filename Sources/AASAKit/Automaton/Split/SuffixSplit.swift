@@ -33,17 +33,30 @@ public final class SuffixSplit: Sendable, Equatable {
     /// The reversed-suffix trie, flat. Entries 0..<256 are the root's children by byte (-1:
     /// none). A node is an offset into this array holding: the offset in `pairTable` of the
     /// pairs of the suffix that ends at the node (-1: none), the number of children, then
-    /// (byte, child) per child; or, past `denseChildren` children, -1 and a 256-entry table.
+    /// the children's bytes packed in two words (unused lanes repeat the first byte), then the
+    /// children; or, past `denseChildren` children, -1 and a 256-entry table; or a run (see
+    /// `runMark`). `padding` entries end the array.
     private let trie: [Int32]
     /// Per suffix, at the offset its node names: the number of its (prefix group, suffix)
     /// pairs, then per pair, sorted by group: the group, the shortest text the pair can match
     /// (|P| + |S| bytes), and the range of its rules in `pairRules` (sorted).
     private let pairTable: [Int32]
     private let pairRules: [Int32]
-    /// Open addressing from `group << 32 | suffix's pairTable offset` to the pair's offset in
-    /// `pairTable`: `UInt64.max` marks an empty slot; the count is a power of two.
-    private let pairKeys: [UInt64]
-    private let pairSlots: [Int32]
+    /// Open addressing from `group << 32 | suffix's pairTable offset` to the pair, three words
+    /// a slot: the key (`UInt64.max`: empty), `shortest text << 32 | first rule index`, and
+    /// `end of its rules << 32 | first rule` (the pair's rules are `pairRules[first..<end]`);
+    /// the slot count is a power of two. Why inline: a URL's probe is one cache miss, not four
+    /// (key, slot, pair, rule), in tables a large document's URLs do not keep warm.
+    private let pairSlots: [UInt64]
+    private static let slotWidth = 3
+    /// When every suffix has three bytes or more: open addressing from a text's last three
+    /// bytes (`key << 32 | node`, `UInt64.max` empty) to the trie node they lead to; empty
+    /// otherwise.
+    ///
+    /// Why: the walk's first three steps are dependent loads in three levels of the trie, which
+    /// a large document's URLs do not keep warm; this small table (at 10 000 generated path
+    /// rules, 99 entries) answers them with one load, and most texts end there.
+    private let tails: [UInt64]
 
     public static func == (lhs: SuffixSplit, rhs: SuffixSplit) -> Bool {
         lhs.groupBase == rhs.groupBase && lhs.prefixes == rhs.prefixes && lhs.entries == rhs.entries
@@ -101,50 +114,141 @@ public final class SuffixSplit: Sendable, Equatable {
                 pairTable += [group, Int32(clamping: prefixLength + suffixText[suffix].utf8.count), start, Int32(pairRules.count)]
             }
         }
-        // Nodes laid out in creation order after the root table; children point at offsets.
-        var offsets: [Int32] = []
-        var next = 256
-        for node in children.indices {
-            offsets.append(Int32(next))
-            let count = node == 0 ? 0 : children[node].count
-            next += 2 + (count > Self.denseChildren ? 256 : 2 * count)
+        // Chains of nodes with one child and no suffix, from depth 3 on, become runs: the
+        // chain's bytes in one record, compared in a row, instead of a node (a dependent load
+        // in memory a large document's URLs do not keep warm) per byte.
+        var depth = [Int](repeating: 0, count: children.count)
+        var runOf: [Int: (bytes: [UInt8], target: Int)] = [:]
+        var inside = [Bool](repeating: false, count: children.count)
+        do {
+            var queue = [0]
+            var head = 0
+            while head < queue.count {
+                let node = queue[head]
+                head += 1
+                for (_, child) in children[node] {
+                    depth[Int(child)] = depth[node] + 1
+                    queue.append(Int(child))
+                }
+                guard depth[node] >= 3, children[node].count == 1, let (byte, first) = children[node].first else { continue }
+                var bytes = [byte]
+                var target = Int(first)
+                while suffixOfNode[target] < 0, children[target].count == 1, let (next, child) = children[target].first {
+                    inside[target] = true
+                    bytes.append(next)
+                    target = Int(child)
+                }
+                if bytes.count >= 2 { runOf[node] = (bytes, target) }
+            }
         }
-        var trie = [Int32](repeating: -1, count: next)
+        // Nodes laid out breadth first after the root table (the shallow nodes, which every
+        // walk reads, share a few cache lines); children point at offsets.
+        var offsets = [Int32](repeating: 0, count: children.count)
+        var order: [Int] = []
+        var next = 256
+        do {
+            var queue = [0]
+            var head = 0
+            while head < queue.count {
+                let node = queue[head]
+                head += 1
+                offsets[node] = Int32(next)
+                order.append(node)
+                if let run = runOf[node] {
+                    next += 4 + (run.bytes.count + 3) / 4
+                    queue.append(run.target)
+                    continue
+                }
+                let count = node == 0 ? 0 : children[node].count
+                next += 2 + (count > Self.denseChildren ? 256 : 2 + count)
+                queue += children[node].sorted(by: { $0.key < $1.key }).map { Int($0.value) }
+            }
+        }
+        var trie = [Int32](repeating: -1, count: next + Self.padding)
         for (byte, child) in children[0] { trie[Int(byte)] = offsets[Int(child)] }
-        for node in children.indices where node > 0 {
+        for node in order where node > 0 {
             let base = Int(offsets[node])
             let suffix = suffixOfNode[node]
             trie[base] = suffix >= 0 ? pairOffset[Int(suffix)] : -1
+            if let run = runOf[node] {
+                trie[base + 1] = Self.runMark
+                trie[base + 2] = Int32(run.bytes.count)
+                trie[base + 3] = offsets[run.target]
+                for word in 0..<((run.bytes.count + 3) / 4) {
+                    var packed: UInt32 = 0
+                    for lane in 0..<4 where word * 4 + lane < run.bytes.count {
+                        packed |= UInt32(run.bytes[word * 4 + lane]) << (8 * UInt32(lane))
+                    }
+                    trie[base + 4 + word] = Int32(bitPattern: packed)
+                }
+                continue
+            }
             if children[node].count > Self.denseChildren {
                 trie[base + 1] = -1
                 for (byte, child) in children[node] { trie[base + 2 + Int(byte)] = offsets[Int(child)] }
                 continue
             }
-            trie[base + 1] = Int32(children[node].count)
-            for (index, (byte, child)) in children[node].sorted(by: { $0.key < $1.key }).enumerated() {
-                trie[base + 2 + 2 * index] = Int32(byte)
-                trie[base + 3 + 2 * index] = offsets[Int(child)]
+            let sorted = children[node].sorted(by: { $0.key < $1.key })
+            trie[base + 1] = Int32(sorted.count)
+            var lanes: UInt64 = 0
+            for index in 0..<8 {
+                let byte = index < sorted.count ? sorted[index].key : sorted.first?.key ?? 0
+                lanes |= UInt64(byte) << (8 * UInt64(index))
             }
+            trie[base + 2] = Int32(bitPattern: UInt32(truncatingIfNeeded: lanes))
+            trie[base + 3] = Int32(bitPattern: UInt32(truncatingIfNeeded: lanes >> 32))
+            for (index, (_, child)) in sorted.enumerated() { trie[base + 4 + index] = offsets[Int(child)] }
         }
         self.trie = trie
         self.pairTable = pairTable
         self.pairRules = pairRules
         var capacity = 16
         while capacity < 2 * entries.count { capacity *= 2 }
-        var pairKeys = [UInt64](repeating: .max, count: capacity)
-        var pairSlots = [Int32](repeating: -1, count: capacity)
+        var pairSlots = [UInt64](repeating: .max, count: capacity * Self.slotWidth)
         for offset in pairOffset {
             for index in 0..<Int(pairTable[Int(offset)]) {
                 let pair = Int(offset) + 1 + 4 * index
                 let key = Self.key(group: pairTable[pair], pairs: Int(offset))
                 var slot = Self.slot(key, capacity)
-                while pairKeys[slot] != .max { slot = (slot + 1) & (capacity - 1) }
-                pairKeys[slot] = key
-                pairSlots[slot] = Int32(pair)
+                while pairSlots[slot * Self.slotWidth] != .max { slot = (slot + 1) & (capacity - 1) }
+                let (start, end) = (pairTable[pair + 2], pairTable[pair + 3])
+                pairSlots[slot * Self.slotWidth] = key
+                pairSlots[slot * Self.slotWidth + 1] = UInt64(UInt32(bitPattern: pairTable[pair + 1])) << 32 | UInt64(UInt32(bitPattern: start))
+                pairSlots[slot * Self.slotWidth + 2] = UInt64(UInt32(bitPattern: end)) << 32 | UInt64(UInt32(bitPattern: pairRules[Int(start)]))
             }
         }
-        self.pairKeys = pairKeys
         self.pairSlots = pairSlots
+        var tails: [UInt64] = []
+        if suffixText.allSatisfy({ $0.utf8.count >= 3 }) {
+            // Depth-3 nodes by their three bytes (last, second, third from the end).
+            var found: [(key: UInt32, node: Int32)] = []
+            for (last, first) in children[0] {
+                for (second, middle) in children[Int(first)] {
+                    for (third, node) in children[Int(middle)] {
+                        found.append((Self.tailKey(last, second, third), offsets[Int(node)]))
+                    }
+                }
+            }
+            var capacity = 16
+            while capacity < 2 * found.count { capacity *= 2 }
+            tails = Array(repeating: .max, count: capacity)
+            for (key, node) in found {
+                var slot = Self.tailSlot(key, capacity)
+                while tails[slot] != .max { slot = (slot + 1) & (capacity - 1) }
+                tails[slot] = UInt64(key) << 32 | UInt64(UInt32(bitPattern: node))
+            }
+        }
+        self.tails = tails
+    }
+
+    @inline(__always)
+    private static func tailKey(_ last: UInt8, _ second: UInt8, _ third: UInt8) -> UInt32 {
+        UInt32(last) | UInt32(second) << 8 | UInt32(third) << 16
+    }
+
+    @inline(__always)
+    private static func tailSlot(_ key: UInt32, _ capacity: Int) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B1) >> 8) & (capacity - 1)
     }
 
     @inline(__always)
@@ -158,7 +262,10 @@ public final class SuffixSplit: Sendable, Equatable {
     }
 
     /// Nodes with more children than this get a 256-entry table instead of a list to scan.
-    static let denseChildren = 6
+    static let denseChildren = 8
+    /// Entries after the last node: a child lookup reads slot `node + 4 + 8` (no lane found)
+    /// before it knows there is no child.
+    static let padding = 16
 
     /// Splits the `literal * literal` patterns out of `patterns` when there are at least
     /// `minimum` of them: returns the patterns for the forward automaton (the others unchanged,
@@ -223,42 +330,93 @@ public final class SuffixSplit: Sendable, Equatable {
     ///   hash probe per prefix group accepted, or fewer lookups when the suffix has fewer
     ///   pairs (never more than the document's pairs, whatever the text).
     func collect(_ text: UnsafeBufferPointer<UInt8>, forward: UnsafeBufferPointer<Int32>, into out: inout [Int32]) {
-        guard let last = text.last else { return }
         trie.withUnsafeBufferPointer { trie in
-            walk(text, trie, from: Int(trie[Int(last)]), position: text.count - 1, forward: forward, into: &out)
+            guard let (node, position) = firstSuffix(text, trie) else { return }
+            walk(text, trie, from: node, position: position, forward: forward, into: &out)
         }
     }
 
     /// `collect` for a forward tag set held in a lazy DFA cache: the tags are fetched only
-    /// once a suffix is found, which most texts never reach.
+    /// once a suffix is found.
     func collect(_ text: UnsafeBufferPointer<UInt8>, tagSets: [TagSet], tagSet: Int32, into out: inout [Int32]) {
-        guard let last = text.last else { return }
         trie.withUnsafeBufferPointer { trie in
-            var node = Int(trie[Int(last)])
-            var position = text.count - 1
-            while node >= 0, trie[node] < 0 {
-                guard position > 0 else { return }
-                position -= 1
-                node = Self.child(trie, node, text[position])
-            }
-            guard node >= 0 else { return }
+            guard let (node, position) = firstSuffix(text, trie) else { return }
             tagSets[Int(tagSet)].sorted.withUnsafeBufferPointer { forward in
                 walk(text, trie, from: node, position: position, forward: forward, into: &out)
             }
         }
     }
 
+    /// The node of the shortest suffix of `text` in the trie, with the position of its first
+    /// byte; nil when no suffix is (most texts: the walk stops after a few bytes).
+    @inline(__always)
+    private func firstSuffix(_ text: UnsafeBufferPointer<UInt8>, _ trie: UnsafeBufferPointer<Int32>) -> (Int, Int)? {
+        guard let last = text.last else { return nil }
+        var node: Int
+        var position: Int
+        if tails.isEmpty {
+            node = Int(trie[Int(last)])
+            position = text.count - 1
+        } else {
+            guard text.count >= 3 else { return nil }
+            position = text.count - 3
+            let key = Self.tailKey(last, text[text.count - 2], text[position])
+            node = tails.withUnsafeBufferPointer { tails in
+                let mask = tails.count - 1
+                var slot = Self.tailSlot(key, tails.count)
+                while tails[slot] != .max {
+                    if UInt32(truncatingIfNeeded: tails[slot] >> 32) == key { return Int(UInt32(truncatingIfNeeded: tails[slot])) }
+                    slot = (slot + 1) & mask
+                }
+                return -1
+            }
+        }
+        guard node >= 0 else { return nil }
+        while trie[node] < 0 {
+            guard Self.advance(trie, text, &node, &position) else { return nil }
+        }
+        return (node, position)
+    }
+
+    /// Marks a run node (in the children-count slot).
+    static let runMark: Int32 = -2
+
+    /// Moves `node` one step towards the start of `text` (one byte, or a run's bytes) and
+    /// `position` to the first byte read; false when the trie has no such node.
+    @inline(__always)
+    private static func advance(
+        _ trie: UnsafeBufferPointer<Int32>, _ text: UnsafeBufferPointer<UInt8>, _ node: inout Int, _ position: inout Int
+    ) -> Bool {
+        if trie[node &+ 1] == runMark {
+            let length = Int(trie[node &+ 2])
+            guard position >= length, let base = trie.baseAddress else { return false }
+            // SAFETY: construction packs the run's bytes in the words from `node + 4`.
+            let bytes = UnsafeRawPointer(base.advanced(by: node &+ 4))
+            for index in 0..<length where text[position &- 1 &- index] != bytes.load(fromByteOffset: index, as: UInt8.self) {
+                return false
+            }
+            position &-= length
+            node = Int(trie[node &+ 3])
+            return true
+        }
+        guard position > 0 else { return false }
+        position &-= 1
+        node = child(trie, node, text[position])
+        return node >= 0
+    }
+
     @inline(__always)
     private static func child(_ trie: UnsafeBufferPointer<Int32>, _ node: Int, _ byte: UInt8) -> Int {
-        let children = Int(trie[node + 1])
-        if children < 0 { return Int(trie[node + 2 + Int(byte)]) }
-        let wanted = Int32(byte)
-        var index = 0
-        while index < children {
-            if trie[node + 2 + 2 * index] == wanted { return Int(trie[node + 3 + 2 * index]) }
-            index += 1
-        }
-        return -1
+        let children = Int(trie[node &+ 1])
+        if children < 0 { return Int(trie[node &+ 2 &+ Int(byte)]) }
+        // The lane holding `byte`, without a loop: the lowest zero byte of `lanes ^ byte×8`
+        // (8 when none; unused lanes repeat lane 0, so they never answer first).
+        let lanes = UInt64(UInt32(bitPattern: trie[node &+ 2])) | UInt64(UInt32(bitPattern: trie[node &+ 3])) << 32
+        let difference = lanes ^ (UInt64(byte) &* 0x0101_0101_0101_0101)
+        let zeros = (difference &- 0x0101_0101_0101_0101) & ~difference & 0x8080_8080_8080_8080
+        let lane = zeros.trailingZeroBitCount >> 3
+        let found = Int(trie[node &+ 4 &+ lane])
+        return lane < children ? found : -1
     }
 
     /// The reverse walk from `node` (reached with `text[position...]` read), taking the pairs
@@ -280,12 +438,10 @@ public final class SuffixSplit: Sendable, Equatable {
         pairTable.withUnsafeBufferPointer { pairTable in
             var node = start
             var position = startPosition
-            while node >= 0 {
+            while true {
                 let pairs = Int(trie[node])
                 if pairs >= 0 { take(pairs, pairTable, forward, firstGroup, text.count, &out) }
-                guard position > 0 else { break }
-                position -= 1
-                node = Self.child(trie, node, text[position])
+                guard Self.advance(trie, text, &node, &position) else { break }
             }
         }
         guard out.count - before > 1 else { return }
@@ -322,17 +478,24 @@ public final class SuffixSplit: Sendable, Equatable {
             for rule in Int(pairTable[pair + 2])..<Int(pairTable[pair + 3]) { out.append(pairRules[rule]) }
         }
         if forward.count - firstGroup <= count {
-            pairKeys.withUnsafeBufferPointer { keys in
-                let mask = keys.count - 1
+            pairSlots.withUnsafeBufferPointer { slots in
+                let capacity = slots.count / Self.slotWidth
                 for index in firstGroup..<forward.count {
                     let key = Self.key(group: forward[index] - groupBase, pairs: pairs)
-                    var slot = Self.slot(key, keys.count)
-                    while keys[slot] != .max {
-                        if keys[slot] == key {
-                            add(Int(pairSlots[slot]))
+                    var slot = Self.slot(key, capacity)
+                    while slots[slot * Self.slotWidth] != .max {
+                        if slots[slot * Self.slotWidth] == key {
+                            let (bounds, rules) = (slots[slot * Self.slotWidth + 1], slots[slot * Self.slotWidth + 2])
+                            guard textLength >= Int(bounds >> 32) else { break }
+                            let (start, end) = (Int(UInt32(truncatingIfNeeded: bounds)), Int(rules >> 32))
+                            if end - start == 1 {
+                                out.append(Int32(bitPattern: UInt32(truncatingIfNeeded: rules)))
+                            } else {
+                                for rule in start..<end { out.append(pairRules[rule]) }
+                            }
                             break
                         }
-                        slot = (slot + 1) & mask
+                        slot = (slot + 1) & (capacity - 1)
                     }
                 }
             }
@@ -353,7 +516,8 @@ public final class SuffixSplit: Sendable, Equatable {
 
     /// Heap bytes, roughly.
     var memoryUsage: Int {
-        (trie.count + pairTable.count + pairRules.count + pairSlots.count) * 4 + pairKeys.count * 8 + entries.count * 40
+        (trie.count + pairTable.count + pairRules.count) * 4 + (pairSlots.count + tails.count) * 8
+            + entries.count * 40
             + prefixes.reduce(0) { $0 + $1.utf8.count + 16 }
     }
 }
