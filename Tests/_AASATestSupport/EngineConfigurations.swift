@@ -30,6 +30,12 @@ public enum EngineConfigurations {
         DFAMatcher(try CompiledDocument(document: document, domain: domain, configuration: splitAll))
     }
 
+    /// Both at once: every automaton a compact table and every `literal * literal` pattern
+    /// split, so the suffix side reads its prefix groups from the compile-time decision rows.
+    public static let dfaCompactSplit: EngineRunner.Factory = { document, domain in
+        DFAMatcher(try CompiledDocument(document: document, domain: domain, configuration: compactSplit))
+    }
+
     /// The smallest cache, giving up on the first clear: long searches finish by NFA simulation
     /// (with every pattern that can be split, split, so the simulation meets prefix groups too).
     public static let dfaSimulationFallback: EngineRunner.Factory = { document, domain in
@@ -50,6 +56,7 @@ public enum EngineConfigurations {
     public static let lazyOnly = automata(.init(eagerMaxStates: 0))
     public static let compactTables = automata(.init(eagerMinimumTableBytes: 0))
     public static let splitAll = automata(.init(suffixSplitMinimum: 0))
+    public static let compactSplit = automata(.init(suffixSplitMinimum: 0, eagerMinimumTableBytes: 0))
     public static let noByteClasses = automata(.init(useByteClasses: false))
 
     /// The default configuration with other automaton settings.
@@ -63,6 +70,6 @@ public enum EngineConfigurations {
     public static let allDFA: [(String, EngineRunner.Factory)] = [
         ("dfa", dfaDefault), ("dfa-tiny-cache", dfaTinyCache), ("dfa-simulation", dfaSimulationFallback),
         ("dfa-no-byte-classes", dfaNoByteClasses), ("dfa-split-all", dfaSplitAll), ("dfa-lazy-only", dfaLazyOnly),
-        ("dfa-compact-tables", dfaCompactTables),
+        ("dfa-compact-tables", dfaCompactTables), ("dfa-compact-split", dfaCompactSplit),
     ]
 }

@@ -20,11 +20,14 @@ final class RandomDifferentialTests: XCTestCase {
             }
             let reference = ReferenceMatcher(document: document, domain: "example.com")
             var engines: [(String, any DecisionEngine)] = [("dfa", try EngineConfigurations.dfaDefault(document, "example.com"))]
-            // Every other document: its `literal * literal` path patterns split (SuffixSplit).
+            // Every other document: its `literal * literal` path patterns split (SuffixSplit),
+            // through the lazy cache and through compact tables (prefix groups then read from
+            // the compile-time decision rows), on alternate even seeds.
             if seed % 2 == 0 {
-                let split = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.splitAll)
+                let configuration = seed % 4 == 0 ? EngineConfigurations.splitAll : EngineConfigurations.compactSplit
+                let split = try CompiledDocument(document: document, domain: "example.com", configuration: configuration)
                 if split.splitPatternCount > 0 { splitDocuments += 1 }
-                engines.append(("dfa-split-all", DFAMatcher(split)))
+                engines.append((seed % 4 == 0 ? "dfa-split-all" : "dfa-compact-split", DFAMatcher(split)))
             } else {
                 // The default builds small tables dense: the others run through the compact
                 // form and through the lazy cache alone.

@@ -33,6 +33,10 @@ final class LazyDFASuiteTests: XCTestCase {
         try runSuite(EngineConfigurations.dfaCompactTables, label: "compactTables")
     }
 
+    func test_suite_compactTablesWithEverySplitPatternSplit() throws {
+        try runSuite(EngineConfigurations.dfaCompactSplit, label: "compactSplit")
+    }
+
     private func runSuite(_ factory: @escaping EngineRunner.Factory, label: String) throws {
         let cases = try CaseSuite.load()
         XCTAssertFalse(cases.isEmpty)

@@ -36,6 +36,8 @@ extension LazyDFA.Prebuilt {
         /// Bytes from this value on have a class from `firstHigh` on (0x80, or 0x100 when no
         /// class starts at 0x80).
         let highByte: Int
+        /// Runs in the table (for tests and statistics).
+        let runCount: Int
 
         /// Flags (the record's top byte): the exception count in the low bits, or one of
         /// `dense` and `run`; `selfLoop` and `chain` mark the predicted steps.
@@ -159,6 +161,7 @@ extension LazyDFA.Prebuilt {
             self.firstHigh = firstHigh
             self.highByte = firstHigh < stride ? 0x80 : 0x100
             self.start = offsets[1]
+            self.runCount = shape.runs.count
         }
 
         /// What the layout needs to know of each row: its ASCII default and exception count,

@@ -266,6 +266,8 @@ public final class SuffixSplit: Sendable, Equatable {
     /// Entries after the last node: a child lookup reads slot `node + 4 + 8` (no lane found)
     /// before it knows there is no child.
     static let padding = 16
+    /// Accepted prefix groups probed without comparing with the suffix's pair count.
+    static let fewGroups = 8
 
     /// Splits the `literal * literal` patterns out of `patterns` when there are at least
     /// `minimum` of them: returns the patterns for the forward automaton (the others unchanged,
@@ -466,18 +468,19 @@ public final class SuffixSplit: Sendable, Equatable {
     /// The rules of the suffix's pairs (at `pairs`) whose prefix group is in
     /// `forward[firstGroup...]`: a hash probe per group accepted, or, when the suffix has fewer
     /// pairs than that, a binary search in `forward` per pair (so a document cannot make this
-    /// cost more than its own pairs).
+    /// cost more than its own pairs). Up to `fewGroups` groups, the probes go ahead without
+    /// reading the pair count (a cold load).
     @inline(__always)
     private func take(
         _ pairs: Int, _ pairTable: UnsafeBufferPointer<Int32>, _ forward: UnsafeBufferPointer<Int32>, _ firstGroup: Int,
         _ textLength: Int, _ out: inout [Int32]
     ) {
-        let count = Int(pairTable[pairs])
         func add(_ pair: Int) {
             guard textLength >= Int(pairTable[pair + 1]) else { return }
             for rule in Int(pairTable[pair + 2])..<Int(pairTable[pair + 3]) { out.append(pairRules[rule]) }
         }
-        if forward.count - firstGroup <= count {
+        let groups = forward.count - firstGroup
+        if groups <= Self.fewGroups || groups <= Int(pairTable[pairs]) {
             pairSlots.withUnsafeBufferPointer { slots in
                 let capacity = slots.count / Self.slotWidth
                 for index in firstGroup..<forward.count {
@@ -500,7 +503,7 @@ public final class SuffixSplit: Sendable, Equatable {
                 }
             }
         } else {
-            for index in 0..<count {
+            for index in 0..<Int(pairTable[pairs]) {
                 let pair = pairs + 1 + 4 * index
                 let tag = groupBase + pairTable[pair]
                 var low = firstGroup

@@ -1,0 +1,106 @@
+@testable import AASAKit
+import XCTest
+import _AASATestSupport
+
+/// The compact form of a compile-time table (`LazyDFA.Prebuilt.Compact`): runs of literal
+/// states, chain and self-loop steps, and the suffix side's fast paths must decide exactly as
+/// the lazy cache and the reference do, wherever a text ends or leaves them.
+final class CompactTableTests: XCTestCase {
+    private func document(_ rules: [String], apps: [String] = ["ABCDE12345.com.example.app"]) throws -> AASADocument {
+        let components = rules.map { rule in rule.hasPrefix("{") ? rule : #"{"/": "\#(rule)"}"# }.joined(separator: ", ")
+        let appIDs = apps.map { "\"\($0)\"" }.joined(separator: ", ")
+        let json = #"{"applinks": {"details": [{"appIDs": [\#(appIDs)], "components": [\#(components)]}]}}"#
+        return try AASADocument(bytes: Array(json.utf8))
+    }
+
+    /// Every cut of every text, and each cut followed by a byte that leaves the literal (ASCII,
+    /// and the first byte of a two-byte scalar), decided by the compact table, the lazy cache
+    /// and the reference.
+    private func assertAgreeAtEveryCut(
+        _ document: AASADocument, texts: [String], configuration: Configuration, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let compact = DFAMatcher(try CompiledDocument(document: document, domain: "example.com", configuration: configuration))
+        let lazy = DFAMatcher(try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.lazyOnly))
+        let reference = ReferenceMatcher(document: document, domain: "example.com")
+        for text in texts {
+            let bytes = Array(text.utf8)
+            for cut in 0...bytes.count {
+                let head = String(decoding: bytes[0..<cut], as: UTF8.self)
+                for tail in ["", "q", "é", "é/x", "/", "qq/reviews"] {
+                    let url = "https://example.com" + head + tail
+                    let expected = try reference.decide(url, app: nil)
+                    XCTAssertEqual(try compact.decide(url, app: nil), expected, "compact: \(url)", file: file, line: line)
+                    XCTAssertEqual(try lazy.decide(url, app: nil), expected, "lazy: \(url)", file: file, line: line)
+                }
+            }
+        }
+    }
+
+    func test_runs_textEndingOrLeavingInsideARun_decidesAsTheLazyCache() throws {
+        let rules = [
+            "/products/summer-collection/*", "/products/summer-sale", "/products/summer-sale/?", "/blog/2024/*/comments",
+            #"{"/": "/products/winter-*", "exclude": true}"#, "/products/winter-boots", "/p/*", "/ö/long-literal-after-unicode",
+        ]
+        let document = try document(rules)
+        let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactTables)
+        let tables = compiled.labelledAutomata.compactMap { $0.dfa.prebuilt?.compact }
+        XCTAssertFalse(tables.isEmpty, "the configuration builds compact tables")
+        XCTAssertGreaterThan(tables.map(\.runCount).reduce(0, +), 0, "literals longer than one state make runs")
+        try assertAgreeAtEveryCut(
+            document,
+            texts: [
+                "/products/summer-collection/x", "/products/summer-sale/1", "/blog/2024/05/comments", "/products/winter-boots",
+                "/ö/long-literal-after-unicode",
+            ],
+            configuration: EngineConfigurations.compactTables)
+    }
+
+    /// Split patterns on compact tables: the suffix trie's runs (long shared suffixes), nodes
+    /// with up to eight children (looked up without a loop) and more (a dense table), the
+    /// depth-3 entry table, and texts shorter than three bytes.
+    func test_suffixSide_runsWideNodesAndShortTexts_decideAsTheReference() throws {
+        var rules = ["/a/*/category/reviews", "/b/*/product/reviews", "*/x/reviews", "/c/*.html", "/d/*-old.html"]
+        rules += (0..<12).map { "/n\($0)/*\($0)/end" }  // the node of `/end` has 12 children (dense)
+        rules += (0..<5).map { "/m/*\($0)/mid" }  // five children: the packed lookup
+        let document = try document(rules)
+        let texts = [
+            "/a/1/category/reviews", "/b/2/product/reviews", "/q/x/reviews", "/c/page.html", "/d/page-old.html", "/n7/77/end",
+            "/n11/11/end", "/m/3/mid", "/ab",
+        ]
+        try assertAgreeAtEveryCut(document, texts: texts, configuration: EngineConfigurations.compactSplit)
+        try assertAgreeAtEveryCut(document, texts: texts, configuration: EngineConfigurations.splitAll)
+        // A two-byte suffix turns the depth-3 entry table off: the walk starts at the root.
+        let short = try self.document(rules + ["*/z"])
+        try assertAgreeAtEveryCut(short, texts: texts + ["/y/z", "/z"], configuration: EngineConfigurations.compactSplit)
+    }
+
+    /// Split rules merge per app through bit masks when a document names at most 63 apps, and
+    /// through the rules' app lists past that.
+    func test_splitRulesMergeAcrossApps_beyondSixtyThreeApps() throws {
+        for appCount in [3, 70] {
+            let apps = (0..<appCount).map { "ABCDE12345.com.example.app\($0)" }
+            let json = """
+                {"applinks": {"details": [
+                  {"appIDs": \(Array(apps.prefix(appCount / 2)).jsonArray), "components": [{"/": "/s/*/leaf"}, {"/": "/t/*", "exclude": true}]},
+                  {"appIDs": \(Array(apps.suffix(appCount - appCount / 2)).jsonArray), "components": [{"/": "*/leaf"}, {"/": "/t/*/leaf", "?": {"q": "1"}}]}
+                ]}}
+                """
+            let document = try AASADocument(bytes: Array(json.utf8))
+            let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactSplit)
+            XCTAssertGreaterThan(compiled.splitPatternCount, 0)
+            let matcher = DFAMatcher(compiled)
+            let reference = ReferenceMatcher(document: document, domain: "example.com")
+            for path in ["/s/1/leaf", "/t/1/leaf", "/t/1/leaf?q=1", "/u/leaf", "/s/leaf", "/leaf"] {
+                let url = "https://example.com" + path
+                XCTAssertEqual(try matcher.decide(url, app: nil), try reference.decide(url, app: nil), "\(appCount) apps: \(url)")
+                XCTAssertEqual(
+                    try matcher.decide(url, app: apps[appCount - 1]), try reference.decide(url, app: apps[appCount - 1]),
+                    "\(appCount) apps, one app: \(url)")
+            }
+        }
+    }
+}
+
+extension Array where Element == String {
+    fileprivate var jsonArray: String { "[" + map { "\"\($0)\"" }.joined(separator: ", ") + "]" }
+}
