@@ -119,49 +119,32 @@ public final class SuffixSplit: Sendable, Equatable {
         // in memory a large document's URLs do not keep warm) per byte.
         var depth = [Int](repeating: 0, count: children.count)
         var runOf: [Int: (bytes: [UInt8], target: Int)] = [:]
-        var inside = [Bool](repeating: false, count: children.count)
-        do {
-            var queue = [0]
-            var head = 0
-            while head < queue.count {
-                let node = queue[head]
-                head += 1
-                for (_, child) in children[node] {
-                    depth[Int(child)] = depth[node] + 1
-                    queue.append(Int(child))
-                }
-                guard depth[node] >= 3, children[node].count == 1, let (byte, first) = children[node].first else { continue }
-                var bytes = [byte]
-                var target = Int(first)
-                while suffixOfNode[target] < 0, children[target].count == 1, let (next, child) = children[target].first {
-                    inside[target] = true
-                    bytes.append(next)
-                    target = Int(child)
-                }
-                if bytes.count >= 2 { runOf[node] = (bytes, target) }
+        for node in Self.breadthFirst({ children[$0].values.map { Int($0) } }) {
+            for child in children[node].values { depth[Int(child)] = depth[node] + 1 }
+            guard depth[node] >= 3, children[node].count == 1, let (byte, first) = children[node].first else { continue }
+            var bytes = [byte]
+            var target = Int(first)
+            while suffixOfNode[target] < 0, children[target].count == 1, let (next, child) = children[target].first {
+                bytes.append(next)
+                target = Int(child)
             }
+            if bytes.count >= 2 { runOf[node] = (bytes, target) }
         }
         // Nodes laid out breadth first after the root table (the shallow nodes, which every
-        // walk reads, share a few cache lines); children point at offsets.
+        // walk reads, share a few cache lines), a run's inner nodes left out; children point
+        // at offsets.
+        let order = Self.breadthFirst { node in
+            runOf[node].map { [$0.target] } ?? children[node].sorted(by: { $0.key < $1.key }).map { Int($0.value) }
+        }
         var offsets = [Int32](repeating: 0, count: children.count)
-        var order: [Int] = []
         var next = 256
-        do {
-            var queue = [0]
-            var head = 0
-            while head < queue.count {
-                let node = queue[head]
-                head += 1
-                offsets[node] = Int32(next)
-                order.append(node)
-                if let run = runOf[node] {
-                    next += 4 + (run.bytes.count + 3) / 4
-                    queue.append(run.target)
-                    continue
-                }
+        for node in order {
+            offsets[node] = Int32(next)
+            if let run = runOf[node] {
+                next += 4 + (run.bytes.count + 3) / 4
+            } else {
                 let count = node == 0 ? 0 : children[node].count
                 next += 2 + (count > Self.denseChildren ? 256 : 2 + count)
-                queue += children[node].sorted(by: { $0.key < $1.key }).map { Int($0.value) }
             }
         }
         var trie = [Int32](repeating: -1, count: next + Self.padding)
@@ -378,6 +361,17 @@ public final class SuffixSplit: Sendable, Equatable {
             guard Self.advance(trie, text, &node, &position) else { return nil }
         }
         return (node, position)
+    }
+
+    /// The nodes of a tree, breadth first from node 0.
+    private static func breadthFirst(_ children: (Int) -> [Int]) -> [Int] {
+        var queue = [0]
+        var head = 0
+        while head < queue.count {
+            queue += children(queue[head])
+            head += 1
+        }
+        return queue
     }
 
     /// Marks a run node (in the children-count slot).
