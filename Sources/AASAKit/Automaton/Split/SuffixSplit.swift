@@ -55,7 +55,7 @@ public final class SuffixSplit: Sendable, Equatable {
     ///
     /// Why: the walk's first three steps are dependent loads in three levels of the trie, which
     /// a large document's URLs do not keep warm; this small table (at 10 000 generated path
-    /// rules, 99 entries) answers them with one load, and most texts end there.
+    /// rules, 99 entries) answers them with one load, and half the paths end there.
     private let tails: [UInt64]
 
     public static func == (lhs: SuffixSplit, rhs: SuffixSplit) -> Bool {
@@ -374,7 +374,9 @@ public final class SuffixSplit: Sendable, Equatable {
         return queue
     }
 
-    /// Marks a run node (in the children-count slot).
+    /// Marks a run node, in the children-count slot: then the run's length, the node it leads
+    /// to, and its bytes (in the order the walk reads them, backwards through the text), four
+    /// to a word.
     static let runMark: Int32 = -2
 
     /// Moves `node` one step towards the start of `text` (one byte, or a run's bytes) and
