@@ -119,12 +119,17 @@ public final class SuffixSplit: Sendable, Equatable {
         // in memory a large document's URLs do not keep warm) per byte.
         var depth = [Int](repeating: 0, count: children.count)
         var runOf: [Int: (bytes: [UInt8], target: Int)] = [:]
+        // A chain's inner nodes start no run of their own: that would make a long suffix
+        // quadratic (each of its nodes walking the rest of the chain).
+        var inside = [Bool](repeating: false, count: children.count)
         for node in Self.breadthFirst({ children[$0].values.map { Int($0) } }) {
             for child in children[node].values { depth[Int(child)] = depth[node] + 1 }
-            guard depth[node] >= 3, children[node].count == 1, let (byte, first) = children[node].first else { continue }
+            guard !inside[node], depth[node] >= 3, children[node].count == 1, let (byte, first) = children[node].first
+            else { continue }
             var bytes = [byte]
             var target = Int(first)
             while suffixOfNode[target] < 0, children[target].count == 1, let (next, child) = children[target].first {
+                inside[target] = true
                 bytes.append(next)
                 target = Int(child)
             }
