@@ -62,6 +62,8 @@ public final class DFAMatcher: DecisionEngine {
     // Two arrays rather than the optional struct, which was copied (its two arrays retained
     // and released) on every URL.
     private let sharedWidth: Int
+    private let sharedInlineGroups: Int
+    private let sharedFirstAppSlot: Int
     private let sharedRows: [Int32]
     private let sharedGroupTags: [Int32]
     /// Decision rows (one rule id or -1 per app) of the solo path cache's tag sets, found
@@ -122,6 +124,8 @@ public final class DFAMatcher: DecisionEngine {
         let shared = soloCache?.prebuiltSharesTagSets == true ? compiled.pathDecisions : nil
         hasSharedDecisions = shared != nil
         sharedWidth = shared?.width ?? 0
+        sharedInlineGroups = shared?.inlineGroups ?? 0
+        sharedFirstAppSlot = shared?.firstAppSlot ?? 0
         sharedRows = shared?.rows ?? []
         sharedGroupTags = shared?.groupTags ?? []
         soloSplitReference = soloSplit.map { Unmanaged.passUnretained($0) }
@@ -257,12 +261,24 @@ public final class DFAMatcher: DecisionEngine {
         if !splitRules.isEmpty { splitRules.removeAll(keepingCapacity: true) }
         guard tagSet != 0, let reference = soloSplitReference else { return }
         if hasSharedDecisions {
-            let row = Int(tagSet) * sharedWidth + CompiledDocument.PathDecisions.groupsSlot
-            let (low, high) = (Int(sharedRows[row]), Int(sharedRows[row + 1]))
-            guard low < high else { return }
-            sharedGroupTags.withUnsafeBufferPointer { groups in
+            let start = Int(tagSet) * sharedWidth
+            let count = Int(sharedRows[start + CompiledDocument.PathDecisions.groupCountSlot])
+            guard count > 0 else { return }
+            let groups = start + CompiledDocument.PathDecisions.groupsSlot
+            // The groups are in the row (one cache line with the decision), or past
+            // `sharedInlineGroups`, in `sharedGroupTags` from where the row says.
+            if count <= sharedInlineGroups {
+                sharedRows.withUnsafeBufferPointer { rows in
+                    reference._withUnsafeGuaranteedRef { split in
+                        split.collect(text, forward: UnsafeBufferPointer(rebasing: rows[groups..<(groups + count)]), into: &splitRules)
+                    }
+                }
+                return
+            }
+            let low = Int(sharedRows[groups])
+            sharedGroupTags.withUnsafeBufferPointer { tags in
                 reference._withUnsafeGuaranteedRef { split in
-                    split.collect(text, forward: UnsafeBufferPointer(rebasing: groups[low..<high]), into: &splitRules)
+                    split.collect(text, forward: UnsafeBufferPointer(rebasing: tags[low..<(low + count)]), into: &splitRules)
                 }
             }
             return
@@ -297,7 +313,7 @@ public final class DFAMatcher: DecisionEngine {
         if hasSharedDecisions {
             let start = Int(tagSet) * sharedWidth
             row = sharedRows[start + CompiledDocument.PathDecisions.decidedSlot] == 0
-                ? -1 : Int32(start + CompiledDocument.PathDecisions.firstAppSlot)
+                ? -1 : Int32(start + sharedFirstAppSlot)
         } else {
             let known = cache.annotations[Int(tagSet)]
             row = known == LazyDFA.Cache.unannotated ? annotate(tagSet: tagSet, cache: cache) : known

@@ -104,3 +104,43 @@ final class CompactTableTests: XCTestCase {
 extension Array where Element == String {
     fileprivate var jsonArray: String { "[" + map { "\"\($0)\"" }.joined(separator: ", ") + "]" }
 }
+
+extension CompactTableTests {
+    /// Literals of 1 to 20 bytes after a branch: runs of every length, left or ended at
+    /// every byte.
+    func test_runs_literalsOfEveryLength_decideAsTheReference() throws {
+        let letters = Array("abcdefghijklmnopqrst")
+        let leaves = (1...20).map { length in String(repeating: letters[length - 1], count: length) }
+        let rules = leaves.map { "/q/\($0)x/*" } + ["/r", "/rs", "/rstuvwxyz0123456789"]
+        let document = try document(rules)
+        let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactTables)
+        let tables = compiled.labelledAutomata.compactMap { $0.dfa.prebuilt?.compact }
+        XCTAssertGreaterThanOrEqual(tables.map(\.runCount).reduce(0, +), 18, "each literal of three bytes or more is a run")
+        try assertAgreeAtEveryCut(
+            document, texts: leaves.map { "/q/\($0)x/1" } + ["/rstuvwxyz0123456789"], configuration: EngineConfigurations.compactTables)
+    }
+
+    /// A suffix with at most four pairs of one rule each keeps them in the trie; more pairs,
+    /// or a pair of several rules (rules of one shape), go through the hash table. Both decide as the reference, whatever the text's length against each
+    /// pair's shortest text.
+    func test_suffixSide_inlineAndHashedPairs_decideAsTheReference() throws {
+        var rules = ["/a/*/few", "/bb/*/few", "*/few"]  // three pairs: inline
+        rules += (0..<6).map { "/m\($0)/*/many" }  // six pairs: hashed
+        let document = try document(rules)
+        let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactSplit)
+        let splits = compiled.pathSplits.compactMap { $0 }
+        XCTAssertEqual(splits.map(\.inlineSuffixCount).reduce(0, +), 1)
+        XCTAssertEqual(splits.map(\.hashedSuffixCount).reduce(0, +), 1)
+        try assertAgreeAtEveryCut(
+            document, texts: ["/a/1/few", "/bb/few", "/bb/x/few", "/m3/2/many", "/m5/many", "/z/few"],
+            configuration: EngineConfigurations.compactSplit)
+
+        // Two rules of one shape: one pair of two rules, hashed; the first decides.
+        let twice = try self.document([#"{"/": "/p/*/twice", "exclude": true}"#, "/p/*/twice", "*/once"])
+        let twiceSplits = try CompiledDocument(document: twice, domain: "example.com", configuration: EngineConfigurations.compactSplit)
+            .pathSplits.compactMap { $0 }
+        XCTAssertEqual(twiceSplits.map(\.hashedSuffixCount).reduce(0, +), 1)
+        XCTAssertEqual(twiceSplits.map(\.inlineSuffixCount).reduce(0, +), 1)
+        try assertAgreeAtEveryCut(twice, texts: ["/p/1/twice", "/p/once", "/p/twice"], configuration: EngineConfigurations.compactSplit)
+    }
+}

@@ -68,21 +68,31 @@ extension LazyDFA.Prebuilt {
             var order = [0]
             var seen = [Bool](repeating: false, count: rows)
             seen[0] = true
+            // States reached only through bytes from 0x80 (inside a UTF-8 scalar: at 10 000
+            // generated path rules, 25 565 of 64 407 records) go after the others, so that
+            // ASCII text, most of what URLs hold, walks a denser table.
+            var later: [Int] = []
             var stack = [1]
-            while let row = stack.popLast() {
-                if seen[row] { continue }
-                seen[row] = true
-                order.append(row)
-                let fallback = shape.defaults[row]
-                if !seen[Int(fallback)] { stack.append(Int(fallback)) }
-                if let run = shape.runs[row] {
-                    if !seen[Int(run.target)] { stack.append(Int(run.target)) }
-                    continue
+            while true {
+                while let row = stack.popLast() {
+                    if seen[row] { continue }
+                    seen[row] = true
+                    order.append(row)
+                    let fallback = shape.defaults[row]
+                    if !seen[Int(fallback)] { stack.append(Int(fallback)) }
+                    if let run = shape.runs[row] {
+                        if !seen[Int(run.target)] { stack.append(Int(run.target)) }
+                        continue
+                    }
+                    for cls in (0..<stride).reversed() {
+                        let next = targets[row * stride + cls]
+                        guard next != fallback, !seen[Int(next)] else { continue }
+                        if cls >= lowCount { later.append(Int(next)) } else { stack.append(Int(next)) }
+                    }
                 }
-                for cls in (0..<stride).reversed() {
-                    let next = targets[row * stride + cls]
-                    if next != fallback, !seen[Int(next)] { stack.append(Int(next)) }
-                }
+                guard !later.isEmpty else { break }
+                stack = later.reversed()
+                later.removeAll()
             }
 
             // Offsets, and the high rows (shared).

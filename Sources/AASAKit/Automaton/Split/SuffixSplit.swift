@@ -32,7 +32,8 @@ public final class SuffixSplit: Sendable, Equatable {
 
     /// The reversed-suffix trie, flat. Entries 0..<256 are the root's children by byte (-1:
     /// none). A node is an offset into this array holding: the offset in `pairTable` of the
-    /// pairs of the suffix that ends at the node (-1: none), the number of children, then
+    /// pairs of the suffix that ends at the node (-1: none; -2 - offset: they are inline in
+    /// this array at that offset, see `takeInline`), the number of children, then
     /// the children's bytes packed in two words (unused lanes repeat the first byte), then the
     /// children; or, past `denseChildren` children, -1 and a 256-entry table; or a run (see
     /// `runMark`). `padding` entries end the array.
@@ -57,6 +58,10 @@ public final class SuffixSplit: Sendable, Equatable {
     /// a large document's URLs do not keep warm; this small table (at 10 000 generated path
     /// rules, 99 entries) answers them with one load, and half the paths end there.
     private let tails: [UInt64]
+    /// Suffixes whose pairs are kept in the trie, and those probed through `pairSlots` (for
+    /// tests and statistics).
+    let inlineSuffixCount: Int
+    let hashedSuffixCount: Int
 
     public static func == (lhs: SuffixSplit, rhs: SuffixSplit) -> Bool {
         lhs.groupBase == rhs.groupBase && lhs.prefixes == rhs.prefixes && lhs.entries == rhs.entries
@@ -135,29 +140,61 @@ public final class SuffixSplit: Sendable, Equatable {
             }
             if bytes.count >= 2 { runOf[node] = (bytes, target) }
         }
-        // Nodes laid out breadth first after the root table (the shallow nodes, which every
-        // walk reads, share a few cache lines), a run's inner nodes left out; children point
-        // at offsets.
-        let order = Self.breadthFirst { node in
+        // A suffix with few pairs, each of one rule, keeps them in the trie, right after its
+        // node: the walk that finds it has that cache line already (a hash probe per accepted
+        // group is a cold load each).
+        let inline = rulesOf.map { groups in
+            groups.count <= Self.inlinePairs && groups.values.allSatisfy { Set($0).count == 1 }
+        }
+        // Layout, after the root table: the nodes down to depth 3 breadth first (the shallow
+        // nodes, which every walk reads or the `tails` table skips, share a few cache lines),
+        // then each depth-3 node's subtree depth first, so that a walk below depth 3 reads
+        // adjacent records; a run's inner nodes left out. Children point at offsets.
+        func next(_ node: Int) -> [Int] {
             runOf[node].map { [$0.target] } ?? children[node].sorted(by: { $0.key < $1.key }).map { Int($0.value) }
         }
-        var offsets = [Int32](repeating: 0, count: children.count)
-        var next = 256
-        for node in order {
-            offsets[node] = Int32(next)
-            if let run = runOf[node] {
-                next += 4 + (run.bytes.count + 3) / 4
-            } else {
-                let count = node == 0 ? 0 : children[node].count
-                next += 2 + (count > Self.denseChildren ? 256 : 2 + count)
+        var order = Self.breadthFirst { node in depth[node] < 3 ? next(node) : [] }
+        for top in order where depth[top] == 3 {
+            var stack = next(top).reversed().map { $0 }
+            while let node = stack.popLast() {
+                order.append(node)
+                stack += next(node).reversed()
             }
         }
+        var offsets = [Int32](repeating: 0, count: children.count)
+        var nextOffset = 256
+        for node in order {
+            offsets[node] = Int32(nextOffset)
+            if let run = runOf[node] {
+                nextOffset += 4 + (run.bytes.count + 3) / 4
+            } else {
+                let count = node == 0 ? 0 : children[node].count
+                nextOffset += 2 + (count > Self.denseChildren ? 256 : 2 + count)
+            }
+            let suffix = Int(suffixOfNode[node])
+            if suffix >= 0, inline[suffix] { nextOffset += 1 + 3 * rulesOf[suffix].count }
+        }
+        let next = nextOffset
         var trie = [Int32](repeating: -1, count: next + Self.padding)
         for (byte, child) in children[0] { trie[Int(byte)] = offsets[Int(child)] }
         for node in order where node > 0 {
             let base = Int(offsets[node])
-            let suffix = suffixOfNode[node]
-            trie[base] = suffix >= 0 ? pairOffset[Int(suffix)] : -1
+            let suffix = Int(suffixOfNode[node])
+            trie[base] = suffix >= 0 ? pairOffset[suffix] : -1
+            if suffix >= 0, inline[suffix] {
+                let size = runOf[node].map { 4 + ($0.bytes.count + 3) / 4 }
+                    ?? 2 + (children[node].count > Self.denseChildren ? 256 : 2 + children[node].count)
+                let block = base + size
+                trie[base] = -2 - Int32(block)
+                let groups = rulesOf[suffix].sorted(by: { $0.key < $1.key })
+                trie[block] = Int32(groups.count)
+                for (index, (group, rules)) in groups.enumerated() {
+                    let prefixLength = Int(group) < prefixes.count ? prefixes[Int(group)].utf8.count : 0
+                    trie[block + 1 + 3 * index] = group
+                    trie[block + 2 + 3 * index] = Int32(clamping: prefixLength + suffixText[suffix].utf8.count)
+                    trie[block + 3 + 3 * index] = rules[0]
+                }
+            }
             if let run = runOf[node] {
                 trie[base + 1] = Self.runMark
                 trie[base + 2] = Int32(run.bytes.count)
@@ -191,9 +228,12 @@ public final class SuffixSplit: Sendable, Equatable {
         self.pairTable = pairTable
         self.pairRules = pairRules
         var capacity = 16
-        while capacity < 2 * entries.count { capacity *= 2 }
+        let hashed = rulesOf.indices.filter { !inline[$0] }
+        inlineSuffixCount = rulesOf.count - hashed.count
+        hashedSuffixCount = hashed.count
+        while capacity < 2 * hashed.reduce(0, { $0 + rulesOf[$1].count }) { capacity *= 2 }
         var pairSlots = [UInt64](repeating: .max, count: capacity * Self.slotWidth)
-        for offset in pairOffset {
+        for offset in hashed.map({ pairOffset[$0] }) {
             for index in 0..<Int(pairTable[Int(offset)]) {
                 let pair = Int(offset) + 1 + 4 * index
                 let key = Self.key(group: pairTable[pair], pairs: Int(offset))
@@ -236,7 +276,10 @@ public final class SuffixSplit: Sendable, Equatable {
 
     @inline(__always)
     private static func tailSlot(_ key: UInt32, _ capacity: Int) -> Int {
-        Int(truncatingIfNeeded: (key &* 0x9E37_79B1) >> 8) & (capacity - 1)
+        // High bits of the product: they mix all three bytes. (Bits 8 on of a 32-bit product
+        // mixed only the last two, and suffixes that share them, common in a vocabulary, made
+        // probe sequences 3.4 slots long on average at 10 000 generated path rules.)
+        slot(UInt64(key), capacity)
     }
 
     @inline(__always)
@@ -256,6 +299,8 @@ public final class SuffixSplit: Sendable, Equatable {
     static let padding = 16
     /// Accepted prefix groups probed without comparing with the suffix's pair count.
     static let fewGroups = 8
+    /// A suffix with at most this many pairs, each of one rule, keeps them in the trie.
+    static let inlinePairs = 4
 
     /// Splits the `literal * literal` patterns out of `patterns` when there are at least
     /// `minimum` of them: returns the patterns for the forward automaton (the others unchanged,
@@ -362,7 +407,7 @@ public final class SuffixSplit: Sendable, Equatable {
             }
         }
         guard node >= 0 else { return nil }
-        while trie[node] < 0 {
+        while trie[node] == -1 {
             guard Self.advance(trie, text, &node, &position) else { return nil }
         }
         return (node, position)
@@ -443,7 +488,11 @@ public final class SuffixSplit: Sendable, Equatable {
             var position = startPosition
             while true {
                 let pairs = Int(trie[node])
-                if pairs >= 0 { take(pairs, pairTable, forward, firstGroup, text.count, &out) }
+                if pairs >= 0 {
+                    take(pairs, pairTable, forward, firstGroup, text.count, &out)
+                } else if pairs < -1 {
+                    takeInline(trie, block: -2 &- pairs, forward, firstGroup, text.count, &out)
+                }
                 guard Self.advance(trie, text, &node, &position) else { break }
             }
         }
@@ -514,6 +563,22 @@ public final class SuffixSplit: Sendable, Equatable {
                     if forward[middle] < tag { low = middle + 1 } else { high = middle }
                 }
                 if low < forward.count, forward[low] == tag { add(pair) }
+            }
+        }
+    }
+
+    /// `take` for a suffix whose pairs are in the trie at `block`: its pair count, then per
+    /// pair, sorted by group: the group, the shortest text it matches, its rule.
+    @inline(__always)
+    private func takeInline(
+        _ trie: UnsafeBufferPointer<Int32>, block: Int, _ forward: UnsafeBufferPointer<Int32>, _ firstGroup: Int,
+        _ textLength: Int, _ out: inout [Int32]
+    ) {
+        let count = Int(trie[block])
+        for index in firstGroup..<forward.count {
+            let group = forward[index] &- groupBase
+            for pair in 0..<count where trie[block &+ 1 &+ 3 &* pair] == group {
+                if textLength >= Int(trie[block &+ 2 &+ 3 &* pair]) { out.append(trie[block &+ 3 &+ 3 &* pair]) }
             }
         }
     }
