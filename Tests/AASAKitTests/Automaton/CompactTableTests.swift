@@ -120,6 +120,48 @@ extension CompactTableTests {
             document, texts: leaves.map { "/q/\($0)x/1" } + ["/rstuvwxyz0123456789"], configuration: EngineConfigurations.compactTables)
     }
 
+    /// A trailing `*` skips ASCII eight bytes at a time up to the next non-ASCII byte: one at
+    /// every offset of the chunks (and of texts shorter than eight bytes) must still be read
+    /// through the high row, here into a `*é*` rule's state.
+    func test_trailingStar_nonASCIIAtEveryOffset_decidesAsTheReference() throws {
+        // Compared percent-decoded: the text holds the scalars' bytes, not `%C3%A9`.
+        let document = try document([
+            #"{"/": "/p/*é*", "percentEncoded": false}"#, #"{"/": "/p/*", "exclude": true, "percentEncoded": false}"#,
+            #"{"/": "/p/*", "percentEncoded": false}"#,
+        ])
+        let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactTables)
+        XCTAssertFalse(compiled.labelledAutomata.compactMap { $0.dfa.prebuilt?.compact }.isEmpty, "the path automaton is a compact table")
+        let matcher = DFAMatcher(compiled)
+        let reference = ReferenceMatcher(document: document, domain: "example.com")
+        for before in 0...17 {
+            for after in 0...9 {
+                for marker in ["é", "%C3%BC", "€", ""] {
+                    let url = "https://example.com/p/" + String(repeating: "a", count: before) + marker + String(repeating: "b", count: after)
+                    XCTAssertEqual(try matcher.decide(url, app: nil), try reference.decide(url, app: nil), url)
+                }
+            }
+        }
+    }
+
+    /// The eight-bytes-at-a-time scan behind it, against a byte loop: every text length up
+    /// to 20, every start, no high byte or one at every position.
+    func test_asciiEnd_findsTheFirstHighByteFromEveryStart() {
+        for length in 0...20 {
+            for highAt in [nil] + Array(0..<max(length, 1)).map(Optional.some) {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                if let highAt, highAt < length { bytes[highAt] = 0xC3 }
+                bytes.withUnsafeBufferPointer { text in
+                    for start in 0...length {
+                        let expected = (start..<length).first { text[$0] >= 0x80 } ?? length
+                        XCTAssertEqual(
+                            LazyDFA.Prebuilt.Compact.asciiEnd(of: text, from: start), expected,
+                            "length \(length), high byte at \(String(describing: highAt)), from \(start)")
+                    }
+                }
+            }
+        }
+    }
+
     /// A suffix with at most four pairs of one rule each keeps them in the trie; more pairs,
     /// or a pair of several rules (rules of one shape), go through the hash table. Both decide as the reference, whatever the text's length against each
     /// pair's shortest text.

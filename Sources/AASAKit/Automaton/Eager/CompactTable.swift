@@ -335,7 +335,7 @@ extension LazyDFA.Prebuilt {
                                 // A `*` loop: stays; with no exception, for every byte up to
                                 // the next high one.
                                 if count == 0 {
-                                    while index < end, Int(text[index]) < highByte { index &+= 1 }
+                                    index = highByte > 0xFF ? end : Self.asciiEnd(of: text, from: index)
                                 }
                                 continue
                             }
@@ -347,6 +347,34 @@ extension LazyDFA.Prebuilt {
                     return Int32(bitPattern: code[state &+ 2])
                 }
             }
+        }
+
+        /// The index of the first byte from 0x80 in `text` from `start`, or its end: eight
+        /// bytes tested at once.
+        ///
+        /// Why: a trailing `*` reads the rest of a path (about seven bytes in the generated
+        /// URLs), and a loop per byte ends on a mispredicted branch whose trip count varies
+        /// with every URL (10 000 generated path rules: 3 ns a URL, A/B in one process).
+        @inline(__always)
+        static func asciiEnd(of text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+            let end = text.count
+            guard start < end, let base = text.baseAddress else { return end }
+            let high: UInt64 = 0x8080_8080_8080_8080
+            var index = start
+            while end &- index >= 8 {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                if word & high != 0 { return index &+ (word & high).trailingZeroBitCount >> 3 }
+                index &+= 8
+            }
+            if index == end { return end }
+            if end >= 8 {
+                // The text's last eight bytes, those before `index` masked off.
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + (end &- 8)).loadUnaligned(as: UInt64.self))
+                let bits = word & (high &<< UInt64(8 &* (8 &- (end &- index))))
+                return bits == 0 ? end : end &- 8 &+ bits.trailingZeroBitCount >> 3
+            }
+            while index < end, text[index] < 0x80 { index &+= 1 }
+            return index
         }
 
         var memoryUsage: Int { (code.count + high.count) * 4 }
