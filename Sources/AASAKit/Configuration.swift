@@ -68,9 +68,10 @@ public struct Configuration: Sendable, Equatable {
         /// A path automaton whose mode has at least this many `literal * literal` patterns
         /// (`/shop/*/reviews`, `/p/item-*.html`) matches them in two halves (`SuffixSplit`):
         /// the DFA reads the prefix and the `*`, a suffix trie the end. Default 32: below it
-        /// the one DFA stays small and one pass is cheaper than two. Not a limit: the test
-        /// suite sets 0 (split whatever can be) and `Int.max` (never) to check that the split
-        /// never changes an answer.
+        /// the one DFA stays small and one pass is cheaper than two. A pattern whose prefix no
+        /// other pattern shares stays whole (`SuffixSplit.isolatedShapes`) unless this is 0.
+        /// Not a limit: the test suite sets 0 (split whatever can be) and `Int.max` (never) to
+        /// check that the split never changes an answer.
         public var suffixSplitMinimum = 32
         /// Determinise an automaton completely when it is compiled, if its DFA has at most this
         /// many states (and no more than twice its NFA's) and is too large for

@@ -43,6 +43,8 @@ public final class DFAMatcher: DecisionEngine {
     private let soloSplit: SuffixSplit?
     /// `soloSplit`, borrowed on the hot path as `soloCacheReference` is (same reason).
     private let soloSplitReference: Unmanaged<SuffixSplit>?
+    /// `soloSplit.endings`, held here: the hot path reads it without going through the split.
+    private let splitEndings: [UInt64]
     /// Rule ids are below this; path-automaton tags from it on are `SuffixSplit` prefix groups.
     private let ruleLimit: Int32
     /// The rules of split patterns that matched the last path searched (sorted), and scratch.
@@ -129,6 +131,7 @@ public final class DFAMatcher: DecisionEngine {
         sharedRows = shared?.rows ?? []
         sharedGroupTags = shared?.groupTags ?? []
         soloSplitReference = soloSplit.map { Unmanaged.passUnretained($0) }
+        splitEndings = soloSplit?.endings ?? []
         ruleLimit = Int32(compiled.rules.count)
         soloCacheReference = soloCache.map { Unmanaged.passUnretained($0) }
     }
@@ -249,7 +252,14 @@ public final class DFAMatcher: DecisionEngine {
     @inline(__always)
     private func searchPath(_ text: UnsafeBufferPointer<UInt8>, cache: LazyDFA.Cache) -> Int32 {
         let tagSet = cache.searchTagSet(text)
-        if soloSplitReference != nil { collectSplitRules(text, tagSet: tagSet, cache: cache) }
+        if soloSplitReference != nil {
+            let mayEnd = splitEndings.withUnsafeBufferPointer { SuffixSplit.mayEnd(text, endings: $0) }
+            if mayEnd {
+                collectSplitRules(text, tagSet: tagSet, cache: cache)
+            } else if !splitRules.isEmpty {
+                splitRules.removeAll(keepingCapacity: true)
+            }
+        }
         return tagSet
     }
 

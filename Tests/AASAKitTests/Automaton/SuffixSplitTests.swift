@@ -37,6 +37,57 @@ final class SuffixSplitTests: XCTestCase {
         XCTAssertNil(shape("/exact"))
     }
 
+    /// With the default minimum, a `P*S` rule whose prefix no other pattern shares (or
+    /// extends) stays in the forward automaton; shared prefixes, empty ones and prefixes under
+    /// a pattern with a pending `*` are split. Decisions do not change.
+    func test_isolatedPrefixesStayWhole_sharedOnesAreSplit() throws {
+        var rules = (0..<40).map { "/s\($0 % 4)/*/leaf\($0)" }  // four shared prefixes: split
+        rules += (0..<10).map { "/own\($0)-*.html" }  // prefixes of their own: stay
+        rules += ["*/any", "/own3-extra", "/deep/*x?", "/deep/page-*.php"]
+        // `/own3-` is extended by `/own3-extra`; `/deep/page-` lies under `/deep/*x?`.
+        let document = try document(rules)
+        let compiled = try CompiledDocument(document: document, domain: "example.com")
+        XCTAssertEqual(
+            Set(compiled.pathSplits.compactMap { $0 }.flatMap(\.entries).map { Int($0.rule) }),
+            Set(Array(0..<40) + [43, 50, 53]), "the shared, empty, extended and nested prefixes are split")
+        let matcher = DFAMatcher(compiled)
+        let reference = ReferenceMatcher(document: document, domain: "example.com")
+        let paths = [
+            "/s1/x/leaf5", "/s1/x/leaf6", "/own2-a.html", "/own2-.html", "/own2-a.htm", "/own3-extra", "/own3-x.html", "/q/any",
+            "/deep/page-1.php", "/deep/page-1.phpxy", "/deep/axb", "/own9-x/y.html",
+        ]
+        for path in paths {
+            let url = "https://example.com" + path
+            XCTAssertEqual(try matcher.decide(url, app: nil), try reference.decide(url, app: nil), url)
+        }
+    }
+
+    /// The filter on a text's last three bytes never turns away a text that ends in a
+    /// suffix (it may let others through); under three bytes nothing ends in a suffix of three
+    /// or more; with a shorter suffix the filter is off.
+    func test_endingFilter_neverRejectsATextEndingInASuffix() throws {
+        let suffixes = (0..<200).map { "/leaf\($0)" } + [".html", "-old.php", "/é"]
+        let rules = suffixes.enumerated().map { "/s\($0.offset % 3)/*\($0.element)" }
+        let split = try XCTUnwrap(
+            CompiledDocument(document: try document(rules), domain: "example.com", configuration: EngineConfigurations.splitAll)
+                .pathSplits.compactMap { $0 }.first)
+        func mayEnd(_ text: String) -> Bool {
+            let bytes = Array(text.utf8)
+            return bytes.withUnsafeBufferPointer { text in split.endings.withUnsafeBufferPointer { SuffixSplit.mayEnd(text, endings: $0) } }
+        }
+        for suffix in suffixes {
+            XCTAssertTrue(mayEnd("/s1/x" + suffix), suffix)
+            XCTAssertTrue(mayEnd(suffix), suffix)
+        }
+        XCTAssertFalse(mayEnd("/a"))
+        let rejected = (0..<1_000).filter { !mayEnd("/s1/other\($0)x") }.count
+        XCTAssertGreaterThan(rejected, 800, "most texts ending in no suffix are turned away")
+        let short = try XCTUnwrap(
+            CompiledDocument(document: try document(rules + ["/t/*/z"]), domain: "example.com", configuration: EngineConfigurations.splitAll)
+                .pathSplits.compactMap { $0 }.first)
+        XCTAssertTrue(short.endings.isEmpty, "a two-byte suffix turns the filter off")
+    }
+
     func test_prefixAndSuffixMustNotOverlap() throws {
         // `/ab*ba` needs 5 bytes: `/aba` starts with `/ab` and ends with `ba`, sharing the `b`.
         try assertAgree(["/ab*ba"], ["/aba", "/abba", "/abxba", "/ab", "/ba"])
@@ -65,9 +116,9 @@ final class SuffixSplitTests: XCTestCase {
     }
 
     func test_defaultSplitsOnlyFromThirtyTwoEligiblePatterns() throws {
-        let few = try CompiledDocument(document: try document((0..<31).map { "/s\($0)/*/leaf\($0)" }), domain: "example.com")
+        let few = try CompiledDocument(document: try document((0..<31).map { "/s\($0 % 2)/*/leaf\($0)" }), domain: "example.com")
         XCTAssertEqual(few.splitPatternCount, 0)
-        let many = try CompiledDocument(document: try document((0..<32).map { "/s\($0)/*/leaf\($0)" }), domain: "example.com")
+        let many = try CompiledDocument(document: try document((0..<32).map { "/s\($0 % 2)/*/leaf\($0)" }), domain: "example.com")
         XCTAssertEqual(many.splitPatternCount, 32)
     }
 

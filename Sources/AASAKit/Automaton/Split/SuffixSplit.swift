@@ -58,6 +58,11 @@ public final class SuffixSplit: Sendable, Equatable {
     /// a large document's URLs do not keep warm; this small table (at 10 000 generated path
     /// rules, 99 entries) answers them with one load, and half the paths end there.
     private let tails: [UInt64]
+    /// A bit per hash of a text's last three bytes, set for every key of `tails` (empty when
+    /// `tails` is): most texts end in three bytes no suffix ends in, and the matcher skips the
+    /// suffix side for them on one load in a table every URL keeps warm.
+    let endings: [UInt64]
+    static let endingWords = 64
     /// Suffixes whose pairs are kept in the trie, and those probed through `pairSlots` (for
     /// tests and statistics).
     let inlineSuffixCount: Int
@@ -267,11 +272,37 @@ public final class SuffixSplit: Sendable, Equatable {
             }
         }
         self.tails = tails
+        var endings = [UInt64](repeating: 0, count: Self.endingWords)
+        if tails.isEmpty {
+            // Suffixes under three bytes: every text may end in one.
+            endings = []
+        } else {
+            for entry in tails where entry != .max {
+                let bit = Self.endingBit(UInt32(truncatingIfNeeded: entry >> 32))
+                endings[bit >> 6] |= 1 << UInt64(bit & 63)
+            }
+        }
+        self.endings = endings
     }
 
     @inline(__always)
-    private static func tailKey(_ last: UInt8, _ second: UInt8, _ third: UInt8) -> UInt32 {
+    static func tailKey(_ last: UInt8, _ second: UInt8, _ third: UInt8) -> UInt32 {
         UInt32(last) | UInt32(second) << 8 | UInt32(third) << 16
+    }
+
+    @inline(__always)
+    static func endingBit(_ key: UInt32) -> Int {
+        Int(truncatingIfNeeded: (UInt64(key) &* 0x9E37_79B9_7F4A_7C15) >> 52)
+    }
+
+    /// Whether `text` may end in a suffix of this side (false: it ends in none).
+    @inline(__always)
+    static func mayEnd(_ text: UnsafeBufferPointer<UInt8>, endings: UnsafeBufferPointer<UInt64>) -> Bool {
+        guard endings.count == endingWords else { return true }
+        let count = text.count
+        guard count >= 3 else { return false }
+        let bit = endingBit(tailKey(text[count &- 1], text[count &- 2], text[count &- 3]))
+        return endings[bit &>> 6] & (1 &<< UInt64(bit & 63)) != 0
     }
 
     @inline(__always)
@@ -309,7 +340,12 @@ public final class SuffixSplit: Sendable, Equatable {
     static func split(_ patterns: [(pattern: Pattern, tag: Int32)], groupBase: Int32, minimum: Int)
         -> (patterns: [(pattern: Pattern, tag: Int32)], split: SuffixSplit?)
     {
-        let shapes = patterns.map { splitShape($0.pattern) }
+        var shapes = patterns.map { splitShape($0.pattern) }
+        // A minimum of 0 splits whatever can be (the test suite's way to run every split rule
+        // through the suffix side); otherwise rules past a prefix of their own stay.
+        if minimum > 0 {
+            for index in isolatedShapes(patterns.map(\.pattern), shapes) { shapes[index] = nil }
+        }
         let eligible = shapes.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
         guard eligible > 0, eligible >= minimum else { return (patterns, nil) }
         var kept: [(pattern: Pattern, tag: Int32)] = []
@@ -336,6 +372,63 @@ public final class SuffixSplit: Sendable, Equatable {
             kept.append((Pattern(pieces: pieces), groupBase + Int32(group)))
         }
         return (kept, SuffixSplit(groupBase: groupBase, prefixes: prefixes, entries: entries))
+    }
+
+    /// The indices of the `P*S` shapes that stay in the forward automaton: P is not empty, no
+    /// other pattern's leading literal starts with P, and no pattern that keeps a `*` with
+    /// text after it in the forward automaton has a leading literal that P starts with.
+    ///
+    /// Why: what multiplies DFA states is a `*` whose suffix is pending while other patterns
+    /// still branch (a shared prefix such as `/shop/`, or none), or while another pending
+    /// `*` is active. Past a prefix no other pattern shares, the forward automaton walks at
+    /// most |S| + 1 states of this rule (the suffix's matching progress), and splitting it
+    /// only sends every URL that ends in S (`.html` at 10 000 generated path rules: a fifth
+    /// of them, each probing a hash slot per prefix group) through the suffix side.
+    static func isolatedShapes(_ patterns: [Pattern], _ shapes: [(prefix: String, suffix: String)?]) -> [Int] {
+        func leadingLiteral(_ pattern: Pattern) -> [UInt8] {
+            var bytes: [UInt8] = []
+            for piece in pattern.pieces {
+                guard case .literal(let text) = piece else { break }
+                bytes += text.utf8
+            }
+            return bytes
+        }
+        let leading = patterns.map(leadingLiteral)
+        // Leading literals of the patterns left in the forward automaton with a pending `*`
+        // (or a variable, whose values may hold one).
+        var pending = Set<[UInt8]>()
+        for (index, pattern) in patterns.enumerated() where shapes[index] == nil {
+            let pieces = pattern.pieces
+            let variable = pieces.contains { if case .variable = $0 { return true } else { return false } }
+            let star = pieces.dropLast().contains(.anyMany)
+            if variable || star { pending.insert(leading[index]) }
+        }
+        let sorted = leading.sorted { $0.lexicographicallyPrecedes($1) }
+        /// How many leading literals start with `prefix`.
+        func extensions(of prefix: [UInt8]) -> Int {
+            var low = 0
+            var high = sorted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle].lexicographicallyPrecedes(prefix) { low = middle + 1 } else { high = middle }
+            }
+            var count = 0
+            var index = low
+            while index < sorted.count, sorted[index].starts(with: prefix), count < 2 {
+                count += 1
+                index += 1
+            }
+            return count
+        }
+        var isolated: [Int] = []
+        for (index, shape) in shapes.enumerated() {
+            guard let shape, !shape.prefix.isEmpty else { continue }
+            let prefix = Array(shape.prefix.utf8)
+            guard extensions(of: prefix) == 1 else { continue }
+            guard !(0...prefix.count).contains(where: { pending.contains(Array(prefix[0..<$0])) }) else { continue }
+            isolated.append(index)
+        }
+        return isolated
     }
 
     /// `(P, S)` when `pattern` is `P*S` with literal P (maybe empty) and literal, non-empty S.
