@@ -62,30 +62,43 @@ final class SuffixSplitTests: XCTestCase {
         }
     }
 
-    /// The filter on a text's last three bytes never turns away a text that ends in a
-    /// suffix (it may let others through); under three bytes nothing ends in a suffix of three
-    /// or more; with a shorter suffix the filter is off.
+    /// The filter on a text's last bytes (as many as the shortest suffix has, up to eight)
+    /// never turns away a text that ends in a suffix (it may let others through); a text
+    /// shorter than every suffix ends in none; with a suffix under three bytes the filter is
+    /// off. Decisions agree with the reference at every depth.
     func test_endingFilter_neverRejectsATextEndingInASuffix() throws {
-        let suffixes = (0..<200).map { "/leaf\($0)" } + [".html", "-old.php", "/é"]
-        let rules = suffixes.enumerated().map { "/s\($0.offset % 3)/*\($0.element)" }
-        let split = try XCTUnwrap(
-            CompiledDocument(document: try document(rules), domain: "example.com", configuration: EngineConfigurations.splitAll)
-                .pathSplits.compactMap { $0 }.first)
-        func mayEnd(_ text: String) -> Bool {
-            let bytes = Array(text.utf8)
-            return bytes.withUnsafeBufferPointer { text in split.endings.withUnsafeBufferPointer { SuffixSplit.mayEnd(text, endings: $0) } }
+        for (extra, depth) in [(["/é"], 3), ([".html"], 5), (["-and-then-some"], 8)] {
+            let suffixes = (0..<200).map { "/leaf-number-\($0)" } + extra
+            let rules = suffixes.enumerated().map { "/s\($0.offset % 3)/*\($0.element)" }
+            let document = try document(rules)
+            let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.splitAll)
+            let split = try XCTUnwrap(compiled.pathSplits.compactMap { $0 }.first)
+            XCTAssertEqual(split.tailDepth, depth)
+            func mayEnd(_ text: String) -> Bool {
+                let bytes = Array(text.utf8)
+                return bytes.withUnsafeBufferPointer { text in
+                    split.endings.withUnsafeBufferPointer { SuffixSplit.mayEnd(text, endings: $0, depth: split.tailDepth) }
+                }
+            }
+            for suffix in suffixes {
+                XCTAssertTrue(mayEnd("/s1/x" + suffix), suffix)
+                XCTAssertTrue(mayEnd(suffix), suffix)
+            }
+            XCTAssertFalse(mayEnd("/a"))
+            let rejected = (0..<1_000).filter { !mayEnd("/s1/other\($0)x") }.count
+            XCTAssertGreaterThan(rejected, 800, "most texts ending in no suffix are turned away")
+            let matcher = DFAMatcher(compiled)
+            let reference = ReferenceMatcher(document: document, domain: "example.com")
+            for path in ["/s0/a/leaf-number-0", "/s1/leaf-number-1", "/s2/b" + extra[0], "/s2/" + extra[0], "/é", "/x.html", "/s2/x.htm"] {
+                let url = "https://example.com" + path
+                XCTAssertEqual(try matcher.decide(url, app: nil), try reference.decide(url, app: nil), url)
+            }
         }
-        for suffix in suffixes {
-            XCTAssertTrue(mayEnd("/s1/x" + suffix), suffix)
-            XCTAssertTrue(mayEnd(suffix), suffix)
-        }
-        XCTAssertFalse(mayEnd("/a"))
-        let rejected = (0..<1_000).filter { !mayEnd("/s1/other\($0)x") }.count
-        XCTAssertGreaterThan(rejected, 800, "most texts ending in no suffix are turned away")
         let short = try XCTUnwrap(
-            CompiledDocument(document: try document(rules + ["/t/*/z"]), domain: "example.com", configuration: EngineConfigurations.splitAll)
+            CompiledDocument(document: try document(["/s/*/long-suffix", "/t/*/z"]), domain: "example.com", configuration: EngineConfigurations.splitAll)
                 .pathSplits.compactMap { $0 }.first)
         XCTAssertTrue(short.endings.isEmpty, "a two-byte suffix turns the filter off")
+        XCTAssertEqual(short.tailDepth, 0)
     }
 
     func test_prefixAndSuffixMustNotOverlap() throws {

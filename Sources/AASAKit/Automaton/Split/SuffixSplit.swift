@@ -50,16 +50,18 @@ public final class SuffixSplit: Sendable, Equatable {
     /// (key, slot, pair, rule), in tables a large document's URLs do not keep warm.
     private let pairSlots: [UInt64]
     private static let slotWidth = 3
-    /// When every suffix has three bytes or more: open addressing from a text's last three
-    /// bytes (`key << 32 | node`, `UInt64.max` empty) to the trie node they lead to; empty
-    /// otherwise.
+    /// When every suffix has three bytes or more: open addressing from a text's last
+    /// `tailDepth` bytes (`windowKey`; two words a slot, the key (`UInt64.max`: empty) and the
+    /// node) to the trie node they lead to; empty otherwise.
     ///
-    /// Why: the walk's first three steps are dependent loads in three levels of the trie, which
-    /// a large document's URLs do not keep warm; this small table (at 10 000 generated path
-    /// rules, 99 entries) answers them with one load, and half the paths end there.
+    /// Why: the walk's first steps are dependent loads in as many levels of the trie, which a
+    /// large document's URLs do not keep warm; this table answers them with one load (at
+    /// 10 000 generated path rules, every suffix has five bytes or more: five steps).
     private let tails: [UInt64]
-    /// A bit per hash of a text's last three bytes, set for every key of `tails` (empty when
-    /// `tails` is): most texts end in three bytes no suffix ends in, and the matcher skips the
+    /// The shortest suffix's length, up to 8, when it is 3 or more; else 0 (no `tails`).
+    let tailDepth: Int
+    /// A bit per hash of a text's last `tailDepth` bytes, set for every key of `tails` (empty
+    /// when `tails` is): most texts end in bytes no suffix ends in, and the matcher skips the
     /// suffix side for them on one load in a table every URL keeps warm.
     let endings: [UInt64]
     static let endingWords = 64
@@ -127,6 +129,13 @@ public final class SuffixSplit: Sendable, Equatable {
         // Chains of nodes with one child and no suffix, from depth 3 on, become runs: the
         // chain's bytes in one record, compared in a row, instead of a node (a dependent load
         // in memory a large document's URLs do not keep warm) per byte.
+        // The walk starts at depth `tailDepth` (the shortest suffix's length, up to 8) through
+        // `tails`; runs and the depth-first layout start there (a run's inner nodes have no
+        // record a table could name).
+        let shortest = suffixText.map(\.utf8.count).min() ?? 0
+        let tailDepth = shortest >= 3 ? min(8, shortest) : 0
+        self.tailDepth = tailDepth
+        let firstRunDepth = max(3, tailDepth)
         var depth = [Int](repeating: 0, count: children.count)
         var runOf: [Int: (bytes: [UInt8], target: Int)] = [:]
         // A chain's inner nodes start no run of their own: that would make a long suffix
@@ -134,7 +143,7 @@ public final class SuffixSplit: Sendable, Equatable {
         var inside = [Bool](repeating: false, count: children.count)
         for node in Self.breadthFirst({ children[$0].values.map { Int($0) } }) {
             for child in children[node].values { depth[Int(child)] = depth[node] + 1 }
-            guard !inside[node], depth[node] >= 3, children[node].count == 1, let (byte, first) = children[node].first
+            guard !inside[node], depth[node] >= firstRunDepth, children[node].count == 1, let (byte, first) = children[node].first
             else { continue }
             var bytes = [byte]
             var target = Int(first)
@@ -158,8 +167,8 @@ public final class SuffixSplit: Sendable, Equatable {
         func next(_ node: Int) -> [Int] {
             runOf[node].map { [$0.target] } ?? children[node].sorted(by: { $0.key < $1.key }).map { Int($0.value) }
         }
-        var order = Self.breadthFirst { node in depth[node] < 3 ? next(node) : [] }
-        for top in order where depth[top] == 3 {
+        var order = Self.breadthFirst { node in depth[node] < firstRunDepth ? next(node) : [] }
+        for top in order where depth[top] == firstRunDepth {
             var stack = next(top).reversed().map { $0 }
             while let node = stack.popLast() {
                 order.append(node)
@@ -252,65 +261,70 @@ public final class SuffixSplit: Sendable, Equatable {
         }
         self.pairSlots = pairSlots
         var tails: [UInt64] = []
-        if suffixText.allSatisfy({ $0.utf8.count >= 3 }) {
-            // Depth-3 nodes by their three bytes (last, second, third from the end).
-            var found: [(key: UInt32, node: Int32)] = []
-            for (last, first) in children[0] {
-                for (second, middle) in children[Int(first)] {
-                    for (third, node) in children[Int(middle)] {
-                        found.append((Self.tailKey(last, second, third), offsets[Int(node)]))
-                    }
+        var endings: [UInt64] = []
+        if tailDepth > 0 {
+            // The nodes at depth `tailDepth`, by the text's last `tailDepth` bytes.
+            var found: [(key: UInt64, node: Int32)] = []
+            var stack: [(node: Int, key: UInt64, depth: Int)] = [(0, 0, 0)]
+            while let (node, key, level) = stack.popLast() {
+                if level == tailDepth {
+                    found.append((key, offsets[node]))
+                    continue
+                }
+                // The walk reads the text backwards: the byte at this level is the one
+                // `tailDepth - 1 - level` places from the window's start.
+                for (byte, child) in children[node] {
+                    stack.append((Int(child), key | UInt64(byte) << UInt64(8 * (tailDepth - 1 - level)), level + 1))
                 }
             }
             var capacity = 16
             while capacity < 2 * found.count { capacity *= 2 }
-            tails = Array(repeating: .max, count: capacity)
+            tails = Array(repeating: .max, count: 2 * capacity)
+            endings = [UInt64](repeating: 0, count: Self.endingWords)
             for (key, node) in found {
-                var slot = Self.tailSlot(key, capacity)
-                while tails[slot] != .max { slot = (slot + 1) & (capacity - 1) }
-                tails[slot] = UInt64(key) << 32 | UInt64(UInt32(bitPattern: node))
-            }
-        }
-        self.tails = tails
-        var endings = [UInt64](repeating: 0, count: Self.endingWords)
-        if tails.isEmpty {
-            // Suffixes under three bytes: every text may end in one.
-            endings = []
-        } else {
-            for entry in tails where entry != .max {
-                let bit = Self.endingBit(UInt32(truncatingIfNeeded: entry >> 32))
+                var slot = Self.slot(key, capacity)
+                while tails[2 * slot] != .max { slot = (slot + 1) & (capacity - 1) }
+                tails[2 * slot] = key
+                tails[2 * slot + 1] = UInt64(UInt32(bitPattern: node))
+                let bit = Self.endingBit(key)
                 endings[bit >> 6] |= 1 << UInt64(bit & 63)
             }
         }
+        self.tails = tails
         self.endings = endings
     }
 
+    /// The last `depth` bytes of `text` (1 to 8, at most its length), the first of them in
+    /// the low byte: the key of `tails` and `endings`.
     @inline(__always)
-    static func tailKey(_ last: UInt8, _ second: UInt8, _ third: UInt8) -> UInt32 {
-        UInt32(last) | UInt32(second) << 8 | UInt32(third) << 16
-    }
-
-    @inline(__always)
-    static func endingBit(_ key: UInt32) -> Int {
-        Int(truncatingIfNeeded: (UInt64(key) &* 0x9E37_79B9_7F4A_7C15) >> 52)
-    }
-
-    /// Whether `text` may end in a suffix of this side (false: it ends in none).
-    @inline(__always)
-    static func mayEnd(_ text: UnsafeBufferPointer<UInt8>, endings: UnsafeBufferPointer<UInt64>) -> Bool {
-        guard endings.count == endingWords else { return true }
+    static func windowKey(_ text: UnsafeBufferPointer<UInt8>, depth: Int) -> UInt64 {
         let count = text.count
-        guard count >= 3 else { return false }
-        let bit = endingBit(tailKey(text[count &- 1], text[count &- 2], text[count &- 3]))
-        return endings[bit &>> 6] & (1 &<< UInt64(bit & 63)) != 0
+        if count >= 8, let base = text.baseAddress {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + (count &- 8)).loadUnaligned(as: UInt64.self))
+            return word &>> UInt64(64 &- 8 &* depth)
+        }
+        var key: UInt64 = 0
+        for index in 0..<depth { key |= UInt64(text[count &- depth &+ index]) &<< UInt64(8 &* index) }
+        return key
     }
 
+    /// The bit of `endings` for a window key. (High bits of a multiplicative hash: they mix
+    /// every byte; bits 8 on of a 32-bit product mixed only the last two, and suffixes that
+    /// share them, common in a vocabulary, made `tails` probe runs 3.4 slots long at 10 000
+    /// generated path rules.)
     @inline(__always)
-    private static func tailSlot(_ key: UInt32, _ capacity: Int) -> Int {
-        // High bits of the product: they mix all three bytes. (Bits 8 on of a 32-bit product
-        // mixed only the last two, and suffixes that share them, common in a vocabulary, made
-        // probe sequences 3.4 slots long on average at 10 000 generated path rules.)
-        slot(UInt64(key), capacity)
+    static func endingBit(_ key: UInt64) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 52)
+    }
+
+    /// Whether `text` may end in a suffix of this side (false: it ends in none). `endings`
+    /// and `depth` are this side's `endings` and `tailDepth`.
+    @inline(__always)
+    static func mayEnd(_ text: UnsafeBufferPointer<UInt8>, endings: UnsafeBufferPointer<UInt64>, depth: Int) -> Bool {
+        guard endings.count == endingWords else { return true }
+        guard text.count >= depth else { return false }
+        let bit = endingBit(windowKey(text, depth: depth))
+        return endings[bit &>> 6] & (1 &<< UInt64(bit & 63)) != 0
     }
 
     @inline(__always)
@@ -486,15 +500,15 @@ public final class SuffixSplit: Sendable, Equatable {
             node = Int(trie[Int(last)])
             position = text.count - 1
         } else {
-            guard text.count >= 3 else { return nil }
-            position = text.count - 3
-            let key = Self.tailKey(last, text[text.count - 2], text[position])
+            guard text.count >= tailDepth else { return nil }
+            position = text.count - tailDepth
+            let key = Self.windowKey(text, depth: tailDepth)
             node = tails.withUnsafeBufferPointer { tails in
-                let mask = tails.count - 1
-                var slot = Self.tailSlot(key, tails.count)
-                while tails[slot] != .max {
-                    if UInt32(truncatingIfNeeded: tails[slot] >> 32) == key { return Int(UInt32(truncatingIfNeeded: tails[slot])) }
-                    slot = (slot + 1) & mask
+                let mask = tails.count / 2 - 1
+                var slot = Self.slot(key, tails.count / 2)
+                while tails[2 &* slot] != .max {
+                    if tails[2 &* slot] == key { return Int(tails[2 &* slot &+ 1]) }
+                    slot = (slot &+ 1) & mask
                 }
                 return -1
             }
