@@ -74,10 +74,10 @@ final class CompactTableTests: XCTestCase {
         try assertAgreeAtEveryCut(short, texts: texts + ["/y/z", "/z"], configuration: EngineConfigurations.compactSplit)
     }
 
-    /// Split rules merge per app through bit masks when a document names at most 63 apps, and
-    /// through the rules' app lists past that.
+    /// Split rules merge per app through a byte a rule when a document names at most 7 apps,
+    /// 64-bit masks up to 63, and the rules' app lists past that.
     func test_splitRulesMergeAcrossApps_beyondSixtyThreeApps() throws {
-        for appCount in [3, 70] {
+        for appCount in [3, 20, 70] {
             let apps = (0..<appCount).map { "ABCDE12345.com.example.app\($0)" }
             let json = """
                 {"applinks": {"details": [
