@@ -580,9 +580,10 @@ public final class SuffixSplit: Sendable, Equatable {
         _ text: UnsafeBufferPointer<UInt8>, _ trie: UnsafeBufferPointer<Int32>, from start: Int, position startPosition: Int,
         forward: UnsafeBufferPointer<Int32>, into out: inout [Int32]
     ) {
-        // The prefix groups the forward automaton accepted: its tags from `groupBase` on.
+        // The prefix groups the forward automaton accepted: its tags from `groupBase` on (all
+        // of them when the matcher passes a decision row's groups).
         var low = 0
-        var high = forward.count
+        var high = forward.first.map { $0 >= groupBase } == true ? 0 : forward.count
         while low < high {
             let middle = (low + high) / 2
             if forward[middle] < groupBase { low = middle + 1 } else { high = middle }
