@@ -52,8 +52,8 @@ public final class DFAMatcher: DecisionEngine {
     @exclusivity(unchecked) private var splitRules: [Int32] = []
     /// Per rule: its query and fragment are `*`, so a path match alone decides.
     private let decidesOnPath: [Bool]
-    /// Per rule, when the document names at most 63 apps: a bit per app it names, and the top
-    /// bit when it needs the query or fragment; empty otherwise.
+    /// Per rule, when the document names 8 to 63 apps: a bit per app it names, and the top
+    /// bit when it needs the query or fragment; empty otherwise (see `ruleAppBytes`).
     ///
     /// Why: merging the split rules that matched is done per URL, and `rules[rule].apps` is
     /// two dependent loads (and a retain) into memory a large document's URLs keep cold; this

@@ -126,12 +126,12 @@ public final class SuffixSplit: Sendable, Equatable {
                 pairTable += [group, Int32(clamping: prefixLength + suffixText[suffix].utf8.count), start, Int32(pairRules.count)]
             }
         }
-        // Chains of nodes with one child and no suffix, from depth 3 on, become runs: the
-        // chain's bytes in one record, compared in a row, instead of a node (a dependent load
-        // in memory a large document's URLs do not keep warm) per byte.
-        // The walk starts at depth `tailDepth` (the shortest suffix's length, up to 8) through
-        // `tails`; runs and the depth-first layout start there (a run's inner nodes have no
-        // record a table could name).
+        // Chains of nodes with one child and no suffix become runs: the chain's bytes in one
+        // record, compared in a row, instead of a node (a dependent load in memory a large
+        // document's URLs do not keep warm) per byte. The walk starts at depth `tailDepth`
+        // (the shortest suffix's length, up to 8) through `tails`, so runs (and the depth-first
+        // layout) start there, at depth 3 at least: a run's inner nodes have no record a table
+        // could name.
         let shortest = suffixText.map(\.utf8.count).min() ?? 0
         let tailDepth = shortest >= 3 ? min(8, shortest) : 0
         self.tailDepth = tailDepth
@@ -160,9 +160,9 @@ public final class SuffixSplit: Sendable, Equatable {
         let inline = rulesOf.map { groups in
             groups.count <= Self.inlinePairs && groups.values.allSatisfy { Set($0).count == 1 }
         }
-        // Layout, after the root table: the nodes down to depth 3 breadth first (the shallow
-        // nodes, which every walk reads or the `tails` table skips, share a few cache lines),
-        // then each depth-3 node's subtree depth first, so that a walk below depth 3 reads
+        // Layout, after the root table: the nodes down to the entry depth breadth first (the
+        // shallow nodes, which every walk reads or the `tails` table skips, share a few cache
+        // lines), then each entry node's subtree depth first, so that a walk below it reads
         // adjacent records; a run's inner nodes left out. Children point at offsets.
         func next(_ node: Int) -> [Int] {
             runOf[node].map { [$0.target] } ?? children[node].sorted(by: { $0.key < $1.key }).map { Int($0.value) }
