@@ -120,9 +120,10 @@ extension CompactTableTests {
             document, texts: leaves.map { "/q/\($0)x/1" } + ["/rstuvwxyz0123456789"], configuration: EngineConfigurations.compactTables)
     }
 
-    /// A trailing `*` skips ASCII eight bytes at a time up to the next non-ASCII byte: one at
-    /// every offset of the chunks (and of texts shorter than eight bytes) must still be read
-    /// through the high row, here into a `*é*` rule's state.
+    /// A `*` followed by a non-ASCII scalar at every offset of an eight-byte chunk (and of
+    /// texts shorter than eight bytes), compared percent-decoded, decides as the reference.
+    /// (The eight-byte skip itself is pinned by `test_asciiEnd_findsTheFirstHighByteFromEveryStart`:
+    /// a mutation of its tail branch did not make this end-to-end test fail.)
     func test_trailingStar_nonASCIIAtEveryOffset_decidesAsTheReference() throws {
         // Compared percent-decoded: the text holds the scalars' bytes, not `%C3%A9`.
         let document = try document([

@@ -288,6 +288,21 @@ final class HostileDocumentTests: XCTestCase {
         XCTAssertEqual(try agree(both, "https://example.com/?q#f").matchedApps, ["T.a"])
     }
 
+    /// A `literal * literal` rule with a 400 000-byte prefix of its own, under the default
+    /// split minimum: deciding whether it stays whole looks at its prefix once (checking every
+    /// prefix of it against the patterns with a pending `*` by copying each was quadratic).
+    func test_patterns_splitCandidateWithAHugePrefixCompilesAndDecides() throws {
+        let head = String(repeating: "a", count: 400_000)
+        let components = [#"{"/": "/\#(head)*x"}"#, #"{"/": "/b*c*d"}"#, #"{"/": "/aa*y"}"#].joined(separator: ",")
+        let text = #"{"applinks":{"details":[{"appID":"T.a","components":[\#(components)]}]}}"#
+        let document = try load(text, maxDocumentBytes: 1 << 20)
+        let both = try timed("compiling a split candidate with a 400 000-byte prefix") { try engines(document) }
+        let long = try timed("deciding a 400 kB URL") { try both.dfa.decide("https://example.com/" + head + "zx", app: nil) }
+        XCTAssertEqual(long.matchedApps, ["T.a"])
+        XCTAssertEqual(try agree(both, "https://example.com/aa1y").matchedApps, ["T.a"])
+        XCTAssertEqual(try agree(both, "https://example.com/aa1z").matchedApps, [])
+    }
+
     /// 32 split rules (`literal * literal`), one with a 400 000-byte suffix: a chain of 400 000
     /// single-child nodes in the reversed-suffix trie, folded into one run; a run analysis
     /// started again inside the chain would be quadratic (8 × 10^10 steps).

@@ -409,13 +409,37 @@ public final class SuffixSplit: Sendable, Equatable {
         }
         let leading = patterns.map(leadingLiteral)
         // Leading literals of the patterns left in the forward automaton with a pending `*`
-        // (or a variable, whose values may hold one).
-        var pending = Set<[UInt8]>()
+        // (or a variable, whose values may hold one), as a trie: a prefix is checked against
+        // all of them in one pass over its bytes.
+        var pendingChildren: [[UInt8: Int]] = [[:]]
+        var pendingEnds: [Bool] = [false]
         for (index, pattern) in patterns.enumerated() where shapes[index] == nil {
             let pieces = pattern.pieces
             let variable = pieces.contains { if case .variable = $0 { return true } else { return false } }
-            let star = pieces.dropLast().contains(.anyMany)
-            if variable || star { pending.insert(leading[index]) }
+            guard variable || pieces.dropLast().contains(.anyMany) else { continue }
+            var node = 0
+            for byte in leading[index] {
+                if let child = pendingChildren[node][byte] {
+                    node = child
+                } else {
+                    pendingChildren[node][byte] = pendingChildren.count
+                    node = pendingChildren.count
+                    pendingChildren.append([:])
+                    pendingEnds.append(false)
+                }
+            }
+            pendingEnds[node] = true
+        }
+        /// Whether a pending pattern's leading literal is a prefix of `prefix` (or equals it).
+        func underPending(_ prefix: [UInt8]) -> Bool {
+            var node = 0
+            if pendingEnds[node] { return true }
+            for byte in prefix {
+                guard let child = pendingChildren[node][byte] else { return false }
+                node = child
+                if pendingEnds[node] { return true }
+            }
+            return false
         }
         let sorted = leading.sorted { $0.lexicographicallyPrecedes($1) }
         /// How many leading literals start with `prefix`.
@@ -439,7 +463,7 @@ public final class SuffixSplit: Sendable, Equatable {
             guard let shape, !shape.prefix.isEmpty else { continue }
             let prefix = Array(shape.prefix.utf8)
             guard extensions(of: prefix) == 1 else { continue }
-            guard !(0...prefix.count).contains(where: { pending.contains(Array(prefix[0..<$0])) }) else { continue }
+            guard !underPending(prefix) else { continue }
             isolated.append(index)
         }
         return isolated
