@@ -216,3 +216,24 @@ extension CompactTableTests {
             configuration: EngineConfigurations.compactTables)
     }
 }
+
+extension CompactTableTests {
+    /// The first-segment table: segments of every length up to 14 bytes between the slashes
+    /// (the longest it holds), longer ones (walked), segments whose closing `/` is in the first
+    /// or the second eight-byte word or right at their border, a `.` right after the leading
+    /// `/`, segments read through a `*` (not in the table), and near misses, cut at every byte.
+    func test_segments_everyLengthAndWordBorder_decideAsTheReference() throws {
+        let names = (1...16).map { length in String("abcdefghijklmnopqrstuvwxyz".prefix(length)) }
+        var rules = names.map { "/\($0)/x/*" } + ["/.hidden/*", "/q*/tail", "/a/b/c", "/abcdefg/"]
+        rules += [#"{"/": "/abc/no", "exclude": true}"#]
+        let document = try document(rules)
+        let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactTables)
+        let tables = compiled.labelledAutomata.compactMap { $0.dfa.prebuilt?.compact }.filter { !$0.segments.isEmpty }
+        XCTAssertFalse(tables.isEmpty, "the path table has a segment table")
+        let segmentCount = tables.map { $0.segments.enumerated().filter { $0.offset % 3 == 0 && $0.element != 0 }.count }.reduce(0, +)
+        XCTAssertEqual(segmentCount, 14 + 2, "segments of 1 to 14 bytes, `.hidden`, and `q` (its `/` is an exception of the `*` loop)")
+        var texts = names.map { "/\($0)/x/1" } + names.map { "/\($0)q/x/1" } + names.map { "/\($0.dropLast())/x" }
+        texts += ["/.hidden/1", "/qq/tail", "/q/tail", "/a/b/c", "/abcdefg/", "/abc/no", "/é/x/1", "/ab"]
+        try assertAgreeAtEveryCut(document, texts: texts, configuration: EngineConfigurations.compactTables)
+    }
+}
