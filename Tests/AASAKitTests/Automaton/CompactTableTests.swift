@@ -237,3 +237,33 @@ extension CompactTableTests {
         try assertAgreeAtEveryCut(document, texts: texts, configuration: EngineConfigurations.compactTables)
     }
 }
+
+extension CompactTableTests {
+    /// More first segments than the table keeps: it stops at `maxSegments`, and segments left
+    /// out walk, deciding as the reference.
+    func test_segments_pastTheCap_keepTheCapAndDecideAsTheReference() throws {
+        let count = LazyDFA.Prebuilt.Compact.maxSegments + 500
+        // Two rules a segment: the state after its `/` branches, so it has a record (one inside
+        // a run has none, and the table skips it).
+        let rules = (0..<count).flatMap { ["/s\($0)/x", "/s\($0)/yy"] }
+        let components = rules.map { #"{"/": "\#($0)"}"# }.joined(separator: ",")
+        let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [\#(components)]}]}}"#
+        var large = Configuration.default
+        large.document.maxBytes = 1 << 20
+        let document = try AASADocument(bytes: Array(json.utf8), configuration: large)
+        let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactTables)
+        let tables = compiled.labelledAutomata.compactMap { $0.dfa.prebuilt?.compact }.filter { !$0.segments.isEmpty }
+        XCTAssertEqual(tables.count, 1)
+        let kept = tables.map { $0.segments.enumerated().filter { $0.offset % 3 == 0 && $0.element != 0 }.count }.reduce(0, +)
+        XCTAssertEqual(kept, LazyDFA.Prebuilt.Compact.maxSegments)
+        let matcher = DFAMatcher(compiled)
+        let reference = ReferenceMatcher(document: document, domain: "example.com")
+        let maximum = LazyDFA.Prebuilt.Compact.maxSegments
+        for index in [0, 1, 2_000, maximum - 1, maximum, maximum + 1, count - 1, count] {
+            for path in ["/s\(index)/x", "/s\(index)/yy", "/s\(index)/y", "/s\(index)"] {
+                let url = "https://example.com" + path
+                XCTAssertEqual(try matcher.decide(url, app: nil), try reference.decide(url, app: nil), url)
+            }
+        }
+    }
+}

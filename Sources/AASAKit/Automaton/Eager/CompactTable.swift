@@ -54,7 +54,8 @@ extension LazyDFA.Prebuilt {
         /// The class of `/`.
         let slashClass: Int
         /// The record a path's first segment leads to, for the segments (`/` then bytes then
-        /// `/`, 3 to 16 bytes) the DFA reads through exceptions of one-byte classes: open
+        /// `/`, 3 to 16 bytes) the DFA reads through exceptions of one-byte classes into a state
+        /// with a record of its own (one inside a run has none; a run is one step anyway): open
         /// addressing, three words a slot: the segment's bytes (two little-endian words,
         /// zero-padded; 0: empty) and the record. Empty when no segment qualifies.
         ///
