@@ -266,4 +266,49 @@ extension CompactTableTests {
             }
         }
     }
+
+    /// Two-word headers (`NarrowHeader`) and three-word ones (`WideHeader`, the form of tables
+    /// past 65 535 high rows or tag sets) built from one automaton lead every text to the same
+    /// tags as the lazy cache: through runs, chains, dense rows, `*` loops and high bytes.
+    func test_headers_narrowAndWideTablesOfOneAutomaton_acceptAsTheLazyCache() throws {
+        let rules = [
+            "/a/*", "/b/x", "/c/long-literal-run", "/d/?", "/e/*/é", "/f", "/g/ß*", "/products/summer-*", "/products/sale",
+            #"{"/": "/products/summer-x", "exclude": true}"#, "/*.html",
+        ]
+        let compiled = try CompiledDocument(document: document(rules), domain: "example.com", configuration: EngineConfigurations.compactTables)
+        let texts = ["/a/b", "/b/x", "/c/long-literal-run", "/d/é", "/e/q/é", "/f", "/g/ßé", "/products/summer-x", "/products/sale", "/x.html"]
+        let lazy = try CompiledDocument(document: document(rules), domain: "example.com", configuration: EngineConfigurations.lazyOnly)
+        var tested = 0
+        for (automaton, lazyAutomaton) in zip(compiled.labelledAutomata, lazy.labelledAutomata) {
+            let dfa = automaton.dfa
+            XCTAssertEqual(automaton.label, lazyAutomaton.label)
+            XCTAssertNil(lazyAutomaton.dfa.prebuilt)
+            guard dfa.prebuilt?.compact != nil,
+                let narrow = LazyDFA.Prebuilt(eager: dfa.nfa, configuration: dfa.configuration, maxStates: 100_000, minimumBytes: 0),
+                let wide = LazyDFA.Prebuilt(
+                    eager: dfa.nfa, configuration: dfa.configuration, maxStates: 100_000, minimumBytes: 0, narrowLimit: 0),
+                let narrowTable = narrow.compact, let wideTable = wide.compact
+            else { continue }
+            XCTAssertTrue(narrowTable.narrow)
+            XCTAssertFalse(wideTable.narrow)
+            XCTAssertLessThan(narrowTable.code.count, wideTable.code.count, "a word less a record")
+            let cache = lazyAutomaton.dfa.makeCache()
+            for text in texts {
+                let bytes = Array(text.utf8)
+                for cut in 0...bytes.count {
+                    for tail in ["", "q", "é", "/", "-x"] {
+                        let probe = Array(bytes[0..<cut]) + Array(tail.utf8)
+                        let expected = probe.withUnsafeBufferPointer { lazyAutomaton.dfa.search($0, cache: cache) }.sorted
+                        for table in [narrow, wide] {
+                            let accept = probe.withUnsafeBufferPointer { table.acceptIndex($0) }
+                            let tags = accept < 0 ? [] : table.tagSets[Int(accept)].sorted
+                            XCTAssertEqual(tags, expected, "\(table.compact?.narrow == true ? "narrow" : "wide"): \(String(decoding: probe, as: UTF8.self))")
+                        }
+                    }
+                }
+            }
+            tested += 1
+        }
+        XCTAssertGreaterThan(tested, 0, "the configuration builds compact tables")
+    }
 }

@@ -129,7 +129,10 @@ extension LazyDFA.Prebuilt {
     /// states URLs visit, packed together in visiting order, which walks faster than a whole
     /// table in canonical order (peers suite, 10 and 100 rules: 5% to 14% slower with a whole
     /// minimised table, same instruction count).
-    convenience init?(eager nfa: NFA, configuration: LazyDFA.Configuration, maxStates: Int, minimumBytes: Int) {
+    convenience init?(
+        eager nfa: NFA, configuration: LazyDFA.Configuration, maxStates: Int, minimumBytes: Int,
+        narrowLimit: Int = Compact.narrowLimit
+    ) {
         var lazyConfiguration = configuration
         lazyConfiguration.eagerMaxStates = 0
         guard maxStates >= 2, let dfa = try? LazyDFA(nfa: nfa, configuration: lazyConfiguration) else { return nil }
@@ -155,7 +158,7 @@ extension LazyDFA.Prebuilt {
             acceptOf[row] = table.tagSet(of: id)
         }
         let classOf = dfa.classes.classOf
-        guard let compact = Compact(targets: targets, acceptOf: acceptOf, stride: stride, classOf: classOf) else {
+        guard let compact = Compact(targets: targets, acceptOf: acceptOf, stride: stride, classOf: classOf, narrowLimit: narrowLimit) else {
             return nil
         }
         self.init(stride: stride, classOf: classOf, compact: compact, stateCount: rows, tagSets: cache.tagSets)
