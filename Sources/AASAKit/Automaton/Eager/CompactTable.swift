@@ -152,6 +152,7 @@ extension LazyDFA.Prebuilt {
             }
             let narrow = highRows.count <= narrowLimit && acceptOf.allSatisfy { $0 >= 0 && $0 <= narrowLimit }
             let header = narrow ? NarrowHeader.words : WideHeader.words
+            let highStride = stride - firstHigh
             var offsets = [Int](repeating: -1, count: rows)
             var size = 0
             for row in order {
@@ -170,10 +171,9 @@ extension LazyDFA.Prebuilt {
                 let base = offsets[row]
                 let fallback = shape.defaults[row]
                 guard let fallbackOffset = offset(fallback) else { return nil }
-                let highWidth = stride - firstHigh
                 if narrow {
                     // The high row's number and the accept index, 16 bits each.
-                    code[base + 1] = UInt32(highWidth == 0 ? 0 : highOf[row] / highWidth) << 16 | UInt32(acceptOf[row])
+                    code[base + 1] = UInt32(highStride == 0 ? 0 : highOf[row] / highStride) << 16 | UInt32(acceptOf[row])
                 } else {
                     code[base + 1] = UInt32(highOf[row])
                     code[base + 2] = UInt32(bitPattern: acceptOf[row])
@@ -277,7 +277,7 @@ extension LazyDFA.Prebuilt {
             self.start = offsets[1]
             self.runCount = shape.runs.count
             self.narrow = narrow
-            self.highStride = stride - firstHigh
+            self.highStride = highStride
         }
 
         /// What the layout needs to know of each row: its ASCII default and exception count,
