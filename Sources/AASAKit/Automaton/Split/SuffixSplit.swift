@@ -1,7 +1,8 @@
 /// Rules of the shape `literal * literal` (`/shop/*/reviews`, `/p/item-*.html`, `*/share`),
 /// matched in two halves: the DFA checks the prefix and the `*` (the pattern `P*`, tagged with
-/// the prefix's group, shared by every rule with that prefix), and a trie of reversed suffixes
-/// checks the end of the text.
+/// the prefix's group, shared by every rule with that prefix), and the end of the text is
+/// checked by one probe keyed on its last segment (`SegmentSuffixes`: suffixes such as
+/// `/reviews`) or a trie of the other suffixes, reversed.
 ///
 /// Why: in one DFA, a `*` followed by a literal keeps every state after it tracking that
 /// literal for the rest of the text, in combination with whatever else the state tracks, so
@@ -30,7 +31,7 @@ public final class SuffixSplit: Sendable, Equatable {
     }
     public let entries: [Entry]
 
-    /// The reversed-suffix trie, flat. Entries 0..<256 are the root's children by byte (-1:
+    /// The reversed-suffix trie of the suffixes `segments` does not keep, flat. Entries 0..<256 are the root's children by byte (-1:
     /// none). A node is an offset into this array holding: the offset in `pairTable` of the
     /// pairs of the suffix that ends at the node (-1: none; -2 - offset: they are inline in
     /// this array at that offset, see `takeInline`), the number of children, then
@@ -55,20 +56,24 @@ public final class SuffixSplit: Sendable, Equatable {
     /// node) to the trie node they lead to; empty otherwise.
     ///
     /// Why: the walk's first steps are dependent loads in as many levels of the trie, which a
-    /// large document's URLs do not keep warm; this table answers them with one load (at
-    /// 10 000 generated path rules, every suffix has five bytes or more: five steps).
+    /// large document's URLs do not keep warm; this table answers them with one load (up to
+    /// eight steps when every suffix has eight bytes or more).
     private let tails: [UInt64]
+    /// The suffixes that are a whole last segment (the others are in `trie`).
+    let segments: SegmentSuffixes
     /// The shortest suffix's length, up to 8, when it is 3 or more; else 0 (no `tails`).
     let tailDepth: Int
-    /// A bit per hash of a text's last `tailDepth` bytes, set for every key of `tails` (empty
-    /// when `tails` is): most texts end in bytes no suffix ends in, and the matcher skips the
-    /// suffix side for them on one load in a table every URL keeps warm.
+    /// A bit per hash of a text's last `tailDepth` bytes, set for the last bytes of every
+    /// suffix, those of `segments` too (empty when `tails` is): most texts end in bytes no
+    /// suffix ends in, and the matcher skips the suffix side for them on one load in a table
+    /// every URL keeps warm.
     let endings: [UInt64]
     static let endingWords = 64
-    /// Suffixes whose pairs are kept in the trie, and those probed through `pairSlots` (for
-    /// tests and statistics).
+    /// Suffixes whose pairs are kept in the trie or in their `segments` slot, those probed
+    /// through `pairSlots`, and those `segments` keeps (for tests and statistics).
     let inlineSuffixCount: Int
     let hashedSuffixCount: Int
+    let segmentSuffixCount: Int
 
     public static func == (lhs: SuffixSplit, rhs: SuffixSplit) -> Bool {
         lhs.groupBase == rhs.groupBase && lhs.prefixes == rhs.prefixes && lhs.entries == rhs.entries
@@ -80,11 +85,8 @@ public final class SuffixSplit: Sendable, Equatable {
         self.groupBase = groupBase
         self.prefixes = prefixes
         self.entries = entries
-        // The trie, built with child maps, then flattened.
-        var children: [[UInt8: Int32]] = [[:]]
-        var suffixOfNode: [Int32] = [-1]
-        var suffixIDs: [String: Int32] = [:]
         // Per suffix: prefix group → rules.
+        var suffixIDs: [String: Int32] = [:]
         var rulesOf: [[Int32: [Int32]]] = []
         for entry in entries {
             let suffix: Int32
@@ -94,21 +96,27 @@ public final class SuffixSplit: Sendable, Equatable {
                 suffix = Int32(rulesOf.count)
                 suffixIDs[entry.suffix] = suffix
                 rulesOf.append([:])
-                var node: Int32 = 0
-                for byte in entry.suffix.utf8.reversed() {
-                    if let next = children[Int(node)][byte] {
-                        node = next
-                    } else {
-                        let next = Int32(children.count)
-                        children.append([:])
-                        suffixOfNode.append(-1)
-                        children[Int(node)][byte] = next
-                        node = next
-                    }
-                }
-                suffixOfNode[Int(node)] = suffix
             }
             rulesOf[Int(suffix)][entry.group, default: []].append(entry.rule)
+        }
+        // The trie, of the suffixes `SegmentSuffixes` does not keep, built with child maps,
+        // then flattened.
+        var children: [[UInt8: Int32]] = [[:]]
+        var suffixOfNode: [Int32] = [-1]
+        for (text, suffix) in suffixIDs.sorted(by: { $0.value < $1.value }) where !SegmentSuffixes.holds(Array(text.utf8)) {
+            var node: Int32 = 0
+            for byte in text.utf8.reversed() {
+                if let next = children[Int(node)][byte] {
+                    node = next
+                } else {
+                    let next = Int32(children.count)
+                    children.append([:])
+                    suffixOfNode.append(-1)
+                    children[Int(node)][byte] = next
+                    node = next
+                }
+            }
+            suffixOfNode[Int(node)] = suffix
         }
         var suffixText = [String](repeating: "", count: rulesOf.count)
         for (text, id) in suffixIDs { suffixText[Int(id)] = text }
@@ -132,6 +140,7 @@ public final class SuffixSplit: Sendable, Equatable {
         // (the shortest suffix's length, up to 8) through `tails`, so runs (and the depth-first
         // layout) start there, at depth 3 at least: a run's inner nodes have no record a table
         // could name.
+        let inSegments = suffixText.map { SegmentSuffixes.holds(Array($0.utf8)) }
         let shortest = suffixText.map(\.utf8.count).min() ?? 0
         let tailDepth = shortest >= 3 ? min(8, shortest) : 0
         self.tailDepth = tailDepth
@@ -157,9 +166,23 @@ public final class SuffixSplit: Sendable, Equatable {
         // A suffix with few pairs, each of one rule, keeps them in the trie, right after its
         // node: the walk that finds it has that cache line already (a hash probe per accepted
         // group is a cold load each).
-        let inline = rulesOf.map { groups in
-            groups.count <= Self.inlinePairs && groups.values.allSatisfy { Set($0).count == 1 }
+        // A suffix `SegmentSuffixes` keeps has its one pair of one rule in its slot, or its
+        // pairs in `pairSlots`.
+        var segmentValue: [Int: UInt64] = [:]
+        for suffix in rulesOf.indices where inSegments[suffix] {
+            if rulesOf[suffix].count == 1, let (group, rules) = rulesOf[suffix].first, Set(rules).count == 1 {
+                let prefixLength = Int(group) < prefixes.count ? prefixes[Int(group)].utf8.count : 0
+                segmentValue[suffix] = SegmentSuffixes.Pairs.inline(group: group, rule: rules[0], shortest: prefixLength + suffixText[suffix].utf8.count)
+            }
         }
+        let inline = rulesOf.indices.map { suffix in
+            inSegments[suffix]
+                ? segmentValue[suffix] != nil
+                : rulesOf[suffix].count <= Self.inlinePairs && rulesOf[suffix].values.allSatisfy { Set($0).count == 1 }
+        }
+        segments = SegmentSuffixes(rulesOf.indices.filter { inSegments[$0] }.map { suffix in
+            (Array(suffixText[suffix].utf8), segmentValue[suffix] ?? SegmentSuffixes.Pairs.general | UInt64(pairOffset[suffix]))
+        })
         // Layout, after the root table: the nodes down to the entry depth breadth first (the
         // shallow nodes, which every walk reads or the `tails` table skips, share a few cache
         // lines), then each entry node's subtree depth first, so that a walk below it reads
@@ -245,6 +268,7 @@ public final class SuffixSplit: Sendable, Equatable {
         let hashed = rulesOf.indices.filter { !inline[$0] }
         inlineSuffixCount = rulesOf.count - hashed.count
         hashedSuffixCount = hashed.count
+        segmentSuffixCount = inSegments.filter { $0 }.count
         while capacity < 2 * hashed.reduce(0, { $0 + rulesOf[$1].count }) { capacity *= 2 }
         var pairSlots = [UInt64](repeating: .max, count: capacity * Self.slotWidth)
         for offset in hashed.map({ pairOffset[$0] }) {
@@ -287,6 +311,10 @@ public final class SuffixSplit: Sendable, Equatable {
                 tails[2 * slot] = key
                 tails[2 * slot + 1] = UInt64(UInt32(bitPattern: node))
                 let bit = Self.endingBit(key)
+                endings[bit >> 6] |= 1 << UInt64(bit & 63)
+            }
+            for text in suffixText.indices.filter({ inSegments[$0] }).map({ Array(suffixText[$0].utf8) }) {
+                let bit = Self.endingBit(text.withUnsafeBufferPointer { Self.windowKey($0, depth: tailDepth) })
                 endings[bit >> 6] |= 1 << UInt64(bit & 63)
             }
         }
@@ -494,23 +522,61 @@ public final class SuffixSplit: Sendable, Equatable {
     ///
     /// - Complexity: the reverse walk reads at most the longest suffix; per suffix found, a
     ///   hash probe per prefix group accepted, or fewer lookups when the suffix has fewer
-    ///   pairs (never more than the document's pairs, whatever the text).
+    ///   pairs (never more than the document's pairs, whatever the text); one probe for the
+    ///   text's last segment.
     func collect(_ text: UnsafeBufferPointer<UInt8>, forward: UnsafeBufferPointer<Int32>, into out: inout [Int32]) {
-        trie.withUnsafeBufferPointer { trie in
-            guard let (node, position) = firstSuffix(text, trie) else { return }
-            walk(text, trie, from: node, position: position, forward: forward, into: &out)
+        // The prefix groups the forward automaton accepted: its tags from `groupBase` on (all
+        // of them when the matcher passes a decision row's groups).
+        var low = 0
+        var high = forward.first.map { $0 >= groupBase } == true ? 0 : forward.count
+        while low < high {
+            let middle = (low + high) / 2
+            if forward[middle] < groupBase { low = middle + 1 } else { high = middle }
         }
-    }
-
-    /// `collect` for a forward tag set held in a lazy DFA cache: the tags are fetched only
-    /// once a suffix is found.
-    func collect(_ text: UnsafeBufferPointer<UInt8>, tagSets: [TagSet], tagSet: Int32, into out: inout [Int32]) {
-        trie.withUnsafeBufferPointer { trie in
-            guard let (node, position) = firstSuffix(text, trie) else { return }
-            tagSets[Int(tagSet)].sorted.withUnsafeBufferPointer { forward in
-                walk(text, trie, from: node, position: position, forward: forward, into: &out)
+        guard low < forward.count else { return }
+        let firstGroup = low
+        let before = out.count
+        pairTable.withUnsafeBufferPointer { pairTable in
+            if let pairs = segments.pairs(endingIn: text) {
+                if pairs & SegmentSuffixes.Pairs.general != 0 {
+                    take(Int(truncatingIfNeeded: pairs & 0xFFFF_FFFF), pairTable, forward, firstGroup, text.count, &out)
+                } else {
+                    let group = Int32(truncatingIfNeeded: pairs >> 40)
+                    for index in firstGroup..<forward.count where forward[index] &- groupBase == group {
+                        if text.count >= Int(truncatingIfNeeded: pairs & 0xFFFF) {
+                            out.append(Int32(truncatingIfNeeded: (pairs >> 16) & 0xFF_FFFF))
+                        }
+                        break
+                    }
+                }
+            }
+            trie.withUnsafeBufferPointer { trie in
+                guard let (node, position) = firstSuffix(text, trie) else { return }
+                walk(text, trie, pairTable, from: node, position: position, forward: forward, firstGroup: firstGroup, into: &out)
             }
         }
+        guard out.count - before > 1 else { return }
+        // Several pairs matched (rare): sort and drop repeats, in place.
+        for index in (before + 1)..<out.count {
+            let value = out[index]
+            var slot = index
+            while slot > before, out[slot - 1] > value {
+                out[slot] = out[slot - 1]
+                slot -= 1
+            }
+            out[slot] = value
+        }
+        var write = before + 1
+        for read in (before + 1)..<out.count where out[read] != out[write - 1] {
+            out[write] = out[read]
+            write += 1
+        }
+        if write < out.count { out.removeLast(out.count - write) }
+    }
+
+    /// `collect` for a forward tag set held in a lazy DFA cache.
+    func collect(_ text: UnsafeBufferPointer<UInt8>, tagSets: [TagSet], tagSet: Int32, into out: inout [Int32]) {
+        tagSets[Int(tagSet)].sorted.withUnsafeBufferPointer { forward in collect(text, forward: forward, into: &out) }
     }
 
     /// The node of the shortest suffix of `text` in the trie, with the position of its first
@@ -599,52 +665,22 @@ public final class SuffixSplit: Sendable, Equatable {
     }
 
     /// The reverse walk from `node` (reached with `text[position...]` read), taking the pairs
-    /// of every suffix on the way.
+    /// of every suffix on the way (unsorted: `collect` sorts).
     private func walk(
-        _ text: UnsafeBufferPointer<UInt8>, _ trie: UnsafeBufferPointer<Int32>, from start: Int, position startPosition: Int,
-        forward: UnsafeBufferPointer<Int32>, into out: inout [Int32]
+        _ text: UnsafeBufferPointer<UInt8>, _ trie: UnsafeBufferPointer<Int32>, _ pairTable: UnsafeBufferPointer<Int32>,
+        from start: Int, position startPosition: Int, forward: UnsafeBufferPointer<Int32>, firstGroup: Int, into out: inout [Int32]
     ) {
-        // The prefix groups the forward automaton accepted: its tags from `groupBase` on (all
-        // of them when the matcher passes a decision row's groups).
-        var low = 0
-        var high = forward.first.map { $0 >= groupBase } == true ? 0 : forward.count
-        while low < high {
-            let middle = (low + high) / 2
-            if forward[middle] < groupBase { low = middle + 1 } else { high = middle }
-        }
-        guard low < forward.count else { return }
-        let firstGroup = low
-        let before = out.count
-        pairTable.withUnsafeBufferPointer { pairTable in
-            var node = start
-            var position = startPosition
-            while true {
-                let pairs = Int(trie[node])
-                if pairs >= 0 {
-                    take(pairs, pairTable, forward, firstGroup, text.count, &out)
-                } else if pairs < -1 {
-                    takeInline(trie, block: -2 &- pairs, forward, firstGroup, text.count, &out)
-                }
-                guard Self.advance(trie, text, &node, &position) else { break }
+        var node = start
+        var position = startPosition
+        while true {
+            let pairs = Int(trie[node])
+            if pairs >= 0 {
+                take(pairs, pairTable, forward, firstGroup, text.count, &out)
+            } else if pairs < -1 {
+                takeInline(trie, block: -2 &- pairs, forward, firstGroup, text.count, &out)
             }
+            guard Self.advance(trie, text, &node, &position) else { break }
         }
-        guard out.count - before > 1 else { return }
-        // Several pairs matched (rare): sort and drop repeats, in place.
-        for index in (before + 1)..<out.count {
-            let value = out[index]
-            var slot = index
-            while slot > before, out[slot - 1] > value {
-                out[slot] = out[slot - 1]
-                slot -= 1
-            }
-            out[slot] = value
-        }
-        var write = before + 1
-        for read in (before + 1)..<out.count where out[read] != out[write - 1] {
-            out[write] = out[read]
-            write += 1
-        }
-        if write < out.count { out.removeLast(out.count - write) }
     }
 
     /// The rules of the suffix's pairs (at `pairs`) whose prefix group is in
@@ -717,7 +753,7 @@ public final class SuffixSplit: Sendable, Equatable {
 
     /// Heap bytes, roughly.
     var memoryUsage: Int {
-        (trie.count + pairTable.count + pairRules.count) * 4 + (pairSlots.count + tails.count) * 8
+        (trie.count + pairTable.count + pairRules.count) * 4 + (pairSlots.count + tails.count) * 8 + segments.memoryUsage
             + entries.count * 40
             + prefixes.reduce(0) { $0 + $1.utf8.count + 16 }
     }
