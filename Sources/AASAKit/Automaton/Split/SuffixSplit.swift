@@ -99,11 +99,14 @@ public final class SuffixSplit: Sendable, Equatable {
             }
             rulesOf[Int(suffix)][entry.group, default: []].append(entry.rule)
         }
+        var suffixText = [String](repeating: "", count: rulesOf.count)
+        for (text, id) in suffixIDs { suffixText[Int(id)] = text }
+        let inSegments = suffixText.map { SegmentSuffixes.holds(Array($0.utf8)) }
         // The trie, of the suffixes `SegmentSuffixes` does not keep, built with child maps,
         // then flattened.
         var children: [[UInt8: Int32]] = [[:]]
         var suffixOfNode: [Int32] = [-1]
-        for (text, suffix) in suffixIDs.sorted(by: { $0.value < $1.value }) where !SegmentSuffixes.holds(Array(text.utf8)) {
+        for (suffix, text) in suffixText.enumerated() where !inSegments[suffix] {
             var node: Int32 = 0
             for byte in text.utf8.reversed() {
                 if let next = children[Int(node)][byte] {
@@ -116,10 +119,8 @@ public final class SuffixSplit: Sendable, Equatable {
                     node = next
                 }
             }
-            suffixOfNode[Int(node)] = suffix
+            suffixOfNode[Int(node)] = Int32(suffix)
         }
-        var suffixText = [String](repeating: "", count: rulesOf.count)
-        for (text, id) in suffixIDs { suffixText[Int(id)] = text }
         var pairTable: [Int32] = []
         var pairRules: [Int32] = []
         var pairOffset: [Int32] = []
@@ -140,7 +141,6 @@ public final class SuffixSplit: Sendable, Equatable {
         // (the shortest suffix's length, up to 8) through `tails`, so runs (and the depth-first
         // layout) start there, at depth 3 at least: a run's inner nodes have no record a table
         // could name.
-        let inSegments = suffixText.map { SegmentSuffixes.holds(Array($0.utf8)) }
         let shortest = suffixText.map(\.utf8.count).min() ?? 0
         let tailDepth = shortest >= 3 ? min(8, shortest) : 0
         self.tailDepth = tailDepth
