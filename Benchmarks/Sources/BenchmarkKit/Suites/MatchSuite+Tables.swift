@@ -51,7 +51,7 @@ extension MatchSuite {
         return table
     }
 
-    static func scalingTable(_ rows: [Measured], kind: SyntheticDocument.Kind, profile: Profile, paired: [Double] = []) -> Table {
+    static func scalingTable(_ rows: [Measured], kind: SyntheticDocument.Kind, profile: Profile, pairs: PairSampler? = nil) -> Table {
         let urls = profile.syntheticURLs
         let withReference = rows.filter { $0.reference != nil }.count > 1
         let title = withReference
@@ -64,9 +64,10 @@ extension MatchSuite {
                 "speed-up vs reference (same URLs, repeated)", "vs reference (unseen)", "vs regex", "reference ns/URL (URLs)",
                 "regex ns/URL (URLs)", "DFA states built (one pass)", "cache clears", "NFA states", "compile",
             ])
-        if !paired.isEmpty {
+        if let pairs, case let paired = pairs.all, !paired.isEmpty {
+            let medians = pairs.windowMedians.map(Format.ratio).joined(separator: ", ")
             table.notes.append(
-                "Unseen time at 10 000 rules ÷ at 10, the two passes back to back (a fresh matcher each, warmed on another stream, order alternating): median \(Format.ratio(Statistics.quantile(paired, 0.5))) over \(paired.count) pairs [q25 \(Format.ratio(Statistics.quantile(paired, 0.25))), q75 \(Format.ratio(Statistics.quantile(paired, 0.75)))]; the column above divides passes measured minutes apart.")
+                "Unseen time at 10 000 rules ÷ at 10, the two passes back to back (a fresh matcher each, warmed on another stream, order alternating): median \(Format.ratio(Statistics.quantile(paired, 0.5))) over \(paired.count) pairs in \(pairs.windows.count) windows spread over the suite's run [q25 \(Format.ratio(Statistics.quantile(paired, 0.25))), q75 \(Format.ratio(Statistics.quantile(paired, 0.75)))]; window medians in run order: \(medians). The column above divides passes measured minutes apart.")
         }
         let unseenBase = rows.first?.unseenMedian ?? 1
         let repeatedBase = rows.first?.dfa.median ?? 1

@@ -74,46 +74,94 @@ enum MatchSuite {
             return result
         }
 
+        // The scaling ratios' pairs are sampled between the other measurements, so that they
+        // span the suite's minutes (see `PairSampler`).
+        let smallest = profile.scalingSizes.first ?? 10, largest = profile.scalingSizes.last ?? 10_000
+        let samplers = try [SyntheticDocument.Kind.paths, .prefixes].map { kind in
+            PairSampler(small: try context.store.synthetic(kind, rules: smallest), large: try context.store.synthetic(kind, rules: largest))
+        }
+        func sample() { for sampler in samplers { sampler.sample(rounds: PairSampler.roundsPerWindow) } }
+
         let headline = try measure(.paths, profile.headlineRules)
-        context.emit(headlineTable(headline), into: &report)
-
+        sample()
         var scaling: [Measured] = []
-        for size in profile.scalingSizes { scaling.append(try measure(.paths, size)) }
-        let paired = pairedUnseenRatios(scaling, rounds: 3 * profile.repetitions)
-        context.emit(scalingTable(scaling, kind: .paths, profile: profile, paired: paired), into: &report)
-        trackScaling(scaling, paired: paired, prefix: "scaling", noun: "path rules", claim: true, into: &report)
-
+        for size in profile.scalingSizes {
+            scaling.append(try measure(.paths, size))
+            sample()
+        }
         var kinds: [Measured] = []
-        for kind in SyntheticDocument.Kind.allCases { kinds.append(try measure(kind, profile.headlineRules)) }
-        context.emit(kindsTable(kinds, profile: profile), into: &report)
-
+        for kind in SyntheticDocument.Kind.allCases {
+            kinds.append(try measure(kind, profile.headlineRules))
+            sample()
+        }
         // Wildcards only at the end: separates the cost of the number of rules from the cost of
         // mid-pattern and leading `*` (DFA only, except at the headline size).
         var prefixes: [Measured] = []
         for size in profile.scalingSizes {
             prefixes.append(try measure(.prefixes, size, withReference: size == profile.headlineRules))
+            sample()
         }
-        let pairedPrefixes = pairedUnseenRatios(prefixes, rounds: 3 * profile.repetitions)
-        context.emit(scalingTable(prefixes, kind: .prefixes, profile: profile, paired: pairedPrefixes), into: &report)
-        trackScaling(prefixes, paired: pairedPrefixes, prefix: "scaling.prefixes", noun: "prefix rules", claim: false, into: &report)
+        for sampler in samplers { sampler.sample(rounds: 3 * profile.repetitions) }
+
+        context.emit(headlineTable(headline), into: &report)
+        context.emit(scalingTable(scaling, kind: .paths, profile: profile, pairs: samplers[0]), into: &report)
+        trackScaling(scaling, pairs: samplers[0], prefix: "scaling", noun: "path rules", claim: true, into: &report)
+        context.emit(kindsTable(kinds, profile: profile), into: &report)
+        context.emit(scalingTable(prefixes, kind: .prefixes, profile: profile, pairs: samplers[1]), into: &report)
+        trackScaling(prefixes, pairs: samplers[1], prefix: "scaling.prefixes", noun: "prefix rules", claim: false, into: &report)
         return report
+    }
+
+    /// Back-to-back pairs of unseen passes at the smallest and the largest size of one kind,
+    /// taken in windows spread over the suite's run.
+    ///
+    /// Why windows: one block of pairs takes a fraction of a second, and this 2-core VM has
+    /// slow spells of seconds to minutes in which contention slows a memory-bound pass (10 000
+    /// rules, over a megabyte of tables) more than a cache-resident one (10 rules): the same
+    /// build gave 1.88× in a calm block and 2.39× in a slow one (2026-12-01). Windows between
+    /// the other measurements sample the whole run, so the median is the machine's usual
+    /// ratio rather than that of whichever second the block fell in; the spread of the
+    /// window medians shows the spells.
+    final class PairSampler {
+        let small: SyntheticWorkload
+        let large: SyntheticWorkload
+        /// Per window: large ÷ small per pair.
+        private(set) var windows: [[Double]] = []
+        static let roundsPerWindow = 4
+
+        init(small: SyntheticWorkload, large: SyntheticWorkload) {
+            self.small = small
+            self.large = large
+        }
+
+        var all: [Double] { windows.flatMap { $0 } }
+        var windowMedians: [Double] { windows.map { Statistics.quantile($0, 0.5) } }
+
+        func sample(rounds: Int) {
+            guard small.document.ruleCount == 10, large.document.ruleCount == 10_000, rounds > 0 else { return }
+            windows.append(MatchSuite.pairedUnseenRatios(small, large, rounds: rounds))
+        }
     }
 
     /// Tracks the growth of DFA time on unseen URLs from the smallest to the largest size (lower
     /// is better): the median of `paired` (see `pairedUnseenRatios`), the ratio of the table's
     /// separate passes reported beside it.
     static func trackScaling(
-        _ rows: [Measured], paired: [Double], prefix: String, noun: String, claim: Bool, into report: inout SuiteReport
+        _ rows: [Measured], pairs: PairSampler, prefix: String, noun: String, claim: Bool, into report: inout SuiteReport
     ) {
+        let paired = pairs.all
         guard let first = rows.first, let last = rows.last, first.workload.document.ruleCount == 10,
             last.workload.document.ruleCount == 10_000, !paired.isEmpty
         else { return }
         report.ratios["\(prefix).dfa_time_10000_over_10"] = TrackedRatio(
             value: Statistics.quantile(paired, 0.5), higherIsBetter: false,
-            meaning: "lazy DFA ns/URL on unseen URLs at 10 000 \(noun) ÷ at 10, median of \(paired.count) back-to-back pairs\(claim ? " (claim b: < 2)" : "")")
+            meaning: "lazy DFA ns/URL on unseen URLs at 10 000 \(noun) ÷ at 10, median of \(paired.count) back-to-back pairs in \(pairs.windows.count) windows over the run\(claim ? " (claim b: < 2)" : "")")
         report.timings["\(prefix).dfa_time_10000_over_10_separate"] = last.unseenMedian / first.unseenMedian
         report.timings["\(prefix).dfa_time_10000_over_10_pairs_q25"] = Statistics.quantile(paired, 0.25)
         report.timings["\(prefix).dfa_time_10000_over_10_pairs_q75"] = Statistics.quantile(paired, 0.75)
+        let medians = pairs.windowMedians
+        report.timings["\(prefix).dfa_time_10000_over_10_window_min"] = medians.min()
+        report.timings["\(prefix).dfa_time_10000_over_10_window_max"] = medians.max()
         // Reported, not tracked: at 10 000 rules the repeated loop's speed is that of the CPU
         // caches holding a transition table of tens of thousands of states, and the other core
         // moves it by 3× from run to run.
@@ -130,18 +178,14 @@ enum MatchSuite {
         return Double(elapsed) / Double(max(1, workload.urls.count))
     }
 
-    /// Unseen time at 10 000 rules ÷ at 10, per round of two unseen passes run back to back
-    /// (their order alternating from round to round); empty unless `rows` run from 10 to
-    /// 10 000 rules.
+    /// Unseen time of `large` ÷ `small`, per round of two unseen passes run back to back
+    /// (their order alternating from round to round).
     ///
     /// Why pairs: the table measures each size on its own, minutes apart, and this 2-core VM
     /// drifts by 10% or more over minutes (the same build gave 1.89× and 2.00× in two runs);
     /// two passes a few milliseconds apart see the same machine, so their ratio keeps the
     /// document's effect and drops the drift. The median of the pairs is the scaling figure.
-    static func pairedUnseenRatios(_ rows: [Measured], rounds: Int) -> [Double] {
-        guard let small = rows.first?.workload, let large = rows.last?.workload, small.document.ruleCount == 10,
-            large.document.ruleCount == 10_000
-        else { return [] }
+    static func pairedUnseenRatios(_ small: SyntheticWorkload, _ large: SyntheticWorkload, rounds: Int) -> [Double] {
         var ratios: [Double] = []
         for round in 0..<rounds {
             if round % 2 == 0 {
