@@ -44,8 +44,7 @@ public final class DFAMatcher: DecisionEngine {
     /// `soloSplit`, borrowed on the hot path as `soloCacheReference` is (same reason).
     private let soloSplitReference: Unmanaged<SuffixSplit>?
     /// `soloSplit.endings`, held here: the hot path reads it without going through the split.
-    private let splitEndings: [UInt64]
-    private let splitTailDepth: Int
+    private let splitEndings: SuffixEndings
     /// Rule ids are below this; path-automaton tags from it on are `SuffixSplit` prefix groups.
     private let ruleLimit: Int32
     /// The rules of split patterns that matched the last path searched (sorted), and scratch.
@@ -143,8 +142,7 @@ public final class DFAMatcher: DecisionEngine {
         sharedRows = shared?.rows ?? []
         sharedGroupTags = shared?.groupTags ?? []
         soloSplitReference = soloSplit.map { Unmanaged.passUnretained($0) }
-        splitEndings = soloSplit?.endings ?? []
-        splitTailDepth = soloSplit?.tailDepth ?? 0
+        splitEndings = soloSplit?.endings ?? SuffixEndings(segments: [], others: [])
         ruleLimit = Int32(compiled.rules.count)
         soloCacheReference = soloCache.map { Unmanaged.passUnretained($0) }
     }
@@ -266,8 +264,7 @@ public final class DFAMatcher: DecisionEngine {
     private func searchPath(_ text: UnsafeBufferPointer<UInt8>, cache: LazyDFA.Cache) -> Int32 {
         let tagSet = cache.searchTagSet(text)
         if soloSplitReference != nil {
-            let mayEnd = splitEndings.withUnsafeBufferPointer { SuffixSplit.mayEnd(text, endings: $0, depth: splitTailDepth) }
-            if mayEnd {
+            if splitEndings.mayEnd(text) {
                 collectSplitRules(text, tagSet: tagSet, cache: cache)
             } else if !splitRules.isEmpty {
                 splitRules.removeAll(keepingCapacity: true)

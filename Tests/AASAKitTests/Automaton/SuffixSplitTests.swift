@@ -62,24 +62,21 @@ final class SuffixSplitTests: XCTestCase {
         }
     }
 
-    /// The filter on a text's last bytes (as many as the shortest suffix has, up to eight)
-    /// never turns away a text that ends in a suffix (it may let others through); a text
-    /// shorter than every suffix ends in none; with a suffix under three bytes the filter is
-    /// off. Decisions agree with the reference at every depth.
+    /// The ending filter never turns away a text that ends in a suffix (it may let others
+    /// through): whole-segment suffixes by the text's last segment, the others by its last
+    /// bytes (as many as the shortest of them has, up to eight); a text shorter than every
+    /// suffix ends in none; with a suffix under three bytes outside the segments, the filter
+    /// is off. Decisions agree with the reference at every depth.
     func test_endingFilter_neverRejectsATextEndingInASuffix() throws {
-        for (extra, depth) in [(["/é"], 3), ([".html"], 5), (["-and-then-some"], 8)] {
+        for (extra, depth, windowDepth) in [(["/é"], 3, 0), ([".html"], 5, 5), (["-and-then-some"], 8, 8)] {
             let suffixes = (0..<200).map { "/leaf-number-\($0)" } + extra
             let rules = suffixes.enumerated().map { "/s\($0.offset % 3)/*\($0.element)" }
             let document = try document(rules)
             let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.splitAll)
             let split = try XCTUnwrap(compiled.pathSplits.compactMap { $0 }.first)
             XCTAssertEqual(split.tailDepth, depth)
-            func mayEnd(_ text: String) -> Bool {
-                let bytes = Array(text.utf8)
-                return bytes.withUnsafeBufferPointer { text in
-                    split.endings.withUnsafeBufferPointer { SuffixSplit.mayEnd(text, endings: $0, depth: split.tailDepth) }
-                }
-            }
+            XCTAssertEqual(split.endings.depth, windowDepth, "the window covers the suffixes outside the segments")
+            func mayEnd(_ text: String) -> Bool { Array(text.utf8).withUnsafeBufferPointer { split.endings.mayEnd($0) } }
             for suffix in suffixes {
                 XCTAssertTrue(mayEnd("/s1/x" + suffix), suffix)
                 XCTAssertTrue(mayEnd(suffix), suffix)
@@ -94,11 +91,47 @@ final class SuffixSplitTests: XCTestCase {
                 XCTAssertEqual(try matcher.decide(url, app: nil), try reference.decide(url, app: nil), url)
             }
         }
-        let short = try XCTUnwrap(
-            CompiledDocument(document: try document(["/s/*/long-suffix", "/t/*/z"]), domain: "example.com", configuration: EngineConfigurations.splitAll)
-                .pathSplits.compactMap { $0 }.first)
-        XCTAssertTrue(short.endings.isEmpty, "a two-byte suffix turns the filter off")
-        XCTAssertEqual(short.tailDepth, 0)
+        func split(_ rules: [String]) throws -> SuffixSplit {
+            try XCTUnwrap(
+                CompiledDocument(document: try document(rules), domain: "example.com", configuration: EngineConfigurations.splitAll)
+                    .pathSplits.compactMap { $0 }.first)
+        }
+        func mayEnd(_ split: SuffixSplit, _ text: String) -> Bool { Array(text.utf8).withUnsafeBufferPointer { split.endings.mayEnd($0) } }
+        let segments = try split(["/s/*/long-suffix", "/t/*/z"])
+        XCTAssertEqual(segments.tailDepth, 0)
+        XCTAssertFalse(segments.endings.windowAlways, "a two-byte segment suffix keeps the filter on")
+        XCTAssertTrue(mayEnd(segments, "/t/q/z"))
+        XCTAssertTrue(mayEnd(segments, "/s/q/long-suffix"))
+        XCTAssertFalse(mayEnd(segments, "/t/q/y"))
+        XCTAssertFalse(mayEnd(segments, "/s/q/longer-suffix"))
+        let short = try split(["/s/*/long-suffix", "/t/*z"])
+        XCTAssertTrue(short.endings.windowAlways, "a one-byte suffix outside the segments turns the filter off")
+        XCTAssertTrue(mayEnd(short, "/t/q/y"))
+    }
+
+    /// A text that ends in a whole-segment suffix has the suffix's filter key whatever comes
+    /// before it (the key is the text's last segment when that has at most eight bytes, else
+    /// its last eight bytes, so one key per segment of up to eight bytes); a text under eight
+    /// bytes with no `/` has none. Random texts over `/`, its high-bit twin 0xAF, NUL and
+    /// high bytes, which a borrowing zero-byte test would confuse.
+    func test_segmentEndingKey_ofATextEndingInASegment_isTheSegmentsKey() {
+        let bytes: [UInt8] = [0x2F, 0xAF, 0x2E, 0x00, 0x61, 0xFF, 0x30]
+        var random = SystemRandomNumberGenerator()
+        func key(_ text: [UInt8]) -> UInt64? { text.withUnsafeBufferPointer(SuffixEndings.segmentKey) }
+        for _ in 0..<20_000 {
+            let inner = (0..<Int.random(in: 0...22, using: &random)).map { _ in bytes.dropFirst().randomElement(using: &random) ?? 0x61 }
+            let segment = [UInt8(ascii: "/")] + inner
+            let prefix = (0..<Int.random(in: 0...12, using: &random)).map { _ in bytes.randomElement(using: &random) ?? 0x2F }
+            let expected = key(segment)
+            XCTAssertNotNil(expected, "\(segment)")
+            XCTAssertEqual(key(prefix + segment), expected, "\(prefix) + \(segment)")
+        }
+        XCTAssertNil(key(Array("c.html".utf8)), "six bytes, no slash")
+        XCTAssertNil(key([]))
+        let short = ["/", "/a", "/ab", "/map", "/a/map", "/sitemap", "/x/sitemap"].map { key(Array($0.utf8)) }
+        XCTAssertEqual(short[3], short[4], "the last segment decides")
+        XCTAssertEqual(short[5], short[6])
+        XCTAssertEqual(Set(short.prefix(4) + short.suffix(1)).count, 5, "segments of up to eight bytes keep their own keys")
     }
 
     /// The last segment's start is found eight bytes at a time: exactly the last `/` within

@@ -63,12 +63,8 @@ public final class SuffixSplit: Sendable, Equatable {
     let segments: SegmentSuffixes
     /// The shortest suffix's length, up to 8, when it is 3 or more; else 0 (no `tails`).
     let tailDepth: Int
-    /// A bit per hash of a text's last `tailDepth` bytes, set for the last bytes of every
-    /// suffix, those of `segments` too (empty when `tails` is): most texts end in bytes no
-    /// suffix ends in, and the matcher skips the suffix side for them on one load in a table
-    /// every URL keeps warm.
-    let endings: [UInt64]
-    static let endingWords = 64
+    /// The filter a text passes before this side is searched (most texts end in no suffix).
+    let endings: SuffixEndings
     /// Suffixes whose pairs are kept in the trie or in their `segments` slot, those probed
     /// through `pairSlots`, and those `segments` keeps (for tests and statistics).
     let inlineSuffixCount: Int
@@ -285,7 +281,6 @@ public final class SuffixSplit: Sendable, Equatable {
         }
         self.pairSlots = pairSlots
         var tails: [UInt64] = []
-        var endings: [UInt64] = []
         if tailDepth > 0 {
             // The nodes at depth `tailDepth`, by the text's last `tailDepth` bytes.
             var found: [(key: UInt64, node: Int32)] = []
@@ -304,26 +299,21 @@ public final class SuffixSplit: Sendable, Equatable {
             var capacity = 16
             while capacity < 2 * found.count { capacity *= 2 }
             tails = Array(repeating: .max, count: 2 * capacity)
-            endings = [UInt64](repeating: 0, count: Self.endingWords)
             for (key, node) in found {
                 var slot = Self.slot(key, capacity)
                 while tails[2 * slot] != .max { slot = (slot + 1) & (capacity - 1) }
                 tails[2 * slot] = key
                 tails[2 * slot + 1] = UInt64(UInt32(bitPattern: node))
-                let bit = Self.endingBit(key)
-                endings[bit >> 6] |= 1 << UInt64(bit & 63)
-            }
-            for text in suffixText.indices.filter({ inSegments[$0] }).map({ Array(suffixText[$0].utf8) }) {
-                let bit = Self.endingBit(text.withUnsafeBufferPointer { Self.windowKey($0, depth: tailDepth) })
-                endings[bit >> 6] |= 1 << UInt64(bit & 63)
             }
         }
         self.tails = tails
-        self.endings = endings
+        endings = SuffixEndings(
+            segments: suffixText.indices.filter { inSegments[$0] }.map { Array(suffixText[$0].utf8) },
+            others: suffixText.indices.filter { !inSegments[$0] }.map { Array(suffixText[$0].utf8) })
     }
 
     /// The last `depth` bytes of `text` (1 to 8, at most its length), the first of them in
-    /// the low byte: the key of `tails` and `endings`.
+    /// the low byte: the key of `tails` and of `endings`' windows.
     @inline(__always)
     static func windowKey(_ text: UnsafeBufferPointer<UInt8>, depth: Int) -> UInt64 {
         let count = text.count
@@ -334,25 +324,6 @@ public final class SuffixSplit: Sendable, Equatable {
         var key: UInt64 = 0
         for index in 0..<depth { key |= UInt64(text[count &- depth &+ index]) &<< UInt64(8 &* index) }
         return key
-    }
-
-    /// The bit of `endings` for a window key. (High bits of a multiplicative hash: they mix
-    /// every byte; bits 8 on of a 32-bit product mixed only the last two, and suffixes that
-    /// share them, common in a vocabulary, made `tails` probe runs 3.4 slots long at 10 000
-    /// generated path rules.)
-    @inline(__always)
-    static func endingBit(_ key: UInt64) -> Int {
-        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 52)
-    }
-
-    /// Whether `text` may end in a suffix of this side (false: it ends in none). `endings`
-    /// and `depth` are this side's `endings` and `tailDepth`.
-    @inline(__always)
-    static func mayEnd(_ text: UnsafeBufferPointer<UInt8>, endings: UnsafeBufferPointer<UInt64>, depth: Int) -> Bool {
-        guard endings.count == endingWords else { return true }
-        guard text.count >= depth else { return false }
-        let bit = endingBit(windowKey(text, depth: depth))
-        return endings[bit &>> 6] & (1 &<< UInt64(bit & 63)) != 0
     }
 
     @inline(__always)
@@ -753,7 +724,7 @@ public final class SuffixSplit: Sendable, Equatable {
 
     /// Heap bytes, roughly.
     var memoryUsage: Int {
-        (trie.count + pairTable.count + pairRules.count) * 4 + (pairSlots.count + tails.count) * 8 + segments.memoryUsage
+        (trie.count + pairTable.count + pairRules.count) * 4 + (pairSlots.count + tails.count) * 8 + segments.memoryUsage + endings.memoryUsage
             + entries.count * 40
             + prefixes.reduce(0) { $0 + $1.utf8.count + 16 }
     }
