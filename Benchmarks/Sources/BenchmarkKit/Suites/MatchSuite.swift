@@ -144,8 +144,8 @@ enum MatchSuite {
     }
 
     /// Tracks the growth of DFA time on unseen URLs from the smallest to the largest size (lower
-    /// is better): the median of `paired` (see `pairedUnseenRatios`), the ratio of the table's
-    /// separate passes reported beside it.
+    /// is better): the median of every pair `pairs` took, in all its windows (see
+    /// `PairSampler`), the ratio of the table's separate passes reported beside it.
     static func trackScaling(
         _ rows: [Measured], pairs: PairSampler, prefix: String, noun: String, claim: Bool, into report: inout SuiteReport
     ) {
