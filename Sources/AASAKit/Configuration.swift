@@ -85,11 +85,32 @@ public struct Configuration: Sendable, Equatable {
         /// faster than a whole table. Not a limit: the test suite sets 0 to run every answer
         /// through a compile-time table.
         public var eagerMinimumTableBytes = 1 << 20
+        /// Most variable positions one automaton may have: over every call of a substitution
+        /// variable (a distinct place in the pattern trie that enters it), the states of the
+        /// variable's sub-automaton. A DFA state is a set of (NFA state, return point) pairs, so
+        /// this bounds how large one can grow through variables: shared sub-automata keep the
+        /// NFA small, but each call can make every state of the variable live again. Default
+        /// 1,000,000, what inlining every call would be allowed under a quarter of `maxNFAStates`;
+        /// `$(lang)` is about 900 states, so a thousand distinct calls of it fit.
+        public var maxVariablePositions = 1_000_000
+        /// Most work deciding one URL may take, in NFA positions (see `docs/limits.md`): the
+        /// closures of the DFA states its bytes lead to, counted for every state over
+        /// `LazyDFA.heavyWeight` positions and for every closure built. Past it the URL gets an
+        /// error record, never a decision. Default 500,000: a few tens of milliseconds, a
+        /// thousand times what any URL of the shared corpora or the case suite needs.
+        public var maxURLWork = 500_000
+        /// Most work of one analysis (`lint`, `diff`, `cover`), in NFA positions stepped and
+        /// visited while exploring the document's URLs. Past it the analysis stops and claims
+        /// only what it proved (a note says so). Default 10,000,000: about a second.
+        public var maxAnalysisWork = 10_000_000
+        /// Most product states one analysis explores (each a tuple of DFA states and the rules
+        /// still alive); default 100,000, about 100 MB at worst.
+        public var maxAnalysisStates = 100_000
 
         public init(
             maxNFAStates: Int = 4_000_000, cacheCapacity: Int = 128 << 20, useByteClasses: Bool = true,
             maxClearsPerSearch: Int = 8, suffixSplitMinimum: Int = 32, eagerMaxStates: Int = 1 << 18,
-            eagerMinimumTableBytes: Int = 1 << 20
+            eagerMinimumTableBytes: Int = 1 << 20, maxVariablePositions: Int = 1_000_000, maxURLWork: Int = 500_000
         ) {
             self.maxNFAStates = maxNFAStates
             self.cacheCapacity = cacheCapacity
@@ -98,6 +119,8 @@ public struct Configuration: Sendable, Equatable {
             self.suffixSplitMinimum = suffixSplitMinimum
             self.eagerMaxStates = eagerMaxStates
             self.eagerMinimumTableBytes = eagerMinimumTableBytes
+            self.maxVariablePositions = maxVariablePositions
+            self.maxURLWork = maxURLWork
         }
     }
 
@@ -125,6 +148,10 @@ extension Configuration {
         case nfaStates = "nfa-states"
         case dfaCacheBytes = "dfa-cache-bytes"
         case eagerDFAStates = "eager-dfa-states"
+        case variablePositions = "variable-positions"
+        case urlWork = "url-work"
+        case analysisWork = "analysis-work"
+        case analysisStates = "analysis-states"
         case urlBytes = "url-bytes"
         case lineBytes = "line-bytes"
 
@@ -140,6 +167,10 @@ extension Configuration {
             case .nfaStates: return "most NFA states of one automaton"
             case .dfaCacheBytes: return "lazy DFA cache per automaton and thread"
             case .eagerDFAStates: return "DFA states determinised at compile time per automaton (0: lazy)"
+            case .variablePositions: return "most variable calls x variable states in one automaton"
+            case .urlWork: return "most NFA positions stepped to decide one URL"
+            case .analysisWork: return "most NFA positions stepped by one lint, diff or cover analysis"
+            case .analysisStates: return "most product states one lint, diff or cover analysis explores"
             case .urlBytes: return "longest URL"
             case .lineBytes: return "longest input line"
             }
@@ -148,6 +179,21 @@ extension Configuration {
         /// The largest value `setLimit` accepts for any limit (1 TiB): above it, the sums the
         /// engine makes with limits (a line window plus a read block) could overflow `Int`.
         public static let ceiling = 1 << 40
+
+        /// What a count of this limit counts, for messages.
+        public var unit: String {
+            switch self {
+            case .variablePositions: return "variable positions (calls x states of the called variable)"
+            case .urlWork, .analysisWork: return "NFA positions of work"
+            case .analysisStates: return "states"
+            case .nfaStates, .eagerDFAStates: return "states"
+            case .patterns: return "patterns"
+            case .variables: return "variables"
+            case .variableValues: return "values"
+            case .jsonDepth: return "levels"
+            default: return "bytes"
+            }
+        }
 
         /// What to write to raise this limit.
         public var hint: String { "raise it with --limit \(rawValue)=<n>" }
@@ -162,7 +208,7 @@ extension Configuration {
         /// The smallest value that still lets the engine work (a cache must hold a few states).
         public var minimum: Int {
             switch self {
-            case .jsonDepth, .urlBytes, .lineBytes, .nfaStates: return 1
+            case .jsonDepth, .urlBytes, .lineBytes, .nfaStates, .urlWork: return 1
             default: return 0
             }
         }
@@ -180,6 +226,10 @@ extension Configuration {
             case .nfaStates: return automata.maxNFAStates
             case .dfaCacheBytes: return automata.cacheCapacity
             case .eagerDFAStates: return automata.eagerMaxStates
+            case .variablePositions: return automata.maxVariablePositions
+            case .urlWork: return automata.maxURLWork
+            case .analysisWork: return automata.maxAnalysisWork
+            case .analysisStates: return automata.maxAnalysisStates
             case .urlBytes: return input.maxURLBytes
             case .lineBytes: return input.maxLineBytes
             }
@@ -195,6 +245,10 @@ extension Configuration {
             case .nfaStates: automata.maxNFAStates = newValue
             case .dfaCacheBytes: automata.cacheCapacity = newValue
             case .eagerDFAStates: automata.eagerMaxStates = newValue
+            case .variablePositions: automata.maxVariablePositions = newValue
+            case .urlWork: automata.maxURLWork = newValue
+            case .analysisWork: automata.maxAnalysisWork = newValue
+            case .analysisStates: automata.maxAnalysisStates = newValue
             case .urlBytes: input.maxURLBytes = newValue
             case .lineBytes: input.maxLineBytes = newValue
             }

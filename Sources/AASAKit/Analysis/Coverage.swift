@@ -24,7 +24,14 @@ public struct Coverage: Sendable {
     public init(document: AASADocument, domain: String, configuration: Configuration = .default) throws(AutomatonError) {
         let maxNFAStates = configuration.automata.maxNFAStates
         let analysis = try AnalysisDocument(document: document, domain: domain, maxNFAStates: maxNFAStates)
-        let result = URLExplorer(sides: [analysis], domain: domain, witnessesPerOutcome: 2).explore()
+        let limits = configuration.automata
+        let result = URLExplorer(
+            sides: [analysis], domain: domain, maxStates: limits.maxAnalysisStates, maxWork: limits.maxAnalysisWork,
+            witnessesPerOutcome: 2
+        ).explore()
+        // The searches rule by rule share what the whole search left of the budget, so that a
+        // document of thousands of rules costs one budget, not one per rule.
+        var workLeft = limits.maxAnalysisWork - result.work
         let check = try WitnessCheck(sides: [analysis], configuration: configuration)
         let facts = RuleReachability(analysis: analysis, result: result, check: check)
         let locations = RuleLocations(document)
@@ -38,14 +45,20 @@ public struct Coverage: Sendable {
                     decision: rule.exclude ? .exclude : .match)
                 item.url = facts.deciding[rule.id][app]?.url
                 if item.url == nil, facts.deciding[rule.id][app] != nil || !result.isProof {
-                    if alone == nil {
-                        alone = try Self.urlsMatchedByRuleAlone(rule.id, document: document, domain: domain, maxNFAStates: maxNFAStates)
+                    if alone == nil, workLeft > 0 {
+                        let found = try Self.urlsMatchedByRuleAlone(
+                            rule.id, document: document, domain: domain, maxNFAStates: maxNFAStates,
+                            maxWork: min(1_000_000, workLeft))
+                        alone = found.urls
+                        workLeft -= found.work
                     }
                     let expected = analysis.decision(app: app, rule: Int32(rule.id))
                     item.url = alone?.first { check.decisions($0, side: 0)?[app] == expected }
                 }
                 if item.url == nil {
-                    if facts.deciding[rule.id][app] != nil {
+                    if alone == nil, workLeft <= 0 {
+                        item.reason = "not searched: the analysis spent its work budget on earlier rules (\(Configuration.Limit.analysisWork.hint))"
+                    } else if facts.deciding[rule.id][app] != nil {
                         item.reason = "the search found the rule deciding, but no URL for it could be confirmed"
                     } else if !result.isProof {
                         item.reason = "no URL found; the search is not exhaustive for this document: "
@@ -68,10 +81,12 @@ public struct Coverage: Sendable {
     /// too big to explore, or its outcome had no confirmed URL, each is a candidate the matcher
     /// then checks against the whole document.
     static func urlsMatchedByRuleAlone(
-        _ rule: Int, document: AASADocument, domain: String, maxNFAStates: Int
-    ) throws(AutomatonError) -> [String] {
+        _ rule: Int, document: AASADocument, domain: String, maxNFAStates: Int, maxWork: Int
+    ) throws(AutomatonError) -> (urls: [String], work: Int) {
         let alone = try AnalysisDocument(document: document, domain: domain, maxNFAStates: maxNFAStates, onlyRule: rule)
-        let result = URLExplorer(sides: [alone], domain: domain, maxStates: 5_000, maxWork: 1_000_000, witnessesPerOutcome: 4).explore()
-        return result.outcomes.filter { $0.alive[0].contains(rule) }.flatMap(\.witnesses)
+        let result = URLExplorer(sides: [alone], domain: domain, maxStates: 5_000, maxWork: maxWork, witnessesPerOutcome: 4).explore()
+        // Compiling the rule's automata reads the whole document: charged too.
+        let work = result.work + document.entries.reduce(0) { $0 + $1.rules.count }
+        return (result.outcomes.filter { $0.alive[0].contains(rule) }.flatMap(\.witnesses), work)
     }
 }

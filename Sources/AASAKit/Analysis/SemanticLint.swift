@@ -14,13 +14,24 @@ public enum SemanticLint {
             analysis = try AnalysisDocument(document: document, domain: domain, maxNFAStates: configuration.automata.maxNFAStates)
             check = try WitnessCheck(sides: [analysis], configuration: configuration)
         } catch {
+            if case .overLimit(let limit, _, _, let location) = error {
+                // The matcher would refuse this document too: an error, at the rule that passed.
+                return [
+                    LintCatalog.overLimit.finding(
+                        at: location ?? .root, error.description,
+                        hint: "simplify the rules there, or \(limit.hint)")
+                ]
+            }
             return [
                 LintCatalog.notAnalysed.finding(
                     at: .root, "the rules could not be compiled for analysis: \(error)",
                     hint: "raise the limit named in the message, or split the rules")
             ]
         }
-        let result = URLExplorer(sides: [analysis], domain: domain, witnessesPerOutcome: 2).explore()
+        let result = URLExplorer(
+            sides: [analysis], domain: domain, maxStates: configuration.automata.maxAnalysisStates,
+            maxWork: configuration.automata.maxAnalysisWork, witnessesPerOutcome: 2
+        ).explore()
         let facts = RuleReachability(analysis: analysis, result: result, check: check)
         let locations = RuleLocations(document)
         var findings: [LintFinding] = []

@@ -37,6 +37,8 @@ struct URLExplorer {
 
         /// Whether "no URL does X" follows from X being absent from the outcomes.
         var isProof: Bool { exact && complete }
+        /// Work the search spent (`maxWork`'s unit), for callers that share one budget.
+        var work = 0
 
         /// Why the outcomes are not a proof, for people; empty when they are.
         func incompleteness(_ sides: [AnalysisDocument]) -> [String] {
@@ -55,13 +57,15 @@ struct URLExplorer {
     let sides: [AnalysisDocument]
     let domain: String
     let maxStates: Int
-    /// Budget of determinisation work (NFA positions stepped), which is what large subsets
-    /// cost; deterministic, unlike a deadline, so the same document always gives the same report.
+    /// Budget of determinisation work (NFA positions stepped and visited by closures), which is
+    /// what large subsets cost; deterministic, unlike a deadline, so the same document always
+    /// gives the same report. A closure is abandoned as soon as it passes what is left.
     let maxWork: Int
     let witnessesPerOutcome: Int
 
     init(
-        sides: [AnalysisDocument], domain: String, maxStates: Int = 200_000, maxWork: Int = 100_000_000,
+        sides: [AnalysisDocument], domain: String, maxStates: Int = Configuration.Automata().maxAnalysisStates,
+        maxWork: Int = Configuration.Automata().maxAnalysisWork,
         witnessesPerOutcome: Int = 1
     ) {
         self.sides = sides
@@ -82,7 +86,9 @@ struct URLExplorer {
             phases: makePhases(policy: policy, textQueries: textQueries, itemQueries: itemQueries && !textQueries),
             policy: policy)
         let complete = search.run()
-        return Result(outcomes: search.outcomes, exact: exact, complete: complete, policy: policy)
+        var result = Result(outcomes: search.outcomes, exact: exact, complete: complete, policy: policy)
+        result.work = search.phases.reduce(0) { $0 + $1.tracks.reduce(0) { $0 + $1.work } }
+        return result
     }
 
     /// The text the explorer writes. One mode: that mode's text. Case-sensitive and
@@ -108,7 +114,7 @@ struct URLExplorer {
                     guard let nfa = automaton(document, mode) else { continue }
                     var foldsInput = false
                     if case .exact(let space) = policy { foldsInput = mode.folded && !space.folded }
-                    result.append(Track(nfa: nfa, side: side, foldsInput: foldsInput))
+                    result.append(Track(nfa: nfa, side: side, foldsInput: foldsInput, maxWork: maxWork))
                 }
             }
             return result
@@ -155,10 +161,13 @@ extension URLExplorer {
         private(set) var start: Int32 = 0
         /// NFA positions stepped so far: the cost of determinisation.
         private(set) var work = 0
+        /// The exploration's work budget: a closure is abandoned as it passes what is left of it.
+        let maxWork: Int
 
-        init(nfa: NFA, side: Int, foldsInput: Bool) {
+        init(nfa: NFA, side: Int, foldsInput: Bool, maxWork: Int) {
             self.side = side
             self.foldsInput = foldsInput
+            self.maxWork = maxWork
             determinizer = Determinizer(nfa: nfa)
         }
 
@@ -169,7 +178,12 @@ extension URLExplorer {
             self.classCount = classCount
             self.representatives = representatives
             _ = intern(Determinizer.Subset(positions: [], tags: []))
-            start = intern(determinizer.start(scratch: &scratch)) * statesPerSubset
+            guard let first = determinizer.start(scratch: &scratch, cap: maxWork) else {
+                overBudget()
+                return
+            }
+            work += scratch.visits
+            start = intern(first) * statesPerSubset
         }
 
         /// The subset's id (not a state id).
@@ -208,9 +222,21 @@ extension URLExplorer {
             var current = id
             for byte in bytes where current != 0 {
                 work += subsets[Int(current)].positions.count + 1
-                current = intern(determinizer.step(subsets[Int(current)], on: byte, scratch: &scratch))
+                guard let next = determinizer.step(subsets[Int(current)], on: byte, scratch: &scratch, cap: max(0, maxWork - work))
+                else {
+                    overBudget()
+                    return 0
+                }
+                work += scratch.visits
+                current = intern(next)
             }
             return current
+        }
+
+        /// A closure passed what was left of the budget: the exploration stops at its next
+        /// node (`Search.run` checks `work`), incomplete, so nothing is claimed from it.
+        private func overBudget() {
+            work = maxWork + 1
         }
 
         func tags(_ state: Int32) -> [Int32] { subsets[Int(state / statesPerSubset)].tags }

@@ -9,6 +9,9 @@ public enum AutomatonError: Error, Sendable, Equatable, CustomStringConvertible 
     case budgetTooSmall(minimum: Int, given: Int)
     /// The eager DFA would need more states than allowed.
     case tooManyDFAStates(limit: Int)
+    /// An intermediate structure of compilation passed its limit (`variable-positions`), at
+    /// the rule `location` names (a JSON path, when known).
+    case overLimit(Configuration.Limit, found: Int, maximum: Int, location: JSONPath?)
 
     public var description: String {
         switch self {
@@ -18,6 +21,9 @@ public enum AutomatonError: Error, Sendable, Equatable, CustomStringConvertible 
             return "the DFA cache budget of \(given) bytes is below the minimum of \(minimum) bytes for this document (\(Configuration.Limit.dfaCacheBytes.hint))"
         case .tooManyDFAStates(let limit):
             return "the eager DFA needs more than \(limit) states; use the lazy DFA"
+        case .overLimit(let limit, let found, let maximum, let location):
+            let place = location.map { " at \($0)" } ?? ""
+            return "the document needs at least \(found) \(limit.unit), over the \(limit.rawValue) limit of \(maximum)\(place) (\(limit.hint))"
         }
     }
 }

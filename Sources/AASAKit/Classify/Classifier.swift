@@ -71,6 +71,12 @@ public final class Classifier {
                 matchers[domainIndex] = matcher
             }
             matcher.decide(routed: url, parts: parts)
+            if matcher.workExceeded {
+                statistics.errors += 1
+                let error = URLSplitError.workLimitExceeded(limit: matcher.meter.limit)
+                appendError(url: url, domain: domainIndex, message: error.description, extra: extra, into: out)
+                return
+            }
             record(domainIndex, decidingRule: matcher.decidingRule, rules: compiled.rules, url: url, extra: extra, into: out)
         case .reference(let reference):
             let decision: URLDecision

@@ -155,6 +155,7 @@ public final class CompiledDocument: Sendable {
         try self.init(
             nfas: try DocumentNFAs(
                 document: document, maxNFAStates: configuration.automata.maxNFAStates,
+                maxVariablePositions: configuration.automata.maxVariablePositions,
                 splitMinimum: configuration.automata.suffixSplitMinimum),
             appIDs: document.appIDs, domain: domain, configuration: configuration)
     }

@@ -97,12 +97,19 @@ public final class DFAMatcher: DecisionEngine {
     @exclusivity(unchecked) private var fragmentTags: [TagSet?] = [nil, nil, nil, nil]
     @exclusivity(unchecked) private var itemsEvaluated = false
 
+    /// The work budget of the URL being decided, shared by every cache (`WorkMeter`).
+    let meter: WorkMeter
+
     public init(_ compiled: CompiledDocument) {
         self.compiled = compiled
         pathCaches = compiled.path.map { $0?.makeCache() }
         queryCaches = compiled.queryText.map { $0?.makeCache() }
         fragmentCaches = compiled.fragment.map { $0?.makeCache() }
         groupCaches = compiled.queryGroups.map { $0.mapValues { $0.dfa.makeCache() } }
+        // Every automaton of a document is compiled under one configuration.
+        let caches = (pathCaches + queryCaches + fragmentCaches).compactMap { $0 } + groupCaches.flatMap(\.values)
+        meter = WorkMeter(limit: caches.first?.dfa.configuration.maxURLWork ?? Configuration.Automata().maxURLWork)
+        for cache in caches { cache.share(meter: meter) }
         decidingRule = Array(repeating: -1, count: compiled.appIDs.count)
         queryItems.reserve(predicates: compiled.predicateCount)
         rules = compiled.rules
@@ -191,6 +198,18 @@ public final class DFAMatcher: DecisionEngine {
     /// - Complexity: O(URL length + rules the path matches); allocation-free for ASCII URLs
     ///   once the caches are warm.
     public func decide(bytes: UnsafeBufferPointer<UInt8>, onlyApp: Int? = nil) throws(URLSplitError) {
+        meter.begin()
+        try decideWithinBudget(bytes: bytes, onlyApp: onlyApp)
+        if meter.exceeded { throw .workLimitExceeded(limit: meter.limit) }
+    }
+
+    /// Whether the last URL decided ran over the work budget (`Configuration.Automata.maxURLWork`):
+    /// its `decidingRule` is then meaningless, and the URL is an error
+    /// (`URLSplitError.workLimitExceeded`). The throwing `decide` calls check it themselves.
+    public var workExceeded: Bool { meter.exceeded }
+
+    @inline(__always)
+    private func decideWithinBudget(bytes: UnsafeBufferPointer<UInt8>, onlyApp: Int?) throws(URLSplitError) {
         // PERF: most URLs a matcher sees start with `https://` and its own domain in lowercase:
         // one comparison of that prefix replaces the scheme and authority scans and the host
         // check: 800 → 540 instructions a URL on the peers suite's 10-rule document
@@ -218,14 +237,18 @@ public final class DFAMatcher: DecisionEngine {
     }
 
     /// Decides a URL already split by `URLSplitter` (callers that routed it by host have).
+    /// Check `workExceeded` afterwards.
     public func decide(bytes: UnsafeBufferPointer<UInt8>, parts: URLParts, onlyApp: Int? = nil) {
+        meter.begin()
         decide(bytes: bytes, parts: parts, onlyApp: onlyApp, hostChecked: false, soloTagSet: nil)
     }
 
     /// Decides a URL whose host the caller has already found equal to this document's domain
     /// (ASCII case-insensitively, as SPEC 3 compares): `classify` routes every URL through
     /// `DomainTable`, so checking the host again would compare it twice.
+    /// Check `workExceeded` afterwards.
     func decide(routed bytes: UnsafeBufferPointer<UInt8>, parts: URLParts) {
+        meter.begin()
         decide(bytes: bytes, parts: parts, onlyApp: nil, hostChecked: true, soloTagSet: nil)
     }
 

@@ -187,6 +187,9 @@ public enum URLSplitError: Error, Sendable, Equatable, CustomStringConvertible {
     case lineTooLong(length: Int, limit: Int)
     /// The line is not valid UTF-8.
     case invalidUTF8
+    /// Deciding the URL took more work than `Configuration.Automata.maxURLWork` allows (a
+    /// hostile document's automata): no decision is given rather than a guessed one.
+    case workLimitExceeded(limit: Int)
 
     public var description: String {
         switch self {
@@ -198,6 +201,7 @@ public enum URLSplitError: Error, Sendable, Equatable, CustomStringConvertible {
         case .lineTooLong(let length, let limit):
             return "line of \(length) bytes is over the limit of \(limit) bytes (\(Configuration.Limit.lineBytes.hint))"
         case .invalidUTF8: return "the line is not valid UTF-8"
+        case .workLimitExceeded(let limit): return "work limit exceeded (url-work=\(limit))"
         }
     }
 }

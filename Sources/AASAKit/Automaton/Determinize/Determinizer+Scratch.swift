@@ -29,14 +29,23 @@ extension Determinizer {
     }
 
     /// The epsilon closure of `scratch.seeds`, left in `scratch.positions` (sorted: the
-    /// canonical key of a DFA state) and `scratch.tags` (sorted, without duplicates).
-    func closeSeeds(scratch: StateScratch) {
+    /// canonical key of a DFA state) and `scratch.tags` (sorted, without duplicates); the
+    /// positions it visited in `scratch.visits`, the state's weight.
+    ///
+    /// Returns false, leaving a partial closure, as soon as it has visited more than `cap`
+    /// positions: variables shared by many call sites can make one closure hold (call sites ×
+    /// variable states) positions, so its size is checked as it grows, never after.
+    func closeSeeds(scratch: StateScratch, cap: Int) -> Bool {
         scratch.clearVisited()
         scratch.stack.removeAll()
         scratch.positions.removeAll()
         scratch.tags.removeAll()
+        var visits = 0
         scratch.seeds.withUnsafeBufferPointer { seeds in
-            for seed in seeds where scratch.visit(seed) { scratch.stack.append(seed) }
+            for seed in seeds where scratch.visit(seed) {
+                scratch.stack.append(seed)
+                visits &+= 1
+            }
         }
         nfa.transitionStart.withUnsafeBufferPointer { transitionStart in
             nfa.epsilonStart.withUnsafeBufferPointer { epsilonStart in
@@ -46,6 +55,7 @@ extension Determinizer {
                         // transitions, the rest from epsilons, calls and returns of this NFA),
                         // and the start arrays have stateCount + 1 entries.
                         while let position = scratch.stack.popLast() {
+                            if visits > cap { break }
                             let state = Int(truncatingIfNeeded: position & 0xFFFF_FFFF)
                             let continuation = NFA.StateID(truncatingIfNeeded: position >> 32) - 1
                             switch kinds[state] {
@@ -57,25 +67,36 @@ extension Determinizer {
                                 let entry = nfa.variableStarts[Int(variable)]
                                 if entry >= 0 {
                                     let packed = Self.pack(entry, continuation: next)
-                                    if scratch.visit(packed) { scratch.stack.append(packed) }
+                                    if scratch.visit(packed) {
+                                        scratch.stack.append(packed)
+                                        visits &+= 1
+                                    }
                                 }
                             case .ret:
                                 if continuation >= 0 {
                                     let packed = Self.pack(continuation, continuation: -1)
-                                    if scratch.visit(packed) { scratch.stack.append(packed) }
+                                    if scratch.visit(packed) {
+                                        scratch.stack.append(packed)
+                                        visits &+= 1
+                                    }
                                 }
                             }
                             if transitionStart[state &+ 1] > transitionStart[state] { scratch.positions.append(position) }
                             let high = position & 0xFFFF_FFFF_0000_0000
                             for index in Int(epsilonStart[state])..<Int(epsilonStart[state &+ 1]) {
                                 let packed = UInt64(UInt32(bitPattern: epsilons[index])) | high
-                                if scratch.visit(packed) { scratch.stack.append(packed) }
+                                if scratch.visit(packed) {
+                                    scratch.stack.append(packed)
+                                    visits &+= 1
+                                }
                             }
                         }
                     }
                 }
             }
         }
+        scratch.visits = visits
+        if visits > cap { return false }
         if scratch.positions.count > 1 { scratch.positions.sort() }
         if scratch.tags.count > 1 {
             scratch.tags.sort()
@@ -86,5 +107,6 @@ extension Determinizer {
             }
             scratch.tags.truncate(to: kept)
         }
+        return true
     }
 }

@@ -35,6 +35,8 @@ struct Determinizer {
         var visitedPairs = Set<UInt64>()
         var stack: [UInt64] = []
         var seeds: [UInt64] = []
+        /// Positions the last closure visited.
+        var visits = 0
 
         /// Marks a position visited; returns whether it was new.
         @inline(__always)
@@ -47,8 +49,10 @@ struct Determinizer {
     }
 
     /// The epsilon closure of `seeds`: a canonical (sorted) subset, or with `canonical: false`
-    /// an unsorted one, for NFA simulation, which never compares subsets.
-    func closure(of seeds: [UInt64], scratch: inout Scratch, canonical: Bool = true) -> Subset {
+    /// an unsorted one, for NFA simulation, which never compares subsets. Nil as soon as it
+    /// has visited more than `cap` positions (`closeSeeds` says why); `scratch.visits` holds
+    /// the positions visited, the subset's weight.
+    func closure(of seeds: [UInt64], scratch: inout Scratch, canonical: Bool = true, cap: Int) -> Subset? {
         if scratch.visitedStates.capacity < nfa.stateCount {
             scratch.visitedStates = SparseSet(capacity: nfa.stateCount)
         }
@@ -57,14 +61,23 @@ struct Determinizer {
         scratch.stack.removeAll(keepingCapacity: true)
         var positions: [UInt64] = []
         var tags: [Int32] = []
+        var visits = 0
         for seed in seeds where scratch.visit(seed) {
             scratch.stack.append(seed)
+            visits += 1
         }
         while let position = scratch.stack.popLast() {
+            if visits > cap {
+                scratch.visits = visits
+                return nil
+            }
             let (state, continuation) = Self.unpack(position)
             func push(_ next: NFA.StateID, _ nextContinuation: NFA.StateID) {
                 let packed = Self.pack(next, continuation: nextContinuation)
-                if scratch.visit(packed) { scratch.stack.append(packed) }
+                if scratch.visit(packed) {
+                    scratch.stack.append(packed)
+                    visits += 1
+                }
             }
             switch nfa.kinds[Int(state)] {
             case .plain:
@@ -80,6 +93,8 @@ struct Determinizer {
             if !nfa.transitions(of: state).isEmpty { positions.append(position) }
             for next in nfa.epsilons(of: state) { push(next, continuation) }
         }
+        scratch.visits = visits
+        if visits > cap { return nil }
         if canonical { positions.sort() }
         tags.sort()
         var uniqueTags: [Int32] = []
@@ -88,13 +103,13 @@ struct Determinizer {
         return Subset(positions: positions, tags: uniqueTags)
     }
 
-    /// The start state's subset.
-    func start(scratch: inout Scratch) -> Subset {
-        closure(of: [Self.pack(nfa.start, continuation: -1)], scratch: &scratch)
+    /// The start state's subset, nil past `cap` visited positions.
+    func start(scratch: inout Scratch, cap: Int) -> Subset? {
+        closure(of: [Self.pack(nfa.start, continuation: -1)], scratch: &scratch, cap: cap)
     }
 
-    /// The subset reached from `subset` on `byte`.
-    func step(_ subset: Subset, on byte: UInt8, scratch: inout Scratch, canonical: Bool = true) -> Subset {
+    /// The subset reached from `subset` on `byte`, nil past `cap` visited positions.
+    func step(_ subset: Subset, on byte: UInt8, scratch: inout Scratch, canonical: Bool = true, cap: Int) -> Subset? {
         var seeds = scratch.seeds
         seeds.removeAll(keepingCapacity: true)
         for position in subset.positions {
@@ -103,7 +118,7 @@ struct Determinizer {
                 seeds.append(Self.pack(transition.next, continuation: continuation))
             }
         }
-        let result = closure(of: seeds, scratch: &scratch, canonical: canonical)
+        let result = closure(of: seeds, scratch: &scratch, canonical: canonical, cap: cap)
         scratch.seeds = seeds
         return result
     }

@@ -83,6 +83,8 @@ final class StateScratch {
     /// `closeSeeds`' result: the subset's sorted positions and tags.
     let positions = ScratchBuffer<UInt64>()
     let tags = ScratchBuffer<Int32>()
+    /// Positions the last `closeSeeds` visited (byte-consuming or not): its cost.
+    var visits = 0
     /// Visited positions outside variables (continuation none), by NFA state: a sparse set.
     private let dense: ScratchBuffer<Int32>
     private let sparse: ScratchBuffer<Int32>

@@ -29,7 +29,10 @@ public struct DenseDFA: Sendable {
         let determinizer = Determinizer(nfa: nfa)
         var scratch = Determinizer.Scratch()
         let deadSubset = Determinizer.Subset(positions: [], tags: [])
-        var subsets = [deadSubset, determinizer.start(scratch: &scratch)]
+        guard let startSubset = determinizer.start(scratch: &scratch, cap: maxWork) else {
+            throw .tooManyDFAStates(limit: maxStates)
+        }
+        var subsets = [deadSubset, startSubset]
         var index: [Determinizer.Subset: Int32] = [deadSubset: 0]
         if index[subsets[1]] == nil { index[subsets[1]] = 1 }
         var transitions = [Int32](repeating: 0, count: 2 * classes.count)
@@ -39,7 +42,10 @@ public struct DenseDFA: Sendable {
             work += (subsets[next].positions.count + 1) * classes.count
             guard work <= maxWork else { throw .tooManyDFAStates(limit: maxStates) }
             for cls in 0..<classes.count {
-                let target = determinizer.step(subsets[next], on: representatives[cls], scratch: &scratch)
+                guard
+                    let target = determinizer.step(
+                        subsets[next], on: representatives[cls], scratch: &scratch, cap: max(0, maxWork - work))
+                else { throw .tooManyDFAStates(limit: maxStates) }
                 let id: Int32
                 if target.positions.isEmpty && target.tags.isEmpty {
                     id = Self.dead

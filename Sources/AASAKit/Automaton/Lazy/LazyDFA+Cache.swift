@@ -30,6 +30,15 @@ extension LazyDFA {
         /// empty one, as here): no interning at reset, and `prebuiltTagSets` is unused.
         @exclusivity(unchecked) var prebuiltSharesTagSets = false
         let scratch: StateScratch
+        /// The budget searches charge (`WorkMeter`): the cache's own, begun at every search,
+        /// until a matcher shares one across its automata for a whole URL (`share(meter:)`).
+        @exclusivity(unchecked) public private(set) var meter: WorkMeter
+        @exclusivity(unchecked) var ownsMeter = true
+        /// Heavy transitions (`LazyDFA.heavyWeight`), kept out of the table: `state + class`
+        /// (a premultiplied id plus a class is unique) → the target and the closure's weight.
+        @exclusivity(unchecked) var heavyTargets: [Int: (target: Int32, weight: Int32)] = [:]
+        /// The start state's closure weight, charged by every search when it is heavy.
+        @exclusivity(unchecked) var startWeight = 0
         /// Held once: making one per state copied the NFA (eight array retains and releases).
         let determinizer: Determinizer
 
@@ -57,8 +66,19 @@ extension LazyDFA {
             self.table = TransitionTable(classes: dfa.classes)
             self.determinizer = Determinizer(nfa: dfa.nfa)
             self.scratch = StateScratch(stateCount: dfa.nfa.stateCount)
+            self.meter = WorkMeter(limit: dfa.configuration.maxURLWork)
             reset()
         }
+
+        /// Charges this cache's searches to `meter`, which its owner begins once per URL.
+        public func share(meter: WorkMeter) {
+            self.meter = meter
+            ownsMeter = false
+        }
+
+        /// Whether the last search (or, with a shared meter, the current URL) ran over its
+        /// work budget; its answer is then meaningless and the URL is an error.
+        public var workExceeded: Bool { meter.exceeded }
 
         /// Clears every state but the dead one.
         func reset() {
@@ -75,6 +95,8 @@ extension LazyDFA {
             annotations.removeAll(keepingCapacity: true)
             memoryUsage = 0
             startState = TransitionTable.unknown
+            startWeight = 0
+            if !heavyTargets.isEmpty { heavyTargets.removeAll(keepingCapacity: true) }
             // The dead state: no positions, no tags (tag set 0 is the empty set); it loops to itself.
             let empty = internTags([])
             let none = UnsafeBufferPointer<UInt64>(start: nil, count: 0)
@@ -207,12 +229,19 @@ extension LazyDFA {
             startState != TransitionTable.unknown ? startState : buildStart()
         }
 
+        /// Builds the start state; `TransitionTable.dead` with the meter exhausted when its
+        /// closure alone passes the work limit.
         private func buildStart() -> Int32 {
             if startState == TransitionTable.unknown {
                 scratch.seeds.removeAll()
                 scratch.seeds.append(Determinizer.pack(dfa.nfa.start, continuation: -1))
-                determinizer.closeSeeds(scratch: scratch)
+                guard determinizer.closeSeeds(scratch: scratch, cap: meter.limit) else {
+                    meter.exhaust()
+                    return TransitionTable.dead
+                }
+                let weight = scratch.visits
                 startState = intern(from: nil).state
+                startWeight = weight
             }
             return startState
         }
@@ -259,23 +288,37 @@ extension LazyDFA {
         }
 
         /// Computes (and caches) the transition of `state` on the class of `byte`, clearing the
-        /// cache first when the new state would not fit.
+        /// cache first when the new state would not fit. A heavy transition is charged to the
+        /// meter every time (`WorkMeter` says why); past the budget the answer is
+        /// `TransitionTable.dead` with the meter exceeded.
         func computeTransition(from state: Int32, byte: UInt8) -> Int32 {
             let cls = table.classOf(byte)
+            if let heavy = heavyTargets[Int(state) + cls] {
+                return meter.charge(Int(heavy.weight)) ? heavy.target : TransitionTable.dead
+            }
             let span = spans[table.row(of: state)]
             positionArena.withUnsafeBufferPointer { arena in
                 determinizer.collectSeeds(
                     from: UnsafeBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)]),
                     on: dfa.representatives[cls], scratch: scratch)
             }
-            determinizer.closeSeeds(scratch: scratch)
+            guard determinizer.closeSeeds(scratch: scratch, cap: meter.limit) else {
+                meter.exhaust()
+                return TransitionTable.dead
+            }
             if scratch.positions.isEmpty && scratch.tags.isEmpty {
                 table.set(state, class: cls, to: TransitionTable.dead)
                 return TransitionTable.dead
             }
+            let weight = scratch.visits
             let (next, from) = intern(from: state)
-            if let from { table.set(from, class: cls, to: next) }
-            return next
+            guard let from else { return next }
+            if weight < LazyDFA.heavyWeight {
+                table.set(from, class: cls, to: next)
+                return next
+            }
+            heavyTargets[Int(from) + cls] = (next, Int32(clamping: weight))
+            return meter.charge(weight) ? next : TransitionTable.dead
         }
 
         func noteFallback() { fallbackCount += 1 }

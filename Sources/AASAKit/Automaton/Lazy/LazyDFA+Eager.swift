@@ -5,6 +5,7 @@ extension LazyDFA.Cache {
     /// huge subsets cost as much as many small ones), or when the cache had to be cleared.
     func determinizeAll(maxStates: Int, maxWork: Int) -> Bool {
         let startState = start()
+        if meter.exceeded || startState == TransitionTable.dead { return false }
         let clears = clearCount
         var row = table.row(of: startState)
         var classSeeds = ClassSeeds(stride: table.stride)
@@ -12,7 +13,8 @@ extension LazyDFA.Cache {
         while row < table.stateCount {
             work += Int(spans[row].count) + 1
             if work > maxWork { return false }
-            computeRow(Int32(row * table.rowWidth), &classSeeds)
+            // Closures count too: one blown-up closure must not cost more than the whole budget.
+            guard computeRow(Int32(row * table.rowWidth), &classSeeds, work: &work, maxWork: maxWork) else { return false }
             if clearCount != clears || table.stateCount > maxStates { return false }
             row += 1
         }
@@ -40,16 +42,21 @@ extension LazyDFA.Cache {
     /// distinct seed list once (most classes of a row lead to the same state: the dead one, or
     /// the loop of a `*` already passed), makes a row cost a few closures instead of one per
     /// class.
-    private func computeRow(_ state: Int32, _ work: inout ClassSeeds) {
+    /// Returns false when the row's closures, added to `spent`, passed `maxWork` visited
+    /// positions (the row is then partial).
+    private func computeRow(_ state: Int32, _ work: inout ClassSeeds, work spent: inout Int, maxWork: Int) -> Bool {
         let stride = table.stride
         work.pairs.removeAll(keepingCapacity: true)
         let span = spans[table.row(of: state)]
         let classOf = dfa.classes.classOf
         let nfa = dfa.nfa
-        positionArena.withUnsafeBufferPointer { arena in
+        // The (class, seed) pairs are positions × classes: bounded by the work left too.
+        let maxPairs = maxWork - spent
+        let fits: Bool = positionArena.withUnsafeBufferPointer { arena in
             nfa.transitionStart.withUnsafeBufferPointer { starts in
                 nfa.transitions.withUnsafeBufferPointer { transitions in
                     for position in arena[Int(span.start)..<Int(span.start + span.count)] {
+                        if work.pairs.count > maxPairs { return false }
                         let nfaState = Int(truncatingIfNeeded: position & 0xFFFF_FFFF)
                         let high = position & 0xFFFF_FFFF_0000_0000
                         for index in Int(starts[nfaState])..<Int(starts[nfaState + 1]) {
@@ -60,9 +67,11 @@ extension LazyDFA.Cache {
                             }
                         }
                     }
+                    return true
                 }
             }
         }
+        guard fits else { return false }
         // Counting sort of the seeds by class, keeping each class's seeds in position order.
         for cls in 0...stride { work.start[cls] = 0 }
         for pair in work.pairs { work.start[Int(pair.cls) + 1] += 1 }
@@ -98,20 +107,22 @@ extension LazyDFA.Cache {
             }
             scratch.seeds.removeAll()
             for index in low..<high { scratch.seeds.append(work.sorted[index]) }
-            determinizer.closeSeeds(scratch: scratch)
+            guard determinizer.closeSeeds(scratch: scratch, cap: maxWork - spent) else { return false }
+            spent += scratch.visits + (high - low)
             let next: Int32
             if scratch.positions.isEmpty && scratch.tags.isEmpty {
                 next = TransitionTable.dead
             } else {
                 let (interned, from) = intern(from: source)
                 // A clear renumbers every state: the caller stops (`determinizeAll`).
-                guard let from, from == source else { return }
+                guard let from, from == source else { return true }
                 source = from
                 next = interned
             }
             work.distinct.append((hash, low, high, next))
             table.set(source, class: cls, to: next)
         }
+        return true
     }
 }
 

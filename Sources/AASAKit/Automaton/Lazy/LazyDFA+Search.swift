@@ -43,7 +43,10 @@ extension LazyDFA.Cache {
             let accept = prebuilt.acceptIndex(text)
             return accept < 0 ? 0 : prebuiltSharesTagSets ? accept : prebuiltTagSets[Int(accept)]
         }
+        if ownsMeter { meter.begin() }
         var state = start()
+        if startWeight >= LazyDFA.heavyWeight, !meter.charge(startWeight) { return 0 }
+        if state == TransitionTable.dead { return 0 }
         var position = 0
         let clearsBefore = clearCount
         while true {
@@ -58,8 +61,8 @@ extension LazyDFA.Cache {
                     noteFallback()
                     let tags = NFASimulation(nfa: dfa.nfa).run(
                         from: subset(of: walked.state),
-                        text: UnsafeBufferPointer(rebasing: text[walked.position...]))
-                    return internTags(tags.sorted)
+                        text: UnsafeBufferPointer(rebasing: text[walked.position...]), meter: meter)
+                    return tags.map { internTags($0.sorted) } ?? 0
                 }
                 state = computeTransition(from: walked.state, byte: text[walked.position])
                 if state == TransitionTable.dead { return 0 }

@@ -50,6 +50,12 @@ public final class LazyDFA: Sendable {
         }
     }
 
+    /// A transition whose closure visits at least this many NFA positions is heavy: it is kept
+    /// out of the transition table, so every search that takes it charges its weight to the
+    /// URL's `WorkMeter` (a cached light transition costs nothing to follow). Real documents'
+    /// states hold a handful of positions; hostile ones reach this within a few bytes.
+    public static let heavyWeight = 256
+
     /// Dead, start, current and next: a search can always make progress with four states.
     static let minimumStates = 4
 

@@ -43,9 +43,11 @@ struct DocumentNFAs {
     /// `SuffixSplit` when there are at least that many of them (the matcher's compilation).
     ///
     /// - Throws: `AutomatonError` past `maxNFAStates` in one automaton.
-    init(document: AASADocument, maxNFAStates: Int, onlyRule: Int? = nil, splitMinimum: Int? = nil)
-        throws(AutomatonError)
-    {
+    init(
+        document: AASADocument, maxNFAStates: Int,
+        maxVariablePositions: Int = Configuration.Automata().maxVariablePositions, onlyRule: Int? = nil,
+        splitMinimum: Int? = nil
+    ) throws(AutomatonError) {
         let rules = EffectiveRule.resolve(document)
         self.rules = rules
         let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
@@ -85,9 +87,23 @@ struct DocumentNFAs {
             fragmentConstrained.append(!rule.fragment.isUniversal)
             if compiled && !rule.fragment.isUniversal { fragmentPatterns[mode].append((rule.fragment, tag)) }
         }
-        func build(_ patterns: [(pattern: Pattern, tag: Int32)], _ mode: TextMode) throws(AutomatonError) -> NFA? {
+        let locations = RuleLocations(document)
+        let ruleLocation: (Int32) -> JSONPath? = { rule in
+            locations.paths.indices.contains(Int(rule)) ? locations.paths[Int(rule)] : nil
+        }
+        let predicates = predicateRule
+        func build(_ patterns: [(pattern: Pattern, tag: Int32)], _ mode: TextMode, itemTags: Bool = false)
+            throws(AutomatonError) -> NFA?
+        {
             if patterns.isEmpty { return nil }
-            return try NFACompiler.compile(patterns, mode: mode, maxStates: maxNFAStates, variables: resolve)
+            return try NFACompiler.compile(
+                patterns, mode: mode, maxStates: maxNFAStates, maxVariablePositions: maxVariablePositions,
+                variables: resolve,
+                locate: { tag in
+                    // Item automata are tagged with predicate ids; split groups have no rule.
+                    let rule = itemTags ? (predicates.indices.contains(Int(tag)) ? predicates[Int(tag)] : -1) : tag
+                    return ruleLocation(rule)
+                })
         }
         var path: [NFA?] = []
         var pathSplits: [SuffixSplit?] = []
@@ -106,7 +122,7 @@ struct DocumentNFAs {
             fragment.append(try build(fragmentPatterns[mode.index], mode))
             var byName: [ExactString: ItemAutomaton] = [:]
             for (name, patterns) in itemPatterns[mode.index] {
-                if let nfa = try build(patterns, mode) {
+                if let nfa = try build(patterns, mode, itemTags: true) {
                     byName[name] = ItemAutomaton(nfa: nfa, predicates: patterns.map(\.tag))
                 }
             }

@@ -18,20 +18,36 @@ public struct NFACompiler {
     var variableIDs: [ExactString: Int32] = [:]
     var variableNames: [String] = []
     var variableStarts: [NFA.StateID] = []
+    /// Per variable: the states of its sub-automaton (`NFA.variableSize`).
+    var variableSizes: [Int] = []
+    /// Over every call site so far, the states of the variable it calls: the most
+    /// (state, return point) pairs a DFA state can hold through variables.
+    var variablePositions = 0
+    let maxVariablePositions: Int
+    /// The JSON path of a pattern's rule, for the message of a limit passed there.
+    let locate: (Int32) -> JSONPath?
 
-    public init(mode: TextMode, maxStates: Int, variables: @escaping VariableResolver) {
+    public init(
+        mode: TextMode, maxStates: Int, maxVariablePositions: Int = Configuration.Automata().maxVariablePositions,
+        variables: @escaping VariableResolver, locate: @escaping (Int32) -> JSONPath? = { _ in nil }
+    ) {
         self.mode = mode
         self.resolve = variables
         self.builder = NFABuilder(limit: maxStates)
+        self.maxVariablePositions = maxVariablePositions
+        self.locate = locate
     }
 
     /// Compiles `patterns`; tag `t` is accepted at the end of a text that some pattern tagged
     /// `t` matches whole.
     public static func compile(
         _ patterns: [(pattern: Pattern, tag: Int32)], mode: TextMode, maxStates: Int,
-        variables: @escaping VariableResolver
+        maxVariablePositions: Int = Configuration.Automata().maxVariablePositions,
+        variables: @escaping VariableResolver, locate: @escaping (Int32) -> JSONPath? = { _ in nil }
     ) throws(AutomatonError) -> NFA {
-        var compiler = NFACompiler(mode: mode, maxStates: maxStates, variables: variables)
+        var compiler = NFACompiler(
+            mode: mode, maxStates: maxStates, maxVariablePositions: maxVariablePositions, variables: variables,
+            locate: locate)
         return try compiler.compile(patterns)
     }
 
@@ -70,11 +86,22 @@ public struct NFACompiler {
                 case .variable(let name):
                     let variable = try variableID(name)
                     let edge = TrieEdge(from: current, kind: 3, value: variable)
+                    let before = builder.states.count
                     current = try follow(edge, &children) { builder, from throws(AutomatonError) in
                         let next = try builder.add()
                         let call = try builder.add(.call(variable: variable, next: next))
                         builder.addEpsilon(from: from, to: call)
                         return next
+                    }
+                    // A new call site (the trie shares calls with equal prefixes): checked as the
+                    // count grows, so a blow-up is refused before any closure is computed.
+                    if builder.states.count != before {
+                        variablePositions += variableSizes[Int(variable)]
+                        if variablePositions > maxVariablePositions {
+                            throw .overLimit(
+                                .variablePositions, found: variablePositions, maximum: maxVariablePositions,
+                                location: locate(tag))
+                        }
                     }
                 }
             }
@@ -109,9 +136,12 @@ public struct NFACompiler {
         variableIDs[ExactString(name)] = id
         variableNames.append(name)
         variableStarts.append(-1)
+        variableSizes.append(0)
         if let values = resolve(name) {
             let patterns = values.map { Pattern(parsing: $0, allowVariables: false).normalized(for: mode) }
-            variableStarts[Int(id)] = try builder.addVariable(patterns)
+            let entry = try builder.addVariable(patterns)
+            variableStarts[Int(id)] = entry
+            variableSizes[Int(id)] = builder.states.count - Int(entry)
         }
         return id
     }
