@@ -84,6 +84,14 @@ public enum CLIRunner {
             stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
     }
 
+    /// The `"error"` of a record, `nil` when it is no error record.
+    public static func errorMessage(fromRecord line: String) throws -> String? {
+        guard case .object(let record) = try JSONParser.parse(line), case .string(let message)? = record["error"] else {
+            return nil
+        }
+        return message
+    }
+
     /// A `match` record parsed back into decisions (`nil` for an error record).
     public static func decisions(fromRecord line: String) throws -> [AppDecision]? {
         guard case .object(let record) = try JSONParser.parse(line) else { return nil }

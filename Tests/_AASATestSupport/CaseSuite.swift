@@ -33,6 +33,9 @@ public struct TestCase: Sendable {
     public var url: String
     public var expected: [Expected]
     public var expectedError: ExpectedError?
+    /// The exact message of the expected error (`expect_error_message`), where the case pins
+    /// which error it is and not only that there is one.
+    public var expectedErrorMessage: String?
     public var appsInOrder: Bool
     public var maxDocumentBytes: Int?
 
@@ -149,6 +152,8 @@ public enum CaseSuite {
             expectedError = error
         }
         if expectedError == nil, item["expect"] == nil { throw fail("no expect and no expect_error") }
+        let expectedErrorMessage = string("expect_error_message")
+        if expectedErrorMessage != nil, expectedError != .url { throw fail("expect_error_message needs expect_error \"url\"") }
         var appsInOrder = true
         if case .bool(false)? = item["expect_apps_in_order"] { appsInOrder = false }
         var maxDocumentBytes: Int?
@@ -156,6 +161,6 @@ public enum CaseSuite {
         return TestCase(
             name: name, file: file, spec: string("spec") ?? "?", document: document,
             domain: string("domain") ?? "example.com", url: url, expected: expected,
-            expectedError: expectedError, appsInOrder: appsInOrder, maxDocumentBytes: maxDocumentBytes)
+            expectedError: expectedError, expectedErrorMessage: expectedErrorMessage, appsInOrder: appsInOrder, maxDocumentBytes: maxDocumentBytes)
     }
 }

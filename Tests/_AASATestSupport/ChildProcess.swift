@@ -58,6 +58,27 @@ public enum ChildProcess {
             var status: Int32 = 0
             var usage = rusage()
             while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+            return finished(status: status, usage: usage)
+        }
+
+        /// Waits at most `seconds`, then kills the child (SIGKILL) and reaps it: for tests whose
+        /// failure is a hang, so that the hang fails the test (`Finished.signal` is set) instead
+        /// of stalling the suite.
+        public func wait(killingAfter seconds: Double) -> Finished {
+            let deadline = started.addingTimeInterval(seconds)
+            var status: Int32 = 0
+            var usage = rusage()
+            while Date() < deadline {
+                let reaped = wait4(pid, &status, WNOHANG, &usage)
+                if reaped == pid { return finished(status: status, usage: usage) }
+                if reaped < 0, errno != EINTR { break }
+                usleep(10_000)
+            }
+            kill(SIGKILL)
+            return wait()
+        }
+
+        private func finished(status: Int32, usage: rusage) -> Finished {
             let seconds = Date().timeIntervalSince(started)
             let exited = status & 0x7F == 0
             let stdout = stdoutPath.flatMap { FileManager.default.contents(atPath: $0) } ?? Data()

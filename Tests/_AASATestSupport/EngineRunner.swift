@@ -24,10 +24,17 @@ public enum EngineRunner {
         do {
             decision = try engine.decide(testCase.url, app: nil)
         } catch {
-            return testCase.expectedError == .url ? nil : "URL failed to split: \(error)"
+            guard testCase.expectedError == .url else { return "URL failed to split: \(error)" }
+            return checkMessage(error.description, of: testCase)
         }
         if testCase.expectedError == .url { return "expected the URL to fail to split, but got \(decision)" }
         return compare(expected: testCase.expected, actual: decision.decisions, appsInOrder: testCase.appsInOrder)
+    }
+
+    /// `nil` when `message` is the one the case expects (or it expects none in particular).
+    public static func checkMessage(_ message: String, of testCase: TestCase) -> String? {
+        guard let expected = testCase.expectedErrorMessage, expected != message else { return nil }
+        return "error \(message.debugDescription), expected \(expected.debugDescription)"
     }
 
     /// Compares decisions app by app; `entry`/`rule` are compared only where the case states them.

@@ -65,6 +65,9 @@ final class CaseSuiteCLITests: XCTestCase {
                 let decisions = try CLIRunner.decisions(fromRecord: String(line))
                 if testCase.expectedError == .url {
                     XCTAssertNil(decisions, "[\(engine)] \(testCase.name): expected an error record, got \(line)")
+                    if let failure = EngineRunner.checkMessage(try CLIRunner.errorMessage(fromRecord: String(line)) ?? "", of: testCase) {
+                        XCTFail("[\(engine)] [\(testCase.file)] \(testCase.name) (SPEC \(testCase.spec)): \(failure)")
+                    }
                     continue
                 }
                 guard let decisions else {

@@ -7,6 +7,13 @@ import Foundation
 /// `.well-known` file wins over the plain one, which wins over `DOMAIN.json`. Hidden files are
 /// skipped and other files ignored. When two files claim one domain at the same rank (names
 /// differing only in case), the first by sorted file name wins and the other is reported.
+///
+/// A slot is taken by whatever stands there, not only by a readable file: a FIFO, a directory
+/// named `DOMAIN.json`, a broken or looping symbolic link (also as `DOMAIN` or
+/// `DOMAIN/.well-known`) all claim their domain, and loading it fails with the reason. Skipping
+/// them would let the domain fall back to a lower-ranked file nobody meant to publish, or turn
+/// its URLs into "no document" without a word; and only regular files are read, since opening a
+/// FIFO would wait for a writer forever.
 public struct DomainDocuments: Sendable {
     public struct Source: Sendable {
         /// The domain, ASCII-lowercased.
@@ -28,7 +35,9 @@ public struct DomainDocuments: Sendable {
     /// One document for one domain.
     public static func single(file: String, domain: String, configuration: Configuration) -> DomainDocuments {
         DomainDocuments(
-            sources: [Source(domain: asciiLowercase(domain), file: file, document: load(file, configuration))],
+            sources: [
+                Source(domain: asciiLowercase(domain), file: file, document: load(file, configuration, regularFileOnly: false))
+            ],
             warnings: [])
     }
 
@@ -42,18 +51,20 @@ public struct DomainDocuments: Sendable {
         var candidates: [(domain: String, rank: Int, file: String, name: String)] = []
         for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) where !name.hasPrefix(".") {
             let full = (path as NSString).appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: full, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue {
-                let wellKnown = (full as NSString).appendingPathComponent(".well-known/apple-app-site-association")
-                let plain = (full as NSString).appendingPathComponent("apple-app-site-association")
-                if manager.fileExists(atPath: wellKnown) {
-                    candidates.append((asciiLowercase(name), 0, wellKnown, name))
-                } else if manager.fileExists(atPath: plain) {
-                    candidates.append((asciiLowercase(name), 1, plain, name))
-                }
-            } else if name.hasSuffix(".json") {
+            if name.hasSuffix(".json") {
                 candidates.append((asciiLowercase(String(name.dropLast(5))), 2, full, name))
+                continue
+            }
+            switch EntryKind(full) {
+            case .directory:
+                if let slot = documentSlot(inDomainFolder: full) {
+                    candidates.append((asciiLowercase(name), slot.rank, slot.file, name))
+                }
+            case .unresolvableLink:
+                // It may have been the domain's folder: its domain gets the loader's reason.
+                candidates.append((asciiLowercase(name), 0, full, name))
+            case .absent, .other:
+                continue
             }
         }
         var chosen: [ExactString: (rank: Int, file: String, name: String)] = [:]
@@ -75,17 +86,64 @@ public struct DomainDocuments: Sendable {
             (domain: $0.key.string, file: $0.value.file)
         }
         let sources = ParallelMap.map(files.count, threads: threads) { index in
-            Source(domain: files[index].domain, file: files[index].file, document: load(files[index].file, configuration))
+            Source(
+                domain: files[index].domain, file: files[index].file,
+                document: load(files[index].file, configuration, regularFileOnly: true))
         }
         return DomainDocuments(sources: sources, warnings: warnings)
     }
 
-    static func load(_ file: String, _ configuration: Configuration) -> Result<AASADocument, LoadFailure> {
+    /// `regularFileOnly` for files found by listing a directory; a file named by the user may be
+    /// a pipe.
+    static func load(_ file: String, _ configuration: Configuration, regularFileOnly: Bool) -> Result<AASADocument, LoadFailure> {
         do {
-            return .success(try AASADocument(contentsOfFile: file, configuration: configuration))
+            return .success(
+                try AASADocument(contentsOfFile: file, configuration: configuration, regularFileOnly: regularFileOnly))
         } catch {
-            if case .unreadable(let reason) = error { return .failure(LoadFailure(description: "cannot read \(file): \(reason)")) }
-            return .failure(LoadFailure(description: "\(file): \(error)"))
+            if case .document = error { return .failure(LoadFailure(description: "\(file): \(error)")) }
+            return .failure(LoadFailure(description: "cannot read \(file): \(error)"))
+        }
+    }
+
+    /// The document slot of `DOMAIN/` that is taken, `.well-known` first, with its rank.
+    /// `.well-known` stands aside only when it is a folder without the file, or no folder at all;
+    /// a link to nowhere keeps the slot, so the domain fails instead of falling back.
+    static func documentSlot(inDomainFolder folder: String) -> (rank: Int, file: String)? {
+        let wellKnownFolder = (folder as NSString).appendingPathComponent(".well-known")
+        let wellKnown = (wellKnownFolder as NSString).appendingPathComponent("apple-app-site-association")
+        if isTaken(wellKnown) { return (0, wellKnown) }
+        if case .unresolvableLink = EntryKind(wellKnownFolder) { return (0, wellKnownFolder) }
+        let plain = (folder as NSString).appendingPathComponent("apple-app-site-association")
+        if isTaken(plain) { return (1, plain) }
+        return nil
+    }
+
+    /// Whether something stands at `path` (a link counts, wherever it leads), or whether what
+    /// is on the way cannot be looked at (no permission, a link loop): only plain absence frees
+    /// a slot.
+    static func isTaken(_ path: String) -> Bool {
+        var status = stat()
+        if lstat(path, &status) == 0 { return true }
+        return errno != ENOENT && errno != ENOTDIR
+    }
+
+    /// What a directory entry is, through its links.
+    enum EntryKind {
+        case absent
+        case directory
+        /// A symbolic link whose target is missing or leads back to itself.
+        case unresolvableLink
+        case other
+
+        init(_ path: String) {
+            var status = stat()
+            if stat(path, &status) == 0 {
+                self = (status.st_mode & S_IFMT) == S_IFDIR ? .directory : .other
+            } else if lstat(path, &status) == 0 {
+                self = (status.st_mode & S_IFMT) == S_IFLNK ? .unresolvableLink : .other
+            } else {
+                self = .absent
+            }
         }
     }
 

@@ -42,10 +42,15 @@ extension AASADocument {
     /// over the limit is refused without being read whole, whatever its size (a 100 MB file
     /// costs one small read, not 100 MB of memory).
     ///
-    /// - Throws: `DocumentFileError.unreadable` when the file cannot be opened or read, and
-    ///   `.document` for everything `init(bytes:configuration:)` throws.
-    public init(contentsOfFile path: String, configuration: Configuration = .default) throws(DocumentFileError) {
-        let bytes = try Self.bytes(ofFile: path, maxBytes: configuration.document.maxBytes)
+    /// `regularFileOnly`: see `bytes(ofFile:maxBytes:regularFileOnly:)`.
+    ///
+    /// - Throws: `DocumentFileError.unreadable` when the file cannot be opened or read (or, with
+    ///   `regularFileOnly`, what stands there instead of a regular file), and `.document` for
+    ///   everything `init(bytes:configuration:)` throws.
+    public init(contentsOfFile path: String, configuration: Configuration = .default, regularFileOnly: Bool = false)
+        throws(DocumentFileError)
+    {
+        let bytes = try Self.bytes(ofFile: path, maxBytes: configuration.document.maxBytes, regularFileOnly: regularFileOnly)
         do {
             try self.init(bytes: bytes, configuration: configuration)
         } catch {

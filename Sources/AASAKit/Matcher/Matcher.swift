@@ -79,7 +79,9 @@ public final class DFAMatcher: DecisionEngine {
     private let rules: [CompiledDocument.RuleInfo]
     private let domainBytes: [UInt8]
     /// `https://` + `domainBytes`, or empty when the domain is not a plain host name (empty, or
-    /// holding `#`, `/`, `:`, `?`, `@`, `[`, or a byte outside printable ASCII).
+    /// holding `#`, `/`, `:`, `?`, `@`, `[`, `\`, or a byte outside printable ASCII): with such
+    /// a byte, `URLSplitter` would not read `https://` + the domain as that host (a `\` makes it an
+    /// error), and the shortcut must read every URL as the splitter does.
     private let plainPrefix: [UInt8]
     @exclusivity(unchecked) var normalizer = ComponentNormalizer()
     @exclusivity(unchecked) var queryItems = QueryItemEvaluator()
@@ -115,7 +117,7 @@ public final class DFAMatcher: DecisionEngine {
         rules = compiled.rules
         domainBytes = compiled.domainBytes
         let plain = !domainBytes.isEmpty && domainBytes.allSatisfy { byte in
-            byte > 0x20 && byte < 0x7F && !"#/:?@[".utf8.contains(byte)
+            byte > 0x20 && byte < 0x7F && !"#/:?@[\\".utf8.contains(byte)
         }
         plainPrefix = plain ? Array("https://".utf8) + domainBytes : []
         decidesOnPath = compiled.decidesOnPath

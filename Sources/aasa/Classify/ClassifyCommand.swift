@@ -24,8 +24,9 @@ enum ClassifyCommand {
         discussion: """
             Rules directory layout: DOMAIN.json, DOMAIN/apple-app-site-association or
             DOMAIN/.well-known/apple-app-site-association (the last wins); hidden files are
-            skipped; a document that cannot be loaded is reported at start and its URLs get
-            error records. Each input line gives exactly one record, in input order, whatever
+            skipped; a document that cannot be loaded (also: anything but a regular file, or
+            a broken symbolic link, where a document belongs) is reported at start and its
+            URLs get error records. Each input line gives exactly one record, in input order, whatever
             --jobs is. NDJSON records are the `aasa match` record with "domain" after "url"
             ("domain": null and no decisions when no document serves the host). TSV/CSV have
             a header and the columns url, domain, apps (joined by |), rules (entry:rule per

@@ -64,11 +64,13 @@ enum TestCommand {
             let domain: String
             if let given = parsed.value("domain") {
                 domain = given
-            } else if let host = try? URLSplitter.split(expectation.url).host {
-                domain = host.lowercased()
             } else {
-                failures.append("\(expectation.url): cannot be split")
-                continue
+                do {
+                    domain = try URLSplitter.split(expectation.url).host.lowercased()
+                } catch {
+                    failures.append("\(expectation.url): cannot be split: \(error)")
+                    continue
+                }
             }
             if engines[domain] == nil {
                 switch CommandSupport.engine(named: engineName, document: document, domain: domain, configuration: configuration) {

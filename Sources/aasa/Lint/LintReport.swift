@@ -35,7 +35,8 @@ struct LintReport {
         } catch {
             switch error {
             case .document(let document): return File(name: name, findings: [DocumentLint.finding(for: document)], unreadable: nil)
-            case .unreadable: return File(name: name, findings: [], unreadable: "it cannot be read")
+            case .unreadable, .notRegularFile, .brokenSymbolicLink, .symbolicLinkLoop:
+                return File(name: name, findings: [], unreadable: "it cannot be read")
             }
         }
         let findings = Linter.lint(bytes: bytes, domain: domain, configuration: configuration)

@@ -65,12 +65,45 @@ final class URLSplitterTests: XCTestCase {
             path: "/A/b%2F/../c", query: "x=1&y=%41", fragment: "Top", hasQuery: true, hasFragment: true)
     }
 
-    func test_scheme_caseIsKeptAndNonHTTPSStillSplits() {
+    func test_scheme_httpAndHTTPSSplitInAnyCaseAndKeepTheirCase() {
         assertSplit("HTTPS://example.com/", scheme: "HTTPS", host: "example.com")
         XCTAssertEqual(split("HTTPS://example.com/")?.isHTTPS, true)
         assertSplit("http://example.com/a", scheme: "http", host: "example.com", path: "/a")
         XCTAssertEqual(split("http://example.com/a")?.isHTTPS, false)
-        assertSplit("web+app.v-2://example.com/a", scheme: "web+app.v-2", host: "example.com", path: "/a")
+        assertSplit("HtTp://example.com/a", scheme: "HtTp", host: "example.com", path: "/a")
+        assertSplit("hTTpS://example.com/a", scheme: "hTTpS", host: "example.com", path: "/a")
+    }
+
+    func test_scheme_anyOtherSchemeIsAnErrorNamingIt() {
+        let others = [
+            "javascript://example.com/%0aalert(1)": "javascript", "ftp://example.com/a": "ftp",
+            "FTP://example.com/a": "FTP", "web+app.v-2://example.com/a": "web+app.v-2", "myapp://example.com/a": "myapp",
+            "httpss://example.com/": "httpss", "htt://example.com/": "htt", "httpx://example.com/": "httpx",
+            "hxtp://example.com/": "hxtp", "https1://example.com/": "https1", "ws://example.com/": "ws",
+            "file:///etc/passwd": "file",
+        ]
+        for (url, scheme) in others {
+            assertError(url, .notWebScheme(scheme))
+        }
+        XCTAssertEqual(
+            URLSplitError.notWebScheme("javascript").description,
+            "scheme 'javascript' is not http or https: only web links open apps")
+    }
+
+    /// The scheme is judged before the `//`: `mailto:` is refused for what it is, not for
+    /// lacking an authority.
+    func test_scheme_isJudgedBeforeTheAuthority() {
+        assertError("mailto:a@example.com", .notWebScheme("mailto"))
+        assertError("javascript:alert(1)", .notWebScheme("javascript"))
+        assertError("https:example.com", .noAuthority)
+    }
+
+    func test_scheme_aLongSchemeIsCutInTheMessage() {
+        let scheme = String(repeating: "a", count: 100)
+        assertError(scheme + "://example.com/", .notWebScheme(scheme))
+        XCTAssertEqual(
+            URLSplitError.notWebScheme(scheme).description,
+            "scheme '\(String(repeating: "a", count: 40))…' is not http or https: only web links open apps")
     }
 
     func test_path_isNeitherDecodedNorDotNormalised() {
@@ -130,6 +163,33 @@ final class URLSplitterTests: XCTestCase {
         assertSplit("https://[::1/x", host: "[::1", path: "/x")
     }
 
+    // MARK: Backslash
+
+    func test_backslash_anywhereInTheAuthorityIsAnError() {
+        for url in [
+            "https://evil.com\\@museum.example/x",  // user info
+            "https://a\\b@example.com/",
+            "https://example.com\\.evil.example/",  // host
+            "https://\\example.com/",
+            "https://example.com\\",
+            "https://example.com:443\\@evil.example/",  // port
+            "https://example.com:4\\43/",
+            "https://example.com\\/a",  // where browsers end the authority
+            "https://[::1\\]/",
+            "HTTP://\\",
+        ] {
+            assertError(url, .backslashInAuthority)
+        }
+        XCTAssertEqual(
+            URLSplitError.backslashInAuthority.description, "backslash in the authority: browsers read the host differently")
+    }
+
+    func test_backslash_afterTheAuthorityIsText() {
+        assertSplit("https://example.com/a\\b@evil.example", host: "example.com", path: "/a\\b@evil.example")
+        assertSplit("https://example.com?x=\\@y", host: "example.com", path: "/", query: "x=\\@y")
+        assertSplit("https://example.com#\\", host: "example.com", fragment: "\\")
+    }
+
     // MARK: Query and fragment
 
     func test_query_isAfterTheFirstQuestionMarkAndBeforeTheFirstHash() {
@@ -162,7 +222,7 @@ final class URLSplitterTests: XCTestCase {
     }
 
     func test_error_noAuthority() {
-        for url in ["https:", "https:h", "https:/h/p", "mailto:a@b.com", "https:\\\\h", "https:/"] {
+        for url in ["https:", "https:h", "https:/h/p", "HTTP:a@b.com", "https:\\\\h", "https:/"] {
             assertError(url, .noAuthority)
         }
     }
@@ -212,6 +272,11 @@ final class URLSplitterTests: XCTestCase {
         return rest[..<end]
     }
 
+    private func isWebLink(_ input: String) -> Bool {
+        let lowered = input.prefix(8).lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
+
     /// Whether `piece` occurs in `authority` starting at its start or after an `@`, and ending at
     /// its end or before a `:`.
     private func containsDelimited(_ authority: String, _ piece: String) -> Bool {
@@ -233,8 +298,9 @@ final class URLSplitterTests: XCTestCase {
     /// turns `file://localhost` into an empty host, and resolves relative inputs against a base.
     /// None of that is ours. So the comparison keeps only the entries where WHATWG did none of it
     /// to the host:
-    /// - the input is a string starting with a valid scheme followed by `://` (absolute, with an
-    ///   authority; no base resolution applies);
+    /// - the input is a string starting with `http://` or `https://`, in any case (absolute, with
+    ///   an authority; no base resolution applies; other schemes are refused by SPEC 4 and
+    ///   pinned by `test_wpt_everyOtherSchemeIsRefused`);
     /// - it contains no tab, newline, backslash, space or other control character (nothing
     ///   stripped or re-delimited);
     /// - WHATWG did not fail, and its `hostname` is non-empty and ASCII;
@@ -260,7 +326,7 @@ final class URLSplitterTests: XCTestCase {
             let hasUnwanted = input.unicodeScalars.contains {
                 $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\\" || $0 == " " || $0.value < 0x20 || $0.value == 0x7F
             }
-            guard !hasUnwanted, let authority = authority(of: input),
+            guard !hasUnwanted, isWebLink(input), let authority = authority(of: input),
                 containsDelimited(authority.lowercased(), hostname.lowercased())
             else { continue }
             compared += 1
@@ -275,6 +341,26 @@ final class URLSplitterTests: XCTestCase {
         }
         XCTAssertGreaterThan(compared, 100, "the filter left too few entries to mean anything")
         XCTAssertEqual(disagreements, [], "\(disagreements.count) of \(compared) disagree")
+    }
+
+    /// Every WPT input of the form `scheme://…` whose scheme is valid but not http or https is
+    /// refused, naming its scheme: none of them opens an app.
+    func test_wpt_everyOtherSchemeIsRefused() throws {
+        var refused = 0
+        for entry in try loadURLTestData() {
+            guard case .object(let object) = entry, case .string(let input)? = object["input"],
+                let separator = input.range(of: "://"), !isWebLink(input), authority(of: input) != nil
+            else { continue }
+            let scheme = String(input[..<separator.lowerBound])
+            do {
+                let parts = try URLSplitter.split(input)
+                XCTFail("\(input.debugDescription) split into \(parts)")
+            } catch {
+                XCTAssertEqual(error, .notWebScheme(scheme), input.debugDescription)
+                refused += 1
+            }
+        }
+        XCTAssertGreaterThan(refused, 20, "too few other schemes in the file to mean anything")
     }
 
     /// Every input of the file, valid or not, splits or throws a `URLSplitError`: no trap. A
@@ -323,12 +409,15 @@ final class URLSplitterTests: XCTestCase {
         }
     }
 
-    /// The authority loop compares each byte with its five delimiters in one compound test;
-    /// every byte from 0x1F to 0x41 (all of them and their neighbours) must split the authority
-    /// exactly as SPEC 4 says.
+    /// The authority loop compares each byte with its six delimiters in one compound test;
+    /// every ASCII byte must split the authority exactly as SPEC 4 says.
     func test_split_authorityStopsExactlyAtItsDelimiters() throws {
-        for value in UInt8(0x1F)...UInt8(0x41) {
+        for value in UInt8(0x00)...UInt8(0x7F) {
             let character = Character(Unicode.Scalar(value))
+            if character == "\\" {
+                assertError("https://x\\y/p", .backslashInAuthority)
+                continue
+            }
             let parts = try URLSplitter.split("https://x\(character)y/p")
             let expected: String
             switch character {
