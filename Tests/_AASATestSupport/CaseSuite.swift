@@ -38,6 +38,9 @@ public struct TestCase: Sendable {
     public var expectedErrorMessage: String?
     public var appsInOrder: Bool
     public var maxDocumentBytes: Int?
+    /// `url_work`: the case needs a raised per-URL work budget (a hostile shape that the
+    /// default budget refuses; `WorkBudgetTests` pins the refusal).
+    public var maxURLWork: Int?
 
     /// The document's bytes as a file would hold them.
     public var documentBytes: [UInt8] {
@@ -50,6 +53,7 @@ public struct TestCase: Sendable {
     public var configuration: Configuration {
         var configuration = Configuration()
         if let maxDocumentBytes { configuration.document.maxBytes = maxDocumentBytes }
+        if let maxURLWork { configuration.automata.maxURLWork = maxURLWork }
         return configuration
     }
 
@@ -158,9 +162,12 @@ public enum CaseSuite {
         if case .bool(false)? = item["expect_apps_in_order"] { appsInOrder = false }
         var maxDocumentBytes: Int?
         if case .number(let n)? = item["max_document_bytes"] { maxDocumentBytes = Int(n) }
+        var maxURLWork: Int?
+        if case .number(let n)? = item["url_work"] { maxURLWork = Int(n) }
         return TestCase(
             name: name, file: file, spec: string("spec") ?? "?", document: document,
             domain: string("domain") ?? "example.com", url: url, expected: expected,
-            expectedError: expectedError, expectedErrorMessage: expectedErrorMessage, appsInOrder: appsInOrder, maxDocumentBytes: maxDocumentBytes)
+            expectedError: expectedError, expectedErrorMessage: expectedErrorMessage, appsInOrder: appsInOrder, maxDocumentBytes: maxDocumentBytes,
+            maxURLWork: maxURLWork)
     }
 }

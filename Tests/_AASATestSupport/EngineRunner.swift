@@ -17,6 +17,7 @@ public enum EngineRunner {
         let engine: any DecisionEngine
         do {
             engine = try makeEngine(document, testCase.domain)
+            if let work = testCase.maxURLWork, let matcher = engine as? DFAMatcher { matcher.limitWork(to: work) }
         } catch {
             return "the engine could not be built: \(error)"
         }

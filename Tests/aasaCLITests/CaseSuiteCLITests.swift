@@ -25,6 +25,7 @@ final class CaseSuiteCLITests: XCTestCase {
             var document: [UInt8]
             var domain: String
             var maxBytes: Int?
+            var urlWork: Int?
             var cases: [TestCase] = []
         }
         var groups: [Group] = []
@@ -33,12 +34,15 @@ final class CaseSuiteCLITests: XCTestCase {
         var index: [[UInt8]: Int] = [:]
         for testCase in cases {
             let bytes = testCase.documentBytes
-            let key = Array("\(testCase.domain)\u{0}\(testCase.maxDocumentBytes ?? -1)\u{0}".utf8) + bytes
+            let key = Array("\(testCase.domain)\u{0}\(testCase.maxDocumentBytes ?? -1)\u{0}\(testCase.maxURLWork ?? -1)\u{0}".utf8) + bytes
             if let at = index[key] {
                 groups[at].cases.append(testCase)
             } else {
                 index[key] = groups.count
-                groups.append(Group(document: bytes, domain: testCase.domain, maxBytes: testCase.maxDocumentBytes, cases: [testCase]))
+                groups.append(
+                    Group(
+                        document: bytes, domain: testCase.domain, maxBytes: testCase.maxDocumentBytes,
+                        urlWork: testCase.maxURLWork, cases: [testCase]))
             }
         }
         var checked = 0
@@ -47,6 +51,7 @@ final class CaseSuiteCLITests: XCTestCase {
             try Data(group.document).write(to: file)
             var arguments = ["match", file.path, "--domain", group.domain, "--engine", engine]
             if let maxBytes = group.maxBytes { arguments += ["--limit", "document-bytes=\(maxBytes)"] }
+            if let urlWork = group.urlWork { arguments += ["--limit", "url-work=\(urlWork)"] }
             let output = try CLIRunner.run(arguments + group.cases.map(\.url))
             if group.cases.allSatisfy({ $0.expectedError == .document }) {
                 XCTAssertEqual(output.status, 3, "\(group.cases.map(\.name)): a broken document must exit 3")

@@ -109,8 +109,11 @@ extension HostileInputCLITests {
         let miss = "https://x.example/" + String(repeating: "a", count: 20_000)
         let hit = miss + "b"
         let input = try write(Array("\(miss)\n\(hit)\n".utf8), "urls.txt")
+        // Under a raised work budget both engines decide, and agree; under the default the
+        // automata give each URL the work-limit error record, in far less time.
         for engine in ["dfa", "reference"] {
-            let run = try ChildProcess.run(["match", document, "--domain", "x.example", "--engine", engine], stdin: input, folder: folder)
+            let run = try ChildProcess.run(
+                ["match", document, "--domain", "x.example", "--engine", engine, "--limit", "url-work=1G"], stdin: input, folder: folder)
             XCTAssertEqual(run.status, 0, run.summary)
             let records = lines(run)
             XCTAssertEqual(records.count, 2, run.summary)
@@ -118,6 +121,9 @@ extension HostileInputCLITests {
             XCTAssertTrue(records.last?.contains(#""apps": ["T.a"]"#) ?? false, "\(engine): \(records.last?.suffix(200) ?? "")")
             stream.check(run, "*a x 200 + *b on the \(engine) engine")
         }
+        let budgeted = try ChildProcess.run(["match", document, "--domain", "x.example"], stdin: input, folder: folder)
+        XCTAssertEqual(lines(budgeted), [miss, hit].map { #"{"url": "\#($0)", "error": "work limit exceeded (url-work=500000)"}"# }, budgeted.summary)
+        RobustnessBounds(seconds: 5, residentMiB: 160).check(budgeted, "*a x 200 + *b under the default work budget")
     }
 
     /// 4 096 variables (the default limit) of 16 values each, all used by one rule.

@@ -100,7 +100,7 @@ public final class DFAMatcher: DecisionEngine {
     @exclusivity(unchecked) private var itemsEvaluated = false
 
     /// The work budget of the URL being decided, shared by every cache (`WorkMeter`).
-    let meter: WorkMeter
+    private(set) var meter: WorkMeter
 
     public init(_ compiled: CompiledDocument) {
         self.compiled = compiled
@@ -209,6 +209,15 @@ public final class DFAMatcher: DecisionEngine {
     /// its `decidingRule` is then meaningless, and the URL is an error
     /// (`URLSplitError.workLimitExceeded`). The throwing `decide` calls check it themselves.
     public var workExceeded: Bool { meter.exceeded }
+
+    /// Gives every later URL a budget of `limit` NFA positions instead of the compiled
+    /// document's `maxURLWork` (a service may grant one caller more than another).
+    public func limitWork(to limit: Int) {
+        meter = WorkMeter(limit: limit)
+        for cache in (pathCaches + queryCaches + fragmentCaches).compactMap({ $0 }) + groupCaches.flatMap(\.values) {
+            cache.share(meter: meter)
+        }
+    }
 
     @inline(__always)
     private func decideWithinBudget(bytes: UnsafeBufferPointer<UInt8>, onlyApp: Int?) throws(URLSplitError) {

@@ -1,0 +1,131 @@
+import AASAKit
+import Foundation
+import XCTest
+import _AASATestSupport
+
+/// The per-URL work budget (`url-work`) and the compile-time `variable-positions` limit: what
+/// they refuse, that the refusal is the same whatever the cache holds, and that nothing real
+/// comes near either.
+final class WorkBudgetTests: XCTestCase {
+    /// `/{a,?}^11$(v)` for `sites` distinct call sites of a variable of `values` values `*N`:
+    /// after `/aaaa…` every call site is live with every value's `*` loop.
+    static func variableBlowUp(values: Int, sites: Int) -> String {
+        let variable = (0..<values).map { "\"*\($0)\"" }.joined(separator: ",")
+        var patterns: [String] = []
+        for combination in 0..<sites {
+            let prefix = (0..<11).map { bit in combination >> bit & 1 == 0 ? "a" : "?" }.joined()
+            patterns.append("\"/\(prefix)$(v)\"")
+        }
+        return #"{"applinks":{"substitutionVariables":{"v":[\#(variable)]},"details":[{"appID":"T.a","paths":[\#(patterns.joined(separator: ","))]}]}}"#
+    }
+
+    func compile(_ text: String, _ configure: (inout Configuration) -> Void = { _ in }) throws -> CompiledDocument {
+        var configuration = Configuration()
+        configure(&configuration)
+        let document = try AASADocument(bytes: Array(text.utf8), configuration: configuration)
+        return try CompiledDocument(document: document, domain: "x.example", configuration: configuration)
+    }
+
+    func test_variableBlowUp_isRefusedAtCompileWithTheRuleThatPassedTheLimit() throws {
+        XCTAssertThrowsError(try compile(Self.variableBlowUp(values: 3_000, sites: 400))) { error in
+            guard case AutomatonError.overLimit(.variablePositions, let found, let maximum, let location)? = error as? AutomatonError else {
+                return XCTFail("expected variable-positions, got \(error)")
+            }
+            XCTAssertEqual(maximum, 1_000_000)
+            XCTAssertGreaterThan(found, maximum)
+            XCTAssertEqual(location?.description.hasPrefix("applinks.details[0].paths["), true, "\(String(describing: location))")
+            XCTAssertTrue("\(error)".contains("--limit variable-positions=<n>"), "\(error)")
+        }
+    }
+
+    func test_variableBlowUp_underARaisedLimit_givesWorkLimitErrorsNotDecisions() throws {
+        let compiled = try compile(Self.variableBlowUp(values: 3_000, sites: 400)) { $0.automata.maxVariablePositions = 1 << 30 }
+        let matcher = DFAMatcher(compiled)
+        XCTAssertThrowsError(try matcher.decide("https://x.example/aaaaaaaaaaaaaaaaaaaa", app: nil)) { error in
+            XCTAssertEqual(error as? URLSplitError, .workLimitExceeded(limit: 500_000))
+        }
+        // A URL whose path leaves no call site live is decided as usual, by the same matcher.
+        XCTAssertEqual(try matcher.decide("https://x.example/b", app: nil).decisions.first?.kind, .noMatch)
+    }
+
+    /// The verdict depends on the URL's path through the DFA only: a warm cache, a cold one and
+    /// a cache cleared at every state give the same answers.
+    func test_workVerdict_isTheSameWhateverTheCacheHolds() throws {
+        let text = #"{"applinks":{"details":[{"appID":"T.a","paths":["\#(String(repeating: "*a", count: 600))*b"]}]}}"#
+        let urls = (0..<40).map { "https://x.example/" + String(repeating: "a", count: 100 * $0) + ($0 % 3 == 0 ? "b" : "") }
+        func verdicts(_ configure: @escaping (inout Configuration) -> Void) throws -> [String] {
+            let matcher = DFAMatcher(try compile(text) { configure(&$0); $0.automata.maxURLWork = 200_000 })
+            return urls.map { url in
+                do { return "\(try matcher.decide(url, app: nil).decisions.map(\.kind))" } catch { return "\(error)" }
+            }
+        }
+        let warm = try verdicts { _ in }
+        XCTAssertTrue(warm.contains("work limit exceeded (url-work=200000)"), "the shape must reach the budget")
+        XCTAssertTrue(warm.contains { !$0.hasPrefix("work") }, "and short paths must be decided")
+        XCTAssertEqual(try verdicts { $0.automata.cacheCapacity = LazyDFA.minimumCacheCapacity(classes: 256) }, warm)
+        XCTAssertEqual(try verdicts { $0.automata.maxClearsPerSearch = 0; $0.automata.cacheCapacity = 1 << 16 }, warm)
+        XCTAssertEqual(try verdicts { _ in }.reversed(), Array(warm.reversed()))
+    }
+
+    func test_longPathAgainstManyStars_stopsAtTheBudget() throws {
+        let text = #"{"applinks":{"details":[{"appID":"T.a","paths":["\#(String(repeating: "*a", count: 30_000))"]}]}}"#
+        let matcher = DFAMatcher(try compile(text))
+        let started = Date()
+        XCTAssertThrowsError(try matcher.decide("https://x.example/" + String(repeating: "a", count: 64_000), app: nil)) { error in
+            XCTAssertEqual(error as? URLSplitError, .workLimitExceeded(limit: 500_000))
+        }
+        // A robustness bound, not a speed claim: before the budget this took over a minute.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+    }
+
+    /// "No real URL comes near the budget": every case of the suite, and the real documents
+    /// with paths of real URLs, decide under a budget a hundred times smaller than the default.
+    func test_realDocumentsAndCases_needAHundredthOfTheDefaultBudget() throws {
+        var configuration = Configuration()
+        configuration.automata.maxURLWork = Configuration.default.automata.maxURLWork / 100
+        configuration.automata.eagerMaxStates = 0
+        var decided = 0
+        for testCase in try CaseSuite.load() {
+            guard testCase.expectedError == nil, let document = try? testCase.loadDocument() else { continue }
+            var limits = testCase.configuration
+            limits.automata.maxURLWork = configuration.automata.maxURLWork
+            guard let compiled = try? CompiledDocument(document: document, domain: testCase.domain, configuration: limits) else { continue }
+            do {
+                _ = try DFAMatcher(compiled).decide(testCase.url, app: nil)
+                decided += 1
+            } catch .workLimitExceeded {
+                XCTFail("\(testCase.name) needs more than \(configuration.automata.maxURLWork) positions of work")
+            } catch {}
+        }
+        XCTAssertGreaterThan(decided, 300)
+
+        let shared = CaseSuite.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        let real = shared.appendingPathComponent("aasa/real")
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: real.path) else {
+            throw XCTSkip("../shared/corpus is absent")
+        }
+        let urlText = (try? String(contentsOf: shared.appendingPathComponent("urls/malicious_phish_subset40k.txt"), encoding: .utf8)) ?? ""
+        let paths = urlText.split(separator: "\n").prefix(3_000).compactMap { line -> String? in
+            guard let slash = line.dropFirst(8).firstIndex(of: "/") else { return nil }
+            return String(line[slash...])
+        }
+        XCTAssertGreaterThan(paths.count, 1_000)
+        var documents = 0
+        for name in names.sorted() {
+            guard let bytes = FileManager.default.contents(atPath: real.appendingPathComponent(name).path),
+                let document = try? AASADocument(bytes: Array(bytes), configuration: configuration),
+                let compiled = try? CompiledDocument(document: document, domain: "x.example", configuration: configuration)
+            else { continue }
+            documents += 1
+            let matcher = DFAMatcher(compiled)
+            for path in paths {
+                do {
+                    _ = try matcher.decide("https://x.example" + path, app: nil)
+                } catch .workLimitExceeded {
+                    XCTFail("\(name) needs more than \(configuration.automata.maxURLWork) positions for \(path)")
+                } catch {}
+            }
+        }
+        XCTAssertGreaterThan(documents, 200)
+    }
+}
