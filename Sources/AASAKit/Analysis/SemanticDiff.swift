@@ -33,6 +33,17 @@ public struct SemanticDiff: Sendable {
         old: AASADocument, new: AASADocument, domain: String, app: String? = nil, witnesses: Int = 3,
         configuration: Configuration = .default
     ) throws(AutomatonError) {
+        var apps: [String] = []
+        var seen = Set<ExactString>()
+        for document in [old, new] { for id in document.appIDs where seen.insert(ExactString(id)).inserted { apps.append(id) } }
+        if let app { apps = apps.filter { $0.isExactly(app) } }
+        // Identical rules need no automata: this proof holds whatever the modes, query shapes
+        // or size that would keep the walk from being one.
+        if RuleIdentity.sameRules(old, new, apps: apps) {
+            changes = []
+            verdict = .equivalent
+            return
+        }
         let maxNFAStates = configuration.automata.maxNFAStates
         let sides = [
             try AnalysisDocument(document: old, domain: domain, maxNFAStates: maxNFAStates),
@@ -40,10 +51,6 @@ public struct SemanticDiff: Sendable {
         ]
         let check = try WitnessCheck(sides: sides, configuration: configuration)
         let result = URLExplorer(sides: sides, domain: domain, witnessesPerOutcome: max(witnesses, 1) + 1).explore()
-        var apps: [String] = []
-        var seen = Set<String>()
-        for side in sides { for id in side.appIDs where seen.insert(id).inserted { apps.append(id) } }
-        if let app { apps = apps.filter { $0 == app } }
         var changes: [Change] = []
         var classIndex: [[AppDecision]: Int] = [:]
         for outcome in result.outcomes {
@@ -51,7 +58,7 @@ public struct SemanticDiff: Sendable {
                 sides[side].decisions(alive: outcome.alive[side]).enumerated().map { sides[side].decision(app: $0, rule: $1) }
             }
             func decision(_ side: Int, _ app: String) -> AppDecision {
-                decided[side].first { $0.app == app } ?? AppDecision(app: app, kind: .noMatch)
+                decided[side].first { $0.app.isExactly(app) } ?? AppDecision(app: app, kind: .noMatch)
             }
             let confirmed = outcome.witnesses.filter { check.confirms($0, expected: decided) }
             for app in apps {

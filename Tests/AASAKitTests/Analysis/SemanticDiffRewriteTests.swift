@@ -1,0 +1,100 @@
+import AASAKit
+import XCTest
+import _AASATestSupport
+
+/// A document written differently (keys reordered, re-indented, `appID` as a one-element
+/// `appIDs`, non-ASCII escaped, an unknown key added) diffs as *equivalent*, whatever text
+/// modes and query shapes its rules mix; and equal-looking rules that compare URLs differently
+/// are never called equivalent.
+final class SemanticDiffRewriteTests: XCTestCase {
+    typealias F = AnalysisFixture
+
+    private let rewrites = [
+        DocumentRewriter.Options(),
+        DocumentRewriter.Options(indent: 0, escapeNonASCII: true, swapAppIDForms: false, addUnknownRootKey: false),
+        DocumentRewriter.Options(indent: 4, escapeNonASCII: false, swapAppIDForms: true, addUnknownRootKey: false),
+    ]
+
+    /// Rewritten documents may outgrow the default size limit through indentation alone.
+    private var roomy: Configuration {
+        var configuration = Configuration()
+        configuration.document.maxBytes = 1 << 24
+        return configuration
+    }
+
+    /// The verdict of `json` against each of its rewrites; `nil` when the original does not load.
+    private func verdicts(_ json: JSONValue) throws -> [SemanticDiff.Verdict]? {
+        guard let old = try? AASADocument(bytes: Array(json.serialized().utf8)) else { return nil }
+        return try rewrites.map { options in
+            let new = try AASADocument(bytes: Array(DocumentRewriter.rewrite(json, options: options).utf8), configuration: roomy)
+            return try SemanticDiff(old: old, new: new, domain: F.domain).verdict
+        }
+    }
+
+    func test_rewritesOfEveryCaseDocumentAreEquivalent() throws {
+        var compared = 0
+        for (name, json) in try RewriteSamples.caseDocuments() {
+            guard let verdicts = try verdicts(json) else { continue }
+            compared += 1
+            for (index, verdict) in verdicts.enumerated() {
+                XCTAssertEqual(verdict, .equivalent, "\(name), rewrite \(index)")
+            }
+        }
+        XCTAssertGreaterThan(compared, 100)
+    }
+
+    func test_rewritesOfEverySharedRealDocumentAreEquivalent() throws {
+        guard let documents = try RewriteSamples.realDocuments() else { throw XCTSkip("../shared/corpus/aasa/real is absent") }
+        var compared = 0
+        for (name, _, json) in documents {
+            guard let verdicts = try verdicts(json) else { continue }
+            compared += 1
+            for (index, verdict) in verdicts.enumerated() {
+                XCTAssertEqual(verdict, .equivalent, "\(name), rewrite \(index)")
+            }
+        }
+        XCTAssertGreaterThan(compared, 200)
+    }
+
+    func test_rewritesOfGeneratedDocumentsMixingModesAndQueryShapesAreEquivalent() throws {
+        let documents = try RewriteSamples.mixedGeneratedDocuments()
+        XCTAssertEqual(documents.count, 40)
+        for (seed, json) in documents {
+            let verdicts = try XCTUnwrap(try verdicts(json), "seed \(seed)")
+            for (index, verdict) in verdicts.enumerated() {
+                XCTAssertEqual(verdict, .equivalent, "seed \(seed), rewrite \(index)\n\(json.serialized())")
+            }
+        }
+    }
+
+    func test_rulesRegroupedIntoEntriesWithHoistedDefaultsAreEquivalentAcrossModes() throws {
+        let old = try F.document(##"{"applinks": {"details": [{"appIDs": ["\##(F.app)"], "components": [{"/": "/A/*", "caseSensitive": false}, {"/": "/b c", "percentEncoded": false}, {"/": "/d", "?": "x=1"}, {"/": "/e", "?": {"id": "?*"}}]}]}}"##)
+        let new = try F.document(##"{"applinks": {"defaults": {"caseSensitive": false}, "details": [{"appID": "\##(F.app)", "components": [{"/": "/a/*"}]}, {"appIDs": ["\##(F.app)"], "defaults": {"percentEncoded": false, "caseSensitive": true}, "components": [{"/": "/b c"}, {"/": "/d", "?": "x=1", "percentEncoded": true}, {"?": {"id": "?*"}, "/": "/e", "percentEncoded": true}]}]}}"##)
+        XCTAssertEqual(try SemanticDiff(old: old, new: new, domain: F.domain).verdict, .equivalent)
+    }
+
+    func test_aVariableWithOtherValuesIsNotEquivalentThoughEveryRuleReadsAlike() throws {
+        let rules = #""details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/$(v)"}, {"/": "/x", "percentEncoded": false}]}]"#
+        let old = try F.document(#"{"applinks": {"substitutionVariables": {"v": ["a", "b"]}, \#(rules)}}"#)
+        let new = try F.document(#"{"applinks": {"substitutionVariables": {"v": ["a", "c"]}, \#(rules)}}"#)
+        XCTAssertNotEqual(try SemanticDiff(old: old, new: new, domain: F.domain).verdict, .equivalent)
+    }
+
+    func test_precomposedAndDecomposedLiteralsDifferInRawTextAndAgreeDecoded() throws {
+        let decoded = #"{"/": "/x", "percentEncoded": false}"#
+        let raw = [try F.components(#"[{"/": "/caf\u00e9"}, \#(decoded)]"#), try F.components(#"[{"/": "/cafe\u0301"}, \#(decoded)]"#)]
+        XCTAssertNotEqual(try SemanticDiff(old: raw[0], new: raw[1], domain: F.domain).verdict, .equivalent)
+        let nfc = [
+            try F.components(#"[{"/": "/caf\u00e9", "percentEncoded": false}, {"/": "/y"}]"#),
+            try F.components(#"[{"/": "/cafe\u0301", "percentEncoded": false}, {"/": "/y"}]"#),
+        ]
+        XCTAssertEqual(try SemanticDiff(old: nfc[0], new: nfc[1], domain: F.domain).verdict, .equivalent)
+    }
+
+    func test_aRuleMovedToAnotherAppIsNotEquivalent() throws {
+        let components = #"[{"/": "/a", "caseSensitive": false}, {"/": "/b", "percentEncoded": false}]"#
+        let old = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": \#(components)}, {"appIDs": ["\#(F.clip)"], "components": []}]}}"#)
+        let new = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.clip)"], "components": \#(components)}, {"appIDs": ["\#(F.app)"], "components": []}]}}"#)
+        XCTAssertNotEqual(try SemanticDiff(old: old, new: new, domain: F.domain).verdict, .equivalent)
+    }
+}
