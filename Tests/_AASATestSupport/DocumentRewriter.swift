@@ -143,3 +143,54 @@ public enum DocumentRewriter {
         return String(repeating: "0", count: 4 - digits.count) + digits
     }
 }
+
+/// Small edits that change one rule of a document, for tests that `aasa diff` reports them.
+public enum DocumentMutation: CaseIterable, Sendable {
+    /// The rule's `/` pattern becomes another literal path.
+    case path
+    /// The rule's `caseSensitive` is set to the opposite of its effective value.
+    case caseSensitive
+    /// The rule's `percentEncoded` is set to the opposite of its effective value.
+    case percentEncoded
+
+    /// `document` with the `ordinal`-th rule dictionary (counted over every entry's
+    /// `components`, wrapping around) edited; `nil` when the document has none.
+    public func apply(to document: JSONValue, ordinal: Int) throws -> JSONValue? {
+        let model = try AASADocument(json: document)
+        let rules = EffectiveRule.resolve(model)
+        guard case .object(var root) = document, case .object(var applinks)? = root["applinks"],
+            case .array(var entries)? = applinks["details"]
+        else { return nil }
+        var sites: [(entry: Int, rule: Int)] = []
+        for (entryIndex, entry) in entries.enumerated() {
+            guard case .object(let object) = entry, case .array(let components)? = object["components"] else { continue }
+            for (ruleIndex, rule) in components.enumerated() {
+                if case .object = rule { sites.append((entryIndex, ruleIndex)) }
+            }
+        }
+        guard !sites.isEmpty else { return nil }
+        let site = sites[ordinal % sites.count]
+        guard case .object(var entry) = entries[site.entry], case .array(var components)? = entry["components"],
+            case .object(var rule) = components[site.rule]
+        else { return nil }
+        let effective = rules.first { $0.entryIndex == site.entry && $0.ruleIndex == site.rule }
+        func set(_ key: String, _ value: JSONValue) {
+            rule.members.removeAll { $0.key == key }
+            rule.members.append((key, value))
+        }
+        switch self {
+        case .path: set("/", .string("/mutated-\(ordinal)/*"))
+        case .caseSensitive: set("caseSensitive", .bool(effective?.mode.folded ?? false))
+        case .percentEncoded: set("percentEncoded", .bool(effective?.mode.decoded ?? false))
+        }
+        components[site.rule] = .object(rule)
+        entry.members.removeAll { $0.key == "components" }
+        entry.members.append(("components", .array(components)))
+        entries[site.entry] = .object(entry)
+        applinks.members.removeAll { $0.key == "details" }
+        applinks.members.append(("details", .array(entries)))
+        root.members.removeAll { $0.key == "applinks" }
+        root.members.append(("applinks", .object(applinks)))
+        return .object(root)
+    }
+}

@@ -85,9 +85,25 @@ final class DiffCoverCLITests: XCTestCase {
         }
     }
 
-    func test_diff_severalTextModesWithoutDifferenceFoundIsInconclusive() throws {
+    func test_diff_aDecodedRuleBeforeARawOneIsReportedWithAURLTheReferenceConfirms() throws {
         let old = try write("old.json", document(#"[{"/": "/a/*"}]"#))
         let new = try write("new.json", document(#"[{"/": "/a/*", "percentEncoded": false}, {"/": "/a/*"}]"#))
+        let output = try CLIRunner.run(["diff", old, new, "--format", "json"])
+        XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
+        let lines = output.stdout.split(separator: "\n")
+        XCTAssertFalse(lines.isEmpty)
+        for line in lines {
+            let url = try XCTUnwrap(try object(line)["url"] as? String)
+            XCTAssertEqual(try reference(old, url).first?.kind, .noMatch, url)
+            XCTAssertEqual(try reference(new, url).first?.kind, .match, url)
+        }
+    }
+
+    func test_diff_disjointRulesOfTwoModesSwappedAreNotProvenEquivalent() throws {
+        // No URL has decoded path "/a" and raw path "/b", but the walk reads the two modes on
+        // texts of their own, so it meets that pairing and cannot show it is impossible.
+        let old = try write("old.json", document(#"[{"/": "/a", "percentEncoded": false, "exclude": true}, {"/": "/b"}]"#))
+        let new = try write("new.json", document(#"[{"/": "/b"}, {"/": "/a", "percentEncoded": false, "exclude": true}]"#))
         let output = try CLIRunner.run(["diff", old, new])
         XCTAssertEqual(output.status, 4, output.stdout + output.stderr)
         XCTAssertTrue(output.stderr.contains("not proven"), output.stderr)
