@@ -16,8 +16,9 @@
 ///
 /// Exactness: when every rule of both documents compares text in one mode, texts are that
 /// mode's normalised text and the exploration is exact (`Result.exact`). With several modes,
-/// texts are restricted to bytes all modes leave unchanged: every outcome found is real, but
-/// some may be missed. A state budget bounds the work (`Result.complete`).
+/// `Strategy` says what is given up: real outcomes only, but maybe not all (lint, cover); all
+/// real outcomes, with pairings no one URL has (diff's proof); or URLs read through every
+/// mode, for witnesses only. A state budget bounds the work (`Result.complete`).
 struct URLExplorer {
     /// One reachable outcome: per document, the rules that all match some URL; and URLs that
     /// show it (up to the requested number, shortest first).
