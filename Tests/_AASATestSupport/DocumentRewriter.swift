@@ -194,3 +194,26 @@ public enum DocumentMutation: CaseIterable, Sendable {
         return .object(root)
     }
 }
+
+extension DocumentRewriter {
+    /// `document` with the last rule dictionary of the first entry that has one written again
+    /// after it: the copy can never decide (the original, same apps and defaults, comes first),
+    /// so the document means the same but its rules are no longer identical.
+    public static func duplicatingLastRule(_ document: JSONValue) -> JSONValue? {
+        guard case .object(var root) = document, case .object(var applinks)? = root["applinks"],
+            case .array(var entries)? = applinks["details"]
+        else { return nil }
+        for (index, entry) in entries.enumerated() {
+            guard case .object(var object) = entry, case .array(var components)? = object["components"],
+                let last = components.last, case .object = last
+            else { continue }
+            components.append(last)
+            object.members = object.members.map { $0.key == "components" ? ($0.key, .array(components)) : $0 }
+            entries[index] = .object(object)
+            applinks.members = applinks.members.map { $0.key == "details" ? ($0.key, .array(entries)) : $0 }
+            root.members = root.members.map { $0.key == "applinks" ? ($0.key, .object(applinks)) : $0 }
+            return .object(root)
+        }
+        return nil
+    }
+}

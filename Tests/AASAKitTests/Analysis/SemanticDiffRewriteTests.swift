@@ -67,6 +67,19 @@ final class SemanticDiffRewriteTests: XCTestCase {
         }
     }
 
+    func test_mixedGeneratedDocumentsWithARedundantCopyOfARuleAreProvenEquivalentByTheWalk() throws {
+        // The copy makes the rules differ, so the proof is the walk per mode class, not identity.
+        var proven = 0
+        for (seed, json) in try RewriteSamples.mixedGeneratedDocuments() {
+            guard let padded = DocumentRewriter.duplicatingLastRule(json) else { continue }
+            let old = try AASADocument(json: json)
+            let new = try AASADocument(bytes: Array(DocumentRewriter.rewrite(padded).utf8), configuration: roomy)
+            XCTAssertEqual(try SemanticDiff(old: old, new: new, domain: F.domain).verdict, .equivalent, "seed \(seed)\n\(padded.serialized())")
+            proven += 1
+        }
+        XCTAssertGreaterThanOrEqual(proven, 35)
+    }
+
     func test_rulesRegroupedIntoEntriesWithHoistedDefaultsAreEquivalentAcrossModes() throws {
         let old = try F.document(##"{"applinks": {"details": [{"appIDs": ["\##(F.app)"], "components": [{"/": "/A/*", "caseSensitive": false}, {"/": "/b c", "percentEncoded": false}, {"/": "/d", "?": "x=1"}, {"/": "/e", "?": {"id": "?*"}}]}]}}"##)
         let new = try F.document(##"{"applinks": {"defaults": {"caseSensitive": false}, "details": [{"appID": "\##(F.app)", "components": [{"/": "/a/*"}]}, {"appIDs": ["\##(F.app)"], "defaults": {"percentEncoded": false, "caseSensitive": true}, "components": [{"/": "/b c"}, {"/": "/d", "?": "x=1", "percentEncoded": true}, {"?": {"id": "?*"}, "/": "/e", "percentEncoded": true}]}]}}"##)
