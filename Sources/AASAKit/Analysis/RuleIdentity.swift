@@ -11,7 +11,7 @@
 enum RuleIdentity {
     /// The most (app, rule) pairs compared: an entry naming many apps with many rules would make
     /// the per-app sequences quadratic in the document; past this the walk decides instead.
-    static let maxComparedPairs = 4_000_000
+    static let maxComparedPairs = 1_000_000
 
     /// Whether every app of `apps` meets identical effective rules in `old` and `new`, and every
     /// substitution variable those rules use resolves to the same values in both.

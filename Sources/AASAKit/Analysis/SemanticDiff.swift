@@ -61,8 +61,13 @@ public struct SemanticDiff: Sendable {
                 let decided = [0, 1].map { side in
                     sides[side].decisions(alive: outcome.alive[side]).enumerated().map { sides[side].decision(app: $0, rule: $1) }
                 }
+                // By app ID, so that an outcome costs O(apps), not O(apps²), on entries naming
+                // thousands of apps.
+                let byApp = decided.map { decisions in
+                    Dictionary(decisions.map { (ExactString($0.app), $0) }, uniquingKeysWith: { first, _ in first })
+                }
                 func decision(_ side: Int, _ app: String) -> AppDecision {
-                    decided[side].first { $0.app.isExactly(app) } ?? AppDecision(app: app, kind: .noMatch)
+                    byApp[side][ExactString(app)] ?? AppDecision(app: app, kind: .noMatch)
                 }
                 let confirmed = outcome.witnesses.filter { check.confirms($0, expected: decided) }
                 for app in apps {

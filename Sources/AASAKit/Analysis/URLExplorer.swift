@@ -530,7 +530,10 @@ extension URLExplorer {
         init(explorer: URLExplorer, phases: [Phase], decisionsOnly: Bool = false) {
             self.explorer = explorer
             self.phases = phases
-            guard decisionsOnly else {
+            // Dropping costs the apps of every live rule per finished text: past a few apps per
+            // rule on average (an entry naming hundreds of apps), the walk goes without it.
+            let appsPerRule = explorer.sides.map { side in side.rules.reduce(0) { $0 + $1.apps.count } / max(side.rules.count, 1) }
+            guard decisionsOnly, appsPerRule.allSatisfy({ $0 <= 8 }) else {
                 lastPhase = nil
                 return
             }

@@ -80,6 +80,18 @@ final class SemanticDiffRewriteTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(proven, 35)
     }
 
+    func test_anEntryNamingThousandsOfAppsPastTheIdentityBoundIsProvenByTheWalkInSeconds() throws {
+        // 1 200 apps x 900 rules is past the pairs RuleIdentity compares; the walk then decides,
+        // and its outcomes must cost O(apps) each (O(apps²) took 111 s here).
+        let apps = (0..<1_200).map { "\"ABCDE12345.app\($0)\"" }.joined(separator: ",")
+        let rules = (0..<900).map { #"{"/": "/p\#($0)/*", "caseSensitive": \#($0 % 2 == 0)}"# }.joined(separator: ",")
+        let document = try AASADocument(
+            bytes: Array(#"{"applinks": {"details": [{"appIDs": [\#(apps)], "components": [\#(rules)]}]}}"#.utf8), configuration: roomy)
+        let start = ContinuousClock.now
+        XCTAssertEqual(try SemanticDiff(old: document, new: document, domain: F.domain).verdict, .equivalent)
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(60))
+    }
+
     func test_rulesRegroupedIntoEntriesWithHoistedDefaultsAreEquivalentAcrossModes() throws {
         let old = try F.document(##"{"applinks": {"details": [{"appIDs": ["\##(F.app)"], "components": [{"/": "/A/*", "caseSensitive": false}, {"/": "/b c", "percentEncoded": false}, {"/": "/d", "?": "x=1"}, {"/": "/e", "?": {"id": "?*"}}]}]}}"##)
         let new = try F.document(##"{"applinks": {"defaults": {"caseSensitive": false}, "details": [{"appID": "\##(F.app)", "components": [{"/": "/a/*"}]}, {"appIDs": ["\##(F.app)"], "defaults": {"percentEncoded": false, "caseSensitive": true}, "components": [{"/": "/b c"}, {"/": "/d", "?": "x=1", "percentEncoded": true}, {"?": {"id": "?*"}, "/": "/e", "percentEncoded": true}]}]}}"##)
