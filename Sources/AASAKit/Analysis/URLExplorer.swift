@@ -243,35 +243,55 @@ struct URLExplorer {
     /// `Strategy.rawText`: the URL's own text, each automaton reading it through its mode.
     private func makeRawTextPhases(textQueries: Bool, itemQueries: Bool) -> [Phase] {
         let policy = ComponentText.Policy.exact(TextMode(decoded: false, folded: false))
+        // The capitals of case-insensitive literals (É for é): what a URL differing only in
+        // case from a literal spells.
+        var capitals: [[UInt8]: [UInt8]] = [:]
+        for document in sides {
+            for scalar in document.foldedNonASCIIScalars() {
+                for capital in Self.capitals[scalar] ?? [] { capitals[Array(String(capital).utf8)] = Array(String(scalar).utf8) }
+            }
+        }
+        let capitalBytes = Set(capitals.keys.joined()).sorted()
         func tracks(_ automaton: (AnalysisDocument, TextMode) -> NFA?) -> [Track] {
             var result: [Track] = []
             for (side, document) in sides.enumerated() {
                 for mode in TextMode.all {
                     guard let nfa = automaton(document, mode) else { continue }
-                    let transform: Track.Transform = mode.decoded ? .decode(folds: mode.folded) : mode.folded ? .foldASCII : .none
-                    result.append(Track(nfa: nfa, side: side, transform: transform))
+                    let transform: Track.Transform = mode.folded ? .foldScalars(decodes: mode.decoded) : mode.decoded ? .decode : .none
+                    result.append(Track(nfa: nfa, side: side, transform: transform, capitals: capitals))
                 }
             }
             return result
         }
-        var phases = [Phase(kind: .path, tracks: tracks { $0.path[$1.index] }, policy: policy, modes: TextMode.all)]
+        var phases = [Phase(kind: .path, tracks: tracks { $0.path[$1.index] }, policy: policy, modes: TextMode.all, capitals: capitalBytes)]
         if textQueries {
-            phases.append(Phase(kind: .query, tracks: tracks { $0.queryText[$1.index] }, policy: policy, modes: TextMode.all))
+            phases.append(
+                Phase(kind: .query, tracks: tracks { $0.queryText[$1.index] }, policy: policy, modes: TextMode.all, capitals: capitalBytes))
         }
         if itemQueries {
             for key in itemNames(modes: TextMode.all) {
                 var phase = Phase(
                     kind: .itemValue(name: key.string), tracks: tracks { $0.items[$1.index][key]?.nfa }, policy: policy,
-                    modes: TextMode.all)
+                    modes: TextMode.all, capitals: capitalBytes)
                 if !ComponentText.canWriteName(key.string, policy: policy) { phase.forbidAllBytes() }
                 phases.append(phase)
             }
         }
         if hasFragmentRules {
-            phases.append(Phase(kind: .fragment, tracks: tracks { $0.fragment[$1.index] }, policy: policy, modes: TextMode.all))
+            phases.append(
+                Phase(kind: .fragment, tracks: tracks { $0.fragment[$1.index] }, policy: policy, modes: TextMode.all, capitals: capitalBytes))
         }
         return phases
     }
+
+    /// Per folded non-ASCII scalar, the scalars that fold to it (`TextNormalization.fold`).
+    static let capitals: [Unicode.Scalar: [Unicode.Scalar]] = {
+        var table: [Unicode.Scalar: [Unicode.Scalar]] = [:]
+        for (value, lower) in TextNormalization.foldTable {
+            if let capital = Unicode.Scalar(value) { table[lower, default: []].append(capital) }
+        }
+        return table
+    }()
 }
 
 extension URLExplorer {
@@ -282,16 +302,29 @@ extension URLExplorer {
     /// that folds to ASCII, as `k`. Its state then also remembers how much of E2 84 it has seen:
     /// state ids are `subset * 3 + pending`. A decoding track (`Transform.decode`) reads a
     /// written escape `%XY` as the byte XY (SPEC 12; `escape(_:byte:)`), every other byte as
-    /// itself.
+    /// itself. A scalar-folding track (`Transform.foldScalars`) gathers the bytes of a scalar
+    /// and reads it folded: its states are (subset, pending bytes) pairs, interned as met.
     final class Track {
         enum Transform: Equatable {
             case none
             case foldASCII
-            /// Percent-decoding, then folding ASCII capitals when `folds`. NFC, folding beyond
-            /// ASCII and the fallback for decoded bytes that are not UTF-8 are not modelled:
-            /// only `Strategy.rawText`, whose outcomes are not proofs, uses it.
-            case decode(folds: Bool)
+            /// Percent-decoding. NFC and the fallback for decoded bytes that are not UTF-8 are
+            /// not modelled: only `Strategy.rawText`, whose outcomes are not proofs, uses it.
+            case decode
+            /// Simple case folding (SPEC 11) of ASCII and of the capitals the track is given,
+            /// after percent-decoding when `decodes`; other scalars are read as they are (so
+            /// that only bytes that may spell a capital are held back). For `Strategy.rawText`
+            /// only, like `decode`.
+            case foldScalars(decodes: Bool)
         }
+
+        /// The (subset, bytes of an unfinished scalar) pairs of a `foldScalars` track.
+        private struct ScalarState: Hashable {
+            var subset: Int32
+            var pending: [UInt8]
+        }
+        private var scalarStates: [ScalarState] = []
+        private var scalarIDs: [ScalarState: Int32] = [:]
 
         let side: Int
         let transform: Transform
@@ -307,18 +340,40 @@ extension URLExplorer {
         /// NFA positions stepped so far: the cost of determinisation.
         private(set) var work = 0
 
-        init(nfa: NFA, side: Int, transform: Transform) {
+        /// A `foldScalars` track's capitals (UTF-8 → folded UTF-8), and their proper prefixes.
+        private let capitals: [[UInt8]: [UInt8]]
+        private let capitalPrefixes: Set<[UInt8]>
+
+        init(nfa: NFA, side: Int, transform: Transform, capitals: [[UInt8]: [UInt8]] = [:]) {
             self.side = side
             self.transform = transform
             determinizer = Determinizer(nfa: nfa)
+            self.capitals = capitals
+            var prefixes = Set<[UInt8]>()
+            for capital in capitals.keys {
+                for length in 1..<max(capital.count, 1) { prefixes.insert(Array(capital.prefix(length))) }
+            }
+            capitalPrefixes = prefixes
         }
 
         var foldsASCII: Bool {
             switch transform {
-            case .none: return false
-            case .foldASCII: return true
-            case .decode(let folds): return folds
+            case .none, .decode: return false
+            case .foldASCII, .foldScalars: return true
             }
+        }
+
+        /// Whether the track reads escapes decoded.
+        var decodes: Bool {
+            switch transform {
+            case .none, .foldASCII, .foldScalars(decodes: false): return false
+            case .decode, .foldScalars(decodes: true): return true
+            }
+        }
+
+        private var foldsScalars: Bool {
+            if case .foldScalars = transform { return true }
+            return false
         }
 
         private var statesPerSubset: Int32 { transform == .foldASCII ? 3 : 1 }
@@ -332,6 +387,34 @@ extension URLExplorer {
             self.representatives = representatives
             _ = intern(Determinizer.Subset(positions: [], tags: []))
             start = intern(determinizer.start(scratch: &scratch)) * statesPerSubset
+            if foldsScalars {
+                _ = internScalar(ScalarState(subset: 0, pending: []))
+                start = internScalar(ScalarState(subset: start, pending: []))
+            }
+        }
+
+        /// The state id of a `foldScalars` pair; the dead subset is the dead state whatever
+        /// is pending.
+        private func internScalar(_ state: ScalarState) -> Int32 {
+            let key = state.subset == 0 ? ScalarState(subset: 0, pending: []) : state
+            if let id = scalarIDs[key] { return id }
+            let id = Int32(scalarStates.count)
+            scalarStates.append(key)
+            scalarIDs[key] = id
+            table.append(contentsOf: repeatElement(-1, count: classCount))
+            return id
+        }
+
+        /// A `foldScalars` track's next state on `byte` (decoded already when it decodes): a
+        /// capital is fed folded once whole, ASCII at once, anything else as it is.
+        private func absorb(_ state: Int32, _ byte: UInt8) -> Int32 {
+            guard state != 0 else { return 0 }
+            let subset = scalarStates[Int(state)].subset
+            let pending = scalarStates[Int(state)].pending + [byte]
+            if let folded = capitals[pending] { return internScalar(ScalarState(subset: feed(subset, folded), pending: [])) }
+            if capitalPrefixes.contains(pending) { return internScalar(ScalarState(subset: subset, pending: pending)) }
+            let read = pending.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+            return internScalar(ScalarState(subset: feed(subset, read), pending: []))
         }
 
         /// The subset's id (not a state id).
@@ -340,7 +423,8 @@ extension URLExplorer {
             let id = Int32(subsets.count)
             subsets.append(subset)
             ids[subset] = id
-            table.append(contentsOf: repeatElement(-1, count: classCount * Int(statesPerSubset)))
+            // A scalar-folding track's table rows are its (subset, pending) states.
+            if !foldsScalars { table.append(contentsOf: repeatElement(-1, count: classCount * Int(statesPerSubset))) }
             return id
         }
 
@@ -355,9 +439,9 @@ extension URLExplorer {
         private func transition(_ state: Int32, _ byte: UInt8) -> Int32 {
             let subset = state / statesPerSubset
             switch transform {
-            case .none: return feed(subset, [byte])
+            case .none, .decode: return feed(subset, [byte])
             case .foldASCII: break
-            case .decode: return feed(subset, [folded(byte)])
+            case .foldScalars: return absorb(state, byte)
             }
             switch (state % 3, byte) {
             case (0, 0xE2): return subset * 3 + 1
@@ -369,10 +453,6 @@ extension URLExplorer {
             }
         }
 
-        private func folded(_ byte: UInt8) -> UInt8 {
-            foldsASCII && (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
-        }
-
         /// The state after the escape `%XY` of `byte` is written: one decoded byte for a decoding
         /// track, three bytes for the others (escapes are ASCII: never inside a Kelvin sign).
         func escape(_ state: Int32, byte: UInt8) -> Int32 {
@@ -380,8 +460,8 @@ extension URLExplorer {
             if let known = escapes[key] { return known }
             var next = state
             if state != 0 {
-                if case .decode = transform {
-                    next = feed(state, [folded(byte)])
+                if decodes {
+                    next = transition(state, byte)
                 } else {
                     for written in WitnessURL.escape(byte) where next != 0 { next = transition(next, written) }
                 }
@@ -401,8 +481,13 @@ extension URLExplorer {
         }
 
         /// The rules accepted when the text ends in `state` (a folding track is never inside the
-        /// Kelvin sign there: texts end on whole scalars).
-        func tags(_ state: Int32) -> [Int32] { subsets[Int(state / statesPerSubset)].tags }
+        /// Kelvin sign there: texts end on whole scalars; decoded bytes may not, and are read
+        /// as they are).
+        func tags(_ state: Int32) -> [Int32] {
+            guard foldsScalars else { return subsets[Int(state / statesPerSubset)].tags }
+            let pair = scalarStates[Int(state)]
+            return subsets[Int(pair.pending.isEmpty ? pair.subset : feed(pair.subset, pair.pending))].tags
+        }
     }
 
     /// One component of the URL: its automata and the byte classes that tell them, and the text
@@ -423,7 +508,9 @@ extension URLExplorer {
         /// every track reads the escape as the matcher would.
         var escapes: [UInt8] = []
 
-        init(kind: ComponentText.Kind, tracks: [Track], policy: ComponentText.Policy, modes: [TextMode]) {
+        /// `capitals`: bytes of scalars whose folded form some case-insensitive literal holds,
+        /// each made a class of its own so that the walk can write them.
+        init(kind: ComponentText.Kind, tracks: [Track], policy: ComponentText.Policy, modes: [TextMode], capitals: [UInt8] = []) {
             self.kind = kind
             self.tracks = tracks
             self.policy = policy
@@ -431,10 +518,14 @@ extension URLExplorer {
             for mode in modes { decided[mode.index] = true }
             self.modes = decided
             var allowed = ComponentText.allowedBytes(kind, policy: policy)
-            let decoding = tracks.filter { if case .decode = $0.transform { true } else { false } }
+            let decoding = tracks.filter(\.decodes)
             if !decoding.isEmpty {
                 allowed[Int(UInt8(ascii: "%"))] = false
-                var escapeBoundaries = [Bool](repeating: false, count: 256)
+                var escapeBoundaries = [Bool](repeating: false, count: 257)
+                for byte in capitals {
+                    escapeBoundaries[Int(byte)] = true
+                    escapeBoundaries[Int(byte) + 1] = true
+                }
                 for track in decoding {
                     let classes = track.determinizer.nfa.byteClasses().classOf
                     let read = { (byte: Int) in track.foldsASCII && (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
@@ -461,6 +552,10 @@ extension URLExplorer {
                 }
             }
             for byte in 1..<256 where allowed[byte] != allowed[byte - 1] { boundaries[byte] = true }
+            for byte in capitals {
+                boundaries[Int(byte)] = true
+                boundaries[Int(byte) + 1] = true
+            }
             for byte in ComponentText.utf8Boundaries { boundaries[byte] = true }
             boundaries[Int(UInt8(ascii: "/"))] = true
             boundaries[Int(UInt8(ascii: "/")) + 1] = true

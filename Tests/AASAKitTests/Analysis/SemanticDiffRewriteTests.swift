@@ -174,9 +174,9 @@ final class SemanticDiffMutationTests: XCTestCase {
             }
         }
         print("edited rules: \(tally); sampled URLs differ in \(sampledDifferent), reported different \(reportedDifferent)")
-        // Walking the common bytes of all modes only, 23 of 38 were shown; now all but 2.
+        // Walking the common bytes of all modes only, 23 of 38 were shown; now all but 1.
         XCTAssertGreaterThanOrEqual(sampledDifferent, 30, "\(tally)")
-        XCTAssertGreaterThanOrEqual(reportedDifferent, sampledDifferent - 3, "\(tally)")
+        XCTAssertGreaterThanOrEqual(reportedDifferent, sampledDifferent - 2, "\(tally)")
         XCTAssertLessThanOrEqual(tally["unproven", default: 0], 20, "\(tally)")
         XCTAssertTrue(failures.isEmpty, failures.prefix(10).joined(separator: "\n"))
     }

@@ -86,6 +86,19 @@ final class SemanticDiffTests: XCTestCase {
         XCTAssertEqual(try F.oracle(new, url).kind, .match, url)
     }
 
+    func testCaseFlipOnALiteralWithOnlyANonASCIILetterIsShownWithItsCapital() throws {
+        // Only "/É" (or its escape, decoded) tells the two apart: the witness walk must write a
+        // non-ASCII capital and fold it for the case-insensitive automaton.
+        let old = try F.components(#"[{"/": "/é", "caseSensitive": false}, {"/": "/x y", "percentEncoded": false}]"#)
+        let new = try F.components(#"[{"/": "/é"}, {"/": "/x y", "percentEncoded": false}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        let url = try XCTUnwrap(diff.changes.first?.urls.first)
+        XCTAssertTrue(url.hasSuffix("/É"), url)
+        XCTAssertEqual(try F.oracle(old, url).kind, .match, url)
+        XCTAssertEqual(try F.oracle(new, url).kind, .noMatch, url)
+    }
+
     func testEquivalentRulesInSeveralModesNotIdenticalAreProven() throws {
         // Different text, same rules per mode class: the walk per mode class proves it.
         let old = try F.components(#"[{"/": "/a/*", "caseSensitive": false}, {"/": "/b c", "percentEncoded": false}, {"/": "/d", "?": "x=1"}, {"/": "/e", "?": {"id": "?*"}}]"#)
