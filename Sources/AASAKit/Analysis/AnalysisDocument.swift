@@ -78,6 +78,36 @@ struct AnalysisDocument {
         }
     }
 
+    /// The non-ASCII scalars of the compiled case-insensitive rules' literals, item names and
+    /// variable values, folded: what a witness may need to spell in capitals.
+    func foldedNonASCIIScalars() -> Set<Unicode.Scalar> {
+        var result = Set<Unicode.Scalar>()
+        func add(_ text: String) {
+            for scalar in text.unicodeScalars where !scalar.isASCII { result.insert(TextNormalization.fold(scalar)) }
+        }
+        for id in compiledRules where rules[id].mode.folded {
+            let rule = rules[id]
+            var patterns = rule.path + [rule.fragment]
+            switch rule.query {
+            case .universal: break
+            case .text(let pattern): patterns.append(pattern)
+            case .items(let items):
+                patterns += items.map(\.pattern)
+                for item in items { add(item.name) }
+            }
+            for pattern in patterns {
+                for piece in pattern.pieces {
+                    switch piece {
+                    case .literal(let text): add(text)
+                    case .anyOne, .anyMany: break
+                    case .variable(let name): for value in nfas.resolve(name) ?? [] { add(value) }
+                    }
+                }
+            }
+        }
+        return result
+    }
+
     /// Per app index, the deciding rule id (or -1) when exactly the rules of `alive` match a
     /// URL (SPEC 3: entries and rules in order, the first matching rule naming the app decides).
     func decisions(alive: Bitset) -> [Int32] {

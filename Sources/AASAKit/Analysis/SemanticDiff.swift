@@ -33,44 +33,71 @@ public struct SemanticDiff: Sendable {
         old: AASADocument, new: AASADocument, domain: String, app: String? = nil, witnesses: Int = 3,
         configuration: Configuration = .default
     ) throws(AutomatonError) {
+        var apps: [String] = []
+        var seen = Set<ExactString>()
+        for document in [old, new] { for id in document.appIDs where seen.insert(ExactString(id)).inserted { apps.append(id) } }
+        if let app { apps = apps.filter { $0.isExactly(app) } }
+        // Identical rules need no automata: this proof holds whatever the modes, query shapes
+        // or size that would keep the walk from being one.
+        if RuleIdentity.sameRules(old, new, apps: apps) {
+            changes = []
+            verdict = .equivalent
+            return
+        }
         let maxNFAStates = configuration.automata.maxNFAStates
         let sides = [
             try AnalysisDocument(document: old, domain: domain, maxNFAStates: maxNFAStates),
             try AnalysisDocument(document: new, domain: domain, maxNFAStates: maxNFAStates),
         ]
         let check = try WitnessCheck(sides: sides, configuration: configuration)
-        let result = URLExplorer(sides: sides, domain: domain, witnessesPerOutcome: max(witnesses, 1) + 1).explore()
-        var apps: [String] = []
-        var seen = Set<String>()
-        for side in sides { for id in side.appIDs where seen.insert(id).inserted { apps.append(id) } }
-        if let app { apps = apps.filter { $0 == app } }
+        let explorer = URLExplorer(sides: sides, domain: domain, witnessesPerOutcome: max(witnesses, 1) + 1)
+        // The proof: every real outcome is among these; with several text modes or query
+        // shapes, some outcomes may pair texts no one URL has, and their URLs fail the check.
+        let result = explorer.explore(.perModeClass)
         var changes: [Change] = []
         var classIndex: [[AppDecision]: Int] = [:]
-        for outcome in result.outcomes {
-            let decided = [0, 1].map { side in
-                sides[side].decisions(alive: outcome.alive[side]).enumerated().map { sides[side].decision(app: $0, rule: $1) }
-            }
-            func decision(_ side: Int, _ app: String) -> AppDecision {
-                decided[side].first { $0.app == app } ?? AppDecision(app: app, kind: .noMatch)
-            }
-            let confirmed = outcome.witnesses.filter { check.confirms($0, expected: decided) }
-            for app in apps {
-                let before = decision(0, app)
-                let after = decision(1, app)
-                guard before.kind != after.kind else { continue }
-                let key = [before, after]
-                let index: Int
-                if let known = classIndex[key] {
-                    index = known
-                } else {
-                    index = changes.count
-                    classIndex[key] = index
-                    changes.append(Change(app: app, old: before, new: after, urls: []))
+        func collect(_ outcomes: [URLExplorer.Outcome]) {
+            for outcome in outcomes {
+                let decided = [0, 1].map { side in
+                    sides[side].decisions(alive: outcome.alive[side]).enumerated().map { sides[side].decision(app: $0, rule: $1) }
                 }
-                for url in confirmed where changes[index].urls.count < witnesses && !changes[index].urls.contains(url) {
-                    changes[index].urls.append(url)
+                // By app ID, so that an outcome costs O(apps), not O(apps²), on entries naming
+                // thousands of apps.
+                let byApp = decided.map { decisions in
+                    Dictionary(decisions.map { (ExactString($0.app), $0) }, uniquingKeysWith: { first, _ in first })
+                }
+                func decision(_ side: Int, _ app: String) -> AppDecision {
+                    byApp[side][ExactString(app)] ?? AppDecision(app: app, kind: .noMatch)
+                }
+                let confirmed = outcome.witnesses.filter { check.confirms($0, expected: decided) }
+                for app in apps {
+                    let before = decision(0, app)
+                    let after = decision(1, app)
+                    guard before.kind != after.kind else { continue }
+                    let key = [before, after]
+                    let index: Int
+                    if let known = classIndex[key] {
+                        index = known
+                    } else {
+                        index = changes.count
+                        classIndex[key] = index
+                        changes.append(Change(app: app, old: before, new: after, urls: []))
+                    }
+                    for url in confirmed where changes[index].urls.count < witnesses && !changes[index].urls.contains(url) {
+                        changes[index].urls.append(url)
+                    }
                 }
             }
+        }
+        collect(result.outcomes)
+        // Witnesses from the URL's own text, each automaton reading it through its mode, when
+        // the proof walk could not show a URL for some change (or did not finish); on what is
+        // left of the walk's budgets, so a diff costs no more than one walk.
+        if !result.witnessesAreReal && (!result.complete || changes.contains { $0.urls.isEmpty }) {
+            let rest = URLExplorer(
+                sides: sides, domain: domain, maxStates: max(explorer.maxStates - result.states, 0),
+                maxWork: max(explorer.maxWork - result.work, 0), witnessesPerOutcome: explorer.witnessesPerOutcome)
+            collect(rest.explore(.rawText).outcomes)
         }
         // A change is claimed only with a URL the matcher confirmed on both documents; an
         // unconfirmed one (an outcome no real URL has) only withholds "equivalent".
@@ -86,7 +113,7 @@ public struct SemanticDiff: Sendable {
             verdict = .equivalent
         } else {
             let reasons = result.isProof
-                ? ["some outcomes differ but no URL with them could be confirmed (for instance decoded text no URL normalises to)"]
+                ? ["some outcomes differ but no URL with them could be confirmed (for instance decoded text no URL normalises to, or texts of different modes or query shapes that no one URL has)"]
                 : result.incompleteness(sides)
             verdict = .noDifferenceFound(reason: reasons.joined(separator: "; "))
         }

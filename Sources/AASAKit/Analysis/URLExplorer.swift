@@ -16,8 +16,9 @@
 ///
 /// Exactness: when every rule of both documents compares text in one mode, texts are that
 /// mode's normalised text and the exploration is exact (`Result.exact`). With several modes,
-/// texts are restricted to bytes all modes leave unchanged: every outcome found is real, but
-/// some may be missed. A state budget bounds the work (`Result.complete`).
+/// `Strategy` says what is given up: real outcomes only, but maybe not all (lint, cover); all
+/// real outcomes, with pairings no one URL has (diff's proof); or URLs read through every
+/// mode, for witnesses only. A state budget bounds the work (`Result.complete`).
 struct URLExplorer {
     /// One reachable outcome: per document, the rules that all match some URL; and URLs that
     /// show it (up to the requested number, shortest first).
@@ -34,20 +35,25 @@ struct URLExplorer {
         /// The search ended within its state budget.
         var complete: Bool
         var policy: ComponentText.Policy
+        /// Whether each outcome's URLs have it for real (the matcher still re-checks them). A
+        /// walk that reads each mode class on a text of its own (`Strategy.perModeClass`) finds
+        /// every real outcome, but may pair texts no one URL has.
+        var witnessesAreReal = true
+        /// What the walk spent of its budgets (states visited, NFA positions stepped).
+        var states = 0
+        var work = 0
 
         /// Whether "no URL does X" follows from X being absent from the outcomes.
         var isProof: Bool { exact && complete }
-        /// Work the search spent (`maxWork`'s unit), for callers that share one budget.
-        var work = 0
 
         /// Why the outcomes are not a proof, for people; empty when they are.
         func incompleteness(_ sides: [AnalysisDocument]) -> [String] {
             var reasons: [String] = []
             if !complete { reasons.append("the exploration hit its state budget") }
-            if policy == .common {
+            if !exact && policy == .common {
                 reasons.append("rules compare text in ways the search cannot read alike (percentEncoded differs, or caseSensitive differs with non-ASCII literals or query items)")
             }
-            if sides.contains(where: \.hasTextQueries) && sides.contains(where: \.hasItemQueries) {
+            if !exact && sides.contains(where: \.hasTextQueries) && sides.contains(where: \.hasItemQueries) {
                 reasons.append("query rules mix text patterns and item dictionaries")
             }
             return reasons
@@ -75,19 +81,53 @@ struct URLExplorer {
         self.witnessesPerOutcome = witnessesPerOutcome
     }
 
-    func explore() -> Result {
+    /// How the walk writes texts when rules compare them in several ways.
+    enum Strategy {
+        /// One text per component for every automaton; with modes it cannot read alike, only
+        /// bytes all modes read the same (`ComponentText.Policy.common`): real outcomes, but
+        /// not a proof. What lint and cover use.
+        case standard
+        /// Like `standard` when that is a proof; otherwise each *mode class* (rules that read
+        /// one written text alike: one decoding, and both cases when folding can be applied
+        /// on the fly) gets a text of its own, query text and item values are written
+        /// independently, and each query item is written per mode. Every real URL's outcome is
+        /// among the outcomes (each class's text ranges over all its real texts), so absence
+        /// is a proof; but an outcome may pair texts that no one URL has.
+        case perModeClass
+        /// The URL text as written, read by every automaton through its own normalisation:
+        /// percent-decoding and ASCII folding on the fly. Outcomes are those of real URLs up to
+        /// what is not modelled (NFC, folding beyond ASCII, decoded bytes that are not UTF-8),
+        /// which the matcher's re-check filters out; not a proof. What diff uses for witnesses
+        /// when `perModeClass` pairs texts.
+        case rawText
+    }
+
+    func explore(_ strategy: Strategy = .standard) -> Result {
         let modes = sides.reduce(into: Set<TextMode>()) { $0.formUnion($1.modes) }
         let textQueries = sides.contains { $0.hasTextQueries }
         let itemQueries = sides.contains { $0.hasItemQueries }
         let policy = Self.policy(modes: modes, sides: sides)
         let exact = policy != .common && !(textQueries && itemQueries)
-        var search = Search(
-            explorer: self,
-            phases: makePhases(policy: policy, textQueries: textQueries, itemQueries: itemQueries && !textQueries),
-            policy: policy)
-        let complete = search.run()
-        var result = Result(outcomes: search.outcomes, exact: exact, complete: complete, policy: policy)
-        result.work = search.phases.reduce(0) { $0 + $1.tracks.reduce(0) { $0 + $1.work } }
+        let phases: [Phase]
+        var result = Result(outcomes: [], exact: exact, complete: false, policy: policy)
+        switch strategy {
+        case .perModeClass where !exact:
+            phases = makeClassPhases(modes: modes, textQueries: textQueries, itemQueries: itemQueries)
+            result.exact = true
+            result.witnessesAreReal = false
+        case .rawText:
+            phases = makeRawTextPhases(textQueries: textQueries, itemQueries: itemQueries && !textQueries)
+            result.exact = false
+        case .standard, .perModeClass:
+            phases = makePhases(policy: policy, textQueries: textQueries, itemQueries: itemQueries && !textQueries)
+        }
+        for phase in phases { for track in phase.tracks { track.maxWork = maxWork } }
+        // Diff needs only decisions; lint and cover ask about every rule.
+        var search = Search(explorer: self, phases: phases, decisionsOnly: strategy != .standard)
+        result.complete = search.run()
+        result.states = search.nodes.count
+        result.work = search.work
+        result.outcomes = search.outcomes
         return result
     }
 
@@ -112,44 +152,185 @@ struct URLExplorer {
             for (side, document) in sides.enumerated() {
                 for mode in TextMode.all {
                     guard let nfa = automaton(document, mode) else { continue }
-                    var foldsInput = false
-                    if case .exact(let space) = policy { foldsInput = mode.folded && !space.folded }
-                    result.append(Track(nfa: nfa, side: side, foldsInput: foldsInput, maxWork: maxWork))
+                    var transform = Track.Transform.none
+                    if case .exact(let space) = policy, mode.folded && !space.folded { transform = .foldASCII }
+                    result.append(Track(nfa: nfa, side: side, transform: transform))
                 }
             }
             return result
         }
-        phases.append(Phase(kind: .path, tracks: tracks { $0.path[$1.index] }, policy: policy))
+        phases.append(Phase(kind: .path, tracks: tracks { $0.path[$1.index] }, policy: policy, modes: TextMode.all))
         if textQueries {
-            phases.append(Phase(kind: .query, tracks: tracks { $0.queryText[$1.index] }, policy: policy))
+            phases.append(Phase(kind: .query, tracks: tracks { $0.queryText[$1.index] }, policy: policy, modes: TextMode.all))
         }
         if itemQueries {
-            var names = Set<ExactString>()
-            for document in sides { for byName in document.items { names.formUnion(byName.keys) } }
-            for key in names.sorted(by: { $0.string.utf8.lexicographicallyPrecedes($1.string.utf8) }) {
+            for key in itemNames(modes: TextMode.all) {
                 let name = key.string
-                var phase = Phase(kind: .itemValue(name: name), tracks: tracks { $0.items[$1.index][key]?.nfa }, policy: policy)
+                var phase = Phase(
+                    kind: .itemValue(name: name), tracks: tracks { $0.items[$1.index][key]?.nfa }, policy: policy, modes: TextMode.all)
                 if !ComponentText.canWriteName(name, policy: policy) { phase.forbidAllBytes() }
                 phases.append(phase)
             }
         }
-        if sides.contains(where: { side in side.compiledRules.contains { side.fragmentConstrained[$0] } }) {
-            phases.append(Phase(kind: .fragment, tracks: tracks { $0.fragment[$1.index] }, policy: policy))
+        if hasFragmentRules {
+            phases.append(Phase(kind: .fragment, tracks: tracks { $0.fragment[$1.index] }, policy: policy, modes: TextMode.all))
         }
         return phases
     }
+
+    private var hasFragmentRules: Bool {
+        sides.contains { side in side.compiledRules.contains { side.fragmentConstrained[$0] } }
+    }
+
+    /// The query item names some rule in `modes` compares, in byte order.
+    private func itemNames(modes: [TextMode]) -> [ExactString] {
+        var names = Set<ExactString>()
+        for document in sides { for mode in modes { names.formUnion(document.items[mode.index].keys) } }
+        return names.sorted { $0.string.utf8.lexicographicallyPrecedes($1.string.utf8) }
+    }
+
+    /// `Strategy.perModeClass`: per component, one phase per mode class, each writing the text
+    /// its class compares; item values per (mode, name), since a name may stand for different
+    /// items in different modes.
+    ///
+    /// Why this is a proof: a real URL gives each class one text, which that class's phase can
+    /// write (its policy is the class's own exact one), and each (mode, name) a list of values,
+    /// which that item's phase can write; the phases are independent, so the walk reaches that
+    /// combination, and each automaton reads there exactly what the matcher would.
+    private func makeClassPhases(modes: Set<TextMode>, textQueries: Bool, itemQueries: Bool) -> [Phase] {
+        var classes: [(written: TextMode, modes: [TextMode])] = []
+        for decoded in [false, true] {
+            let group = modes.filter { $0.decoded == decoded }.sorted()
+            // Both cases read one unfolded text when folding on the fly is exact (ASCII
+            // literals, as in `policy(modes:sides:)`); item names are written per mode anyway.
+            if group.count == 2, sides.allSatisfy(\.foldedLiteralsAreASCII) {
+                classes.append((TextMode(decoded: decoded, folded: false), group))
+            } else {
+                classes += group.map { ($0, [$0]) }
+            }
+        }
+        var phases: [Phase] = []
+        func addPhases(_ kind: ComponentText.Kind, _ automaton: (AnalysisDocument, TextMode) -> NFA?) {
+            for modeClass in classes {
+                var tracks: [Track] = []
+                for (side, document) in sides.enumerated() {
+                    for mode in modeClass.modes {
+                        guard let nfa = automaton(document, mode) else { continue }
+                        tracks.append(Track(nfa: nfa, side: side, transform: mode.folded && !modeClass.written.folded ? .foldASCII : .none))
+                    }
+                }
+                // A class with no automaton for this component has nothing to decide in it.
+                if tracks.isEmpty && kind != .path { continue }
+                phases.append(Phase(kind: kind, tracks: tracks, policy: .exact(modeClass.written), modes: modeClass.modes))
+            }
+        }
+        addPhases(.path) { $0.path[$1.index] }
+        if textQueries { addPhases(.query) { $0.queryText[$1.index] } }
+        if itemQueries {
+            for mode in modes.sorted() {
+                for key in itemNames(modes: [mode]) {
+                    var tracks: [Track] = []
+                    for (side, document) in sides.enumerated() {
+                        if let nfa = document.items[mode.index][key]?.nfa { tracks.append(Track(nfa: nfa, side: side, transform: .none)) }
+                    }
+                    var phase = Phase(kind: .itemValue(name: key.string), tracks: tracks, policy: .exact(mode), modes: [mode])
+                    if !ComponentText.canWriteName(key.string, policy: .exact(mode)) { phase.forbidAllBytes() }
+                    phases.append(phase)
+                }
+            }
+        }
+        if hasFragmentRules { addPhases(.fragment) { $0.fragment[$1.index] } }
+        return phases
+    }
+
+    /// `Strategy.rawText`: the URL's own text, each automaton reading it through its mode.
+    private func makeRawTextPhases(textQueries: Bool, itemQueries: Bool) -> [Phase] {
+        let policy = ComponentText.Policy.exact(TextMode(decoded: false, folded: false))
+        // The capitals of case-insensitive literals (É for é): what a URL differing only in
+        // case from a literal spells.
+        var capitals: [[UInt8]: [UInt8]] = [:]
+        for document in sides {
+            for scalar in document.foldedNonASCIIScalars() {
+                for capital in Self.capitals[scalar] ?? [] { capitals[Array(String(capital).utf8)] = Array(String(scalar).utf8) }
+            }
+        }
+        let capitalBytes = Set(capitals.keys.joined()).sorted()
+        func tracks(_ automaton: (AnalysisDocument, TextMode) -> NFA?) -> [Track] {
+            var result: [Track] = []
+            for (side, document) in sides.enumerated() {
+                for mode in TextMode.all {
+                    guard let nfa = automaton(document, mode) else { continue }
+                    let transform: Track.Transform = mode.folded ? .foldScalars(decodes: mode.decoded) : mode.decoded ? .decode : .none
+                    result.append(Track(nfa: nfa, side: side, transform: transform, capitals: capitals))
+                }
+            }
+            return result
+        }
+        var phases = [Phase(kind: .path, tracks: tracks { $0.path[$1.index] }, policy: policy, modes: TextMode.all, capitals: capitalBytes)]
+        if textQueries {
+            phases.append(
+                Phase(kind: .query, tracks: tracks { $0.queryText[$1.index] }, policy: policy, modes: TextMode.all, capitals: capitalBytes))
+        }
+        if itemQueries {
+            for key in itemNames(modes: TextMode.all) {
+                var phase = Phase(
+                    kind: .itemValue(name: key.string), tracks: tracks { $0.items[$1.index][key]?.nfa }, policy: policy,
+                    modes: TextMode.all, capitals: capitalBytes)
+                if !ComponentText.canWriteName(key.string, policy: policy) { phase.forbidAllBytes() }
+                phases.append(phase)
+            }
+        }
+        if hasFragmentRules {
+            phases.append(
+                Phase(kind: .fragment, tracks: tracks { $0.fragment[$1.index] }, policy: policy, modes: TextMode.all, capitals: capitalBytes))
+        }
+        return phases
+    }
+
+    /// Per folded non-ASCII scalar, the scalars that fold to it (`TextNormalization.fold`).
+    static let capitals: [Unicode.Scalar: [Unicode.Scalar]] = {
+        var table: [Unicode.Scalar: [Unicode.Scalar]] = [:]
+        for (value, lower) in TextNormalization.foldTable {
+            if let capital = Unicode.Scalar(value) { table[lower, default: []].append(capital) }
+        }
+        return table
+    }()
 }
 
 extension URLExplorer {
     /// One automaton being stepped, with its subsets interned and its transitions memoised.
     ///
-    /// A track that `foldsInput` reads the written text folded (SPEC 11): ASCII capitals as
-    /// lower case, and the Kelvin sign U+212A (E2 84 AA), the one non-ASCII scalar that folds to
-    /// ASCII, as `k`. Its state then also remembers how much of E2 84 it has seen: state ids are
-    /// `subset * 3 + pending`.
+    /// A track that folds (`Transform.foldASCII`) reads the written text folded (SPEC 11): ASCII
+    /// capitals as lower case, and the Kelvin sign U+212A (E2 84 AA), the one non-ASCII scalar
+    /// that folds to ASCII, as `k`. Its state then also remembers how much of E2 84 it has seen:
+    /// state ids are `subset * 3 + pending`. A decoding track (`Transform.decode`) reads a
+    /// written escape `%XY` as the byte XY (SPEC 12; `escape(_:byte:)`), every other byte as
+    /// itself. A scalar-folding track (`Transform.foldScalars`) gathers the bytes of a scalar
+    /// and reads it folded: its states are (subset, pending bytes) pairs, interned as met.
     final class Track {
+        enum Transform: Equatable {
+            case none
+            case foldASCII
+            /// Percent-decoding. NFC and the fallback for decoded bytes that are not UTF-8 are
+            /// not modelled: only `Strategy.rawText`, whose outcomes are not proofs, uses it.
+            case decode
+            /// Simple case folding (SPEC 11) of ASCII and of the capitals the track is given,
+            /// after percent-decoding when `decodes`; other scalars are read as they are (so
+            /// that only bytes that may spell a capital are held back). For `Strategy.rawText`
+            /// only, like `decode`.
+            case foldScalars(decodes: Bool)
+        }
+
+        /// The (subset, bytes of an unfinished scalar) pairs of a `foldScalars` track.
+        private struct ScalarState: Hashable {
+            var subset: Int32
+            var pending: [UInt8]
+        }
+        private var scalarStates: [ScalarState] = []
+        private var scalarIDs: [ScalarState: Int32] = [:]
+
         let side: Int
-        let foldsInput: Bool
+        let transform: Transform
         let determinizer: Determinizer
         var scratch = Determinizer.Scratch()
         var subsets: [Determinizer.Subset] = []
@@ -161,17 +342,50 @@ extension URLExplorer {
         private(set) var start: Int32 = 0
         /// NFA positions stepped so far: the cost of determinisation.
         private(set) var work = 0
-        /// The exploration's work budget: a closure is abandoned as it passes what is left of it.
-        let maxWork: Int
+        /// The exploration's work budget: a closure is abandoned as it passes what is left of
+        /// it (set by `explore` for every track of its phases).
+        var maxWork = Int.max
 
-        init(nfa: NFA, side: Int, foldsInput: Bool, maxWork: Int) {
+        /// A `foldScalars` track's capitals (UTF-8 → folded UTF-8), and their proper prefixes.
+        private let capitals: [[UInt8]: [UInt8]]
+        private let capitalPrefixes: Set<[UInt8]>
+
+        init(nfa: NFA, side: Int, transform: Transform, capitals: [[UInt8]: [UInt8]] = [:]) {
             self.side = side
-            self.foldsInput = foldsInput
-            self.maxWork = maxWork
+            self.transform = transform
             determinizer = Determinizer(nfa: nfa)
+            self.capitals = capitals
+            var prefixes = Set<[UInt8]>()
+            for capital in capitals.keys {
+                for length in 1..<max(capital.count, 1) { prefixes.insert(Array(capital.prefix(length))) }
+            }
+            capitalPrefixes = prefixes
         }
 
-        private var statesPerSubset: Int32 { foldsInput ? 3 : 1 }
+        var foldsASCII: Bool {
+            switch transform {
+            case .none, .decode: return false
+            case .foldASCII, .foldScalars: return true
+            }
+        }
+
+        /// Whether the track reads escapes decoded.
+        var decodes: Bool {
+            switch transform {
+            case .none, .foldASCII, .foldScalars(decodes: false): return false
+            case .decode, .foldScalars(decodes: true): return true
+            }
+        }
+
+        private var foldsScalars: Bool {
+            if case .foldScalars = transform { return true }
+            return false
+        }
+
+        private var statesPerSubset: Int32 { transform == .foldASCII ? 3 : 1 }
+
+        /// Memoised `escape(_:byte:)`, keyed by `state * 256 + byte`.
+        private var escapes: [Int: Int32] = [:]
 
         /// Fixes the byte classes of the phase; state 0 is the dead state.
         func prepare(classCount: Int, representatives: [UInt8]) {
@@ -184,6 +398,34 @@ extension URLExplorer {
             }
             work += scratch.visits
             start = intern(first) * statesPerSubset
+            if foldsScalars {
+                _ = internScalar(ScalarState(subset: 0, pending: []))
+                start = internScalar(ScalarState(subset: start, pending: []))
+            }
+        }
+
+        /// The state id of a `foldScalars` pair; the dead subset is the dead state whatever
+        /// is pending.
+        private func internScalar(_ state: ScalarState) -> Int32 {
+            let key = state.subset == 0 ? ScalarState(subset: 0, pending: []) : state
+            if let id = scalarIDs[key] { return id }
+            let id = Int32(scalarStates.count)
+            scalarStates.append(key)
+            scalarIDs[key] = id
+            table.append(contentsOf: repeatElement(-1, count: classCount))
+            return id
+        }
+
+        /// A `foldScalars` track's next state on `byte` (decoded already when it decodes): a
+        /// capital is fed folded once whole, ASCII at once, anything else as it is.
+        private func absorb(_ state: Int32, _ byte: UInt8) -> Int32 {
+            guard state != 0 else { return 0 }
+            let subset = scalarStates[Int(state)].subset
+            let pending = scalarStates[Int(state)].pending + [byte]
+            if let folded = capitals[pending] { return internScalar(ScalarState(subset: feed(subset, folded), pending: [])) }
+            if capitalPrefixes.contains(pending) { return internScalar(ScalarState(subset: subset, pending: pending)) }
+            let read = pending.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+            return internScalar(ScalarState(subset: feed(subset, read), pending: []))
         }
 
         /// The subset's id (not a state id).
@@ -192,7 +434,8 @@ extension URLExplorer {
             let id = Int32(subsets.count)
             subsets.append(subset)
             ids[subset] = id
-            table.append(contentsOf: repeatElement(-1, count: classCount * Int(statesPerSubset)))
+            // A scalar-folding track's table rows are its (subset, pending) states.
+            if !foldsScalars { table.append(contentsOf: repeatElement(-1, count: classCount * Int(statesPerSubset))) }
             return id
         }
 
@@ -206,7 +449,11 @@ extension URLExplorer {
 
         private func transition(_ state: Int32, _ byte: UInt8) -> Int32 {
             let subset = state / statesPerSubset
-            guard foldsInput else { return feed(subset, [byte]) }
+            switch transform {
+            case .none, .decode: return feed(subset, [byte])
+            case .foldASCII: break
+            case .foldScalars: return absorb(state, byte)
+            }
             switch (state % 3, byte) {
             case (0, 0xE2): return subset * 3 + 1
             case (0, _): return feed(subset, [(0x41...0x5A).contains(byte) ? byte | 0x20 : byte]) * 3
@@ -215,6 +462,23 @@ extension URLExplorer {
             case (_, 0xAA): return feed(subset, [UInt8(ascii: "k")]) * 3
             default: return feed(subset, [0xE2, 0x84, byte]) * 3
             }
+        }
+
+        /// The state after the escape `%XY` of `byte` is written: one decoded byte for a decoding
+        /// track, three bytes for the others (escapes are ASCII: never inside a Kelvin sign).
+        func escape(_ state: Int32, byte: UInt8) -> Int32 {
+            let key = Int(state) * 256 + Int(byte)
+            if let known = escapes[key] { return known }
+            var next = state
+            if state != 0 {
+                if decodes {
+                    next = transition(state, byte)
+                } else {
+                    for written in WitnessURL.escape(byte) where next != 0 { next = transition(next, written) }
+                }
+            }
+            escapes[key] = next
+            return next
         }
 
         /// The subset after reading `bytes` from subset `id`.
@@ -239,7 +503,14 @@ extension URLExplorer {
             work = maxWork + 1
         }
 
-        func tags(_ state: Int32) -> [Int32] { subsets[Int(state / statesPerSubset)].tags }
+        /// The rules accepted when the text ends in `state` (a folding track is never inside the
+        /// Kelvin sign there: texts end on whole scalars; decoded bytes may not, and are read
+        /// as they are).
+        func tags(_ state: Int32) -> [Int32] {
+            guard foldsScalars else { return subsets[Int(state / statesPerSubset)].tags }
+            let pair = scalarStates[Int(state)]
+            return subsets[Int(pair.pending.isEmpty ? pair.subset : feed(pair.subset, pair.pending))].tags
+        }
     }
 
     /// One component of the URL: its automata and the byte classes that tell them, and the text
@@ -247,26 +518,67 @@ extension URLExplorer {
     struct Phase {
         let kind: ComponentText.Kind
         let tracks: [Track]
+        /// What texts the phase writes, and how its URL text is spelled.
+        let policy: ComponentText.Policy
+        /// `modes[mode.index]`: whether the rules of that mode get their component decided here.
+        let modes: [Bool]
         var classOf: [UInt8]
         /// The allowed classes, best representative first.
         var order: [Int]
         var representatives: [UInt8]
+        /// With decoding tracks (`Strategy.rawText`): one byte per class of what they read,
+        /// each written as an escape `%XY` in one step; `%` is then never written alone, so
+        /// every track reads the escape as the matcher would.
+        var escapes: [UInt8] = []
 
-        init(kind: ComponentText.Kind, tracks: [Track], policy: ComponentText.Policy) {
+        /// `capitals`: bytes of scalars whose folded form some case-insensitive literal holds,
+        /// each made a class of its own so that the walk can write them.
+        init(kind: ComponentText.Kind, tracks: [Track], policy: ComponentText.Policy, modes: [TextMode], capitals: [UInt8] = []) {
             self.kind = kind
             self.tracks = tracks
-            let allowed = ComponentText.allowedBytes(kind, policy: policy)
+            self.policy = policy
+            var decided = [Bool](repeating: false, count: 4)
+            for mode in modes { decided[mode.index] = true }
+            self.modes = decided
+            var allowed = ComponentText.allowedBytes(kind, policy: policy)
+            let decoding = tracks.filter(\.decodes)
+            if !decoding.isEmpty {
+                allowed[Int(UInt8(ascii: "%"))] = false
+                var escapeBoundaries = [Bool](repeating: false, count: 257)
+                for byte in capitals {
+                    escapeBoundaries[Int(byte)] = true
+                    escapeBoundaries[Int(byte) + 1] = true
+                }
+                for track in decoding {
+                    let classes = track.determinizer.nfa.byteClasses().classOf
+                    let read = { (byte: Int) in track.foldsASCII && (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+                    for byte in 1..<256 where classes[read(byte)] != classes[read(byte - 1)] { escapeBoundaries[byte] = true }
+                }
+                var best: [UInt8] = []
+                for byte in 0..<256 {
+                    if byte == 0 || escapeBoundaries[byte] {
+                        best.append(UInt8(byte))
+                    } else if ComponentText.rank(UInt8(byte)) < ComponentText.rank(best[best.count - 1]) {
+                        best[best.count - 1] = UInt8(byte)
+                    }
+                }
+                escapes = best.sorted { ComponentText.rank($0) < ComponentText.rank($1) }
+            }
             var boundaries = [Bool](repeating: false, count: 257)
             for track in tracks {
                 let classes = track.determinizer.nfa.byteClasses().classOf
                 // A folding track reads byte b as fold(b): classes by what it reads.
-                let read = { (byte: Int) in track.foldsInput && (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+                let read = { (byte: Int) in track.foldsASCII && (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
                 for byte in 1..<256 where classes[read(byte)] != classes[read(byte - 1)] { boundaries[byte] = true }
-                if track.foldsInput {
+                if track.transform == .foldASCII {
                     for byte in [0xE2, 0xE3, 0x84, 0x85, 0xAA, 0xAB] { boundaries[byte] = true }
                 }
             }
             for byte in 1..<256 where allowed[byte] != allowed[byte - 1] { boundaries[byte] = true }
+            for byte in capitals {
+                boundaries[Int(byte)] = true
+                boundaries[Int(byte) + 1] = true
+            }
             for byte in ComponentText.utf8Boundaries { boundaries[byte] = true }
             boundaries[Int(UInt8(ascii: "/"))] = true
             boundaries[Int(UInt8(ascii: "/")) + 1] = true
@@ -291,6 +603,7 @@ extension URLExplorer {
         /// A query item whose name no URL can carry: its value is always the empty one.
         mutating func forbidAllBytes() {
             order = []
+            escapes = []
         }
     }
 
@@ -309,6 +622,8 @@ extension URLExplorer {
     enum Step {
         case root
         case byte(UInt8)
+        /// The escape `%XY` of a byte.
+        case escape(UInt8)
         /// End of the parent's phase, start of the next one.
         case nextPhase
         /// End of one value of a query item, start of another value of the same name.
@@ -319,18 +634,67 @@ extension URLExplorer {
     struct Search {
         let explorer: URLExplorer
         let phases: [Phase]
-        let policy: ComponentText.Policy
         var nodes: [Node] = []
         var parents: [Int32] = []
         var steps: [Step] = []
         var index: [Node: Int32] = [:]
         var outcomes: [Outcome] = []
         var outcomeIndex: [[Bitset]: Int] = [:]
+        /// Per side and rule, the last phase that can take the rule down; `nil` when outcomes
+        /// keep every rule (see `dropUndecisive`).
+        let lastPhase: [[Int]]?
 
-        init(explorer: URLExplorer, phases: [Phase], policy: ComponentText.Policy) {
+        /// With `decisionsOnly`, outcomes keep only the rules that can still decide an app.
+        init(explorer: URLExplorer, phases: [Phase], decisionsOnly: Bool = false) {
             self.explorer = explorer
             self.phases = phases
-            self.policy = policy
+            // Dropping costs the apps of every live rule per finished text: past a few apps per
+            // rule on average (an entry naming hundreds of apps), the walk goes without it.
+            let appsPerRule = explorer.sides.map { side in side.rules.reduce(0) { $0 + $1.apps.count } / max(side.rules.count, 1) }
+            guard decisionsOnly, appsPerRule.allSatisfy({ $0 <= 8 }) else {
+                lastPhase = nil
+                return
+            }
+            lastPhase = explorer.sides.map { document in
+                var last = [Int](repeating: 0, count: document.rules.count)
+                for (index, phase) in phases.enumerated() {
+                    for rule in document.rules.indices where phase.modes[document.rules[rule].mode.index] {
+                        switch phase.kind {
+                        case .path: last[rule] = index
+                        case .query: if case .text = document.queryConstraints[rule] { last[rule] = index }
+                        case .fragment: if document.fragmentConstrained[rule] { last[rule] = index }
+                        case .itemValue: break
+                        }
+                    }
+                    if case .itemValue(let name) = phase.kind {
+                        for mode in TextMode.all where phase.modes[mode.index] {
+                            for predicate in document.items[mode.index][ExactString(name)]?.predicates ?? [] {
+                                last[Int(document.predicateRule[Int(predicate)])] = index
+                            }
+                        }
+                    }
+                }
+                return last
+            }
+        }
+
+        /// Takes out of `alive` the rules that can no longer decide any app: each of their apps
+        /// already has an earlier alive rule that no phase after `phase` can take down. The
+        /// decisions (SPEC 3: the first matching rule per app) stay the same, and states that
+        /// differ only in such rules become one, which keeps a diff's walk small.
+        private func dropUndecisive(_ alive: inout [Bitset], after phase: Int) {
+            guard let lastPhase else { return }
+            for (side, document) in explorer.sides.enumerated() {
+                var decided = [Bool](repeating: false, count: document.appIDs.count)
+                for rule in alive[side].members {
+                    let apps = document.rules[rule].apps
+                    if apps.allSatisfy({ decided[$0] }) {
+                        alive[side].remove(rule)
+                    } else if lastPhase[side][rule] <= phase {
+                        for app in apps { decided[app] = true }
+                    }
+                }
+            }
         }
 
         /// Runs to the end or to the budget; `true` when every state was visited.
@@ -338,14 +702,19 @@ extension URLExplorer {
             let sides = explorer.sides
             let root = Node(
                 phase: 0, context: ComponentText.Context(), states: phases[0].tracks.map(\.start),
-                alive: sides.map { Bitset(capacity: $0.rules.count) },
+                // Rules not compiled never match; the others fall as phases of their mode end.
+                alive: sides.map { side in
+                    var alive = Bitset(capacity: side.rules.count)
+                    for rule in side.compiledRules { alive.insert(rule) }
+                    return alive
+                },
                 holding: sides.map { Bitset.full(capacity: $0.predicateRule.count) })
             add(root, parent: -1, step: .root)
             var next = 0
             while next < nodes.count {
                 if nodes.count > explorer.maxStates { return false }
                 // Checked at every node: one node can step every class of every automaton.
-                if phases.reduce(0, { $0 + $1.tracks.reduce(0) { $0 + $1.work } }) > explorer.maxWork { return false }
+                if work > explorer.maxWork { return false }
                 let node = nodes[next]
                 let phase = phases[node.phase]
                 for cls in phase.order {
@@ -358,11 +727,25 @@ extension URLExplorer {
                     }
                     add(child, parent: Int32(next), step: .byte(byte))
                 }
+                for byte in phase.escapes {
+                    var context: ComponentText.Context? = node.context
+                    for written in WitnessURL.escape(byte) { context = context?.writing(written, kind: phase.kind) }
+                    guard let context else { continue }
+                    var child = node
+                    child.context = context
+                    for (slot, track) in phase.tracks.enumerated() {
+                        child.states[slot] = track.escape(node.states[slot], byte: byte)
+                    }
+                    add(child, parent: Int32(next), step: .escape(byte))
+                }
                 if node.context.canEnd(kind: phase.kind) { finishValue(of: node, id: next) }
                 next += 1
             }
             return true
         }
+
+        /// NFA positions stepped so far, over every automaton.
+        var work: Int { phases.reduce(0) { $0 + $1.tracks.reduce(0) { $0 + $1.work } } }
 
         private mutating func add(_ node: Node, parent: Int32, step: Step) {
             guard index[node] == nil else { return }
@@ -384,20 +767,22 @@ extension URLExplorer {
             for (side, document) in explorer.sides.enumerated() {
                 switch phase.kind {
                 case .path:
-                    alive[side] = Bitset(capacity: document.rules.count)
-                    for rule in accepted[side].members where rule < document.rules.count { alive[side].insert(rule) }
+                    for rule in alive[side].members where phase.modes[document.rules[rule].mode.index] && !accepted[side].contains(rule) {
+                        alive[side].remove(rule)
+                    }
                 case .query:
-                    for rule in alive[side].members {
+                    for rule in alive[side].members where phase.modes[document.rules[rule].mode.index] {
                         if case .text = document.queryConstraints[rule], !accepted[side].contains(rule) { alive[side].remove(rule) }
                     }
                 case .itemValue(let name):
-                    for mode in TextMode.all {
+                    for mode in TextMode.all where phase.modes[mode.index] {
                         for predicate in document.items[mode.index][ExactString(name)]?.predicates ?? [] where !accepted[side].contains(Int(predicate)) {
                             holding[side].remove(Int(predicate))
                         }
                     }
                 case .fragment:
-                    for rule in alive[side].members where document.fragmentConstrained[rule] && !accepted[side].contains(rule) {
+                    for rule in alive[side].members
+                    where phase.modes[document.rules[rule].mode.index] && document.fragmentConstrained[rule] && !accepted[side].contains(rule) {
                         alive[side].remove(rule)
                     }
                 }
@@ -417,6 +802,7 @@ extension URLExplorer {
                     holding[side] = Bitset.full(capacity: document.predicateRule.count)
                 }
             }
+            dropUndecisive(&alive, after: node.phase)
             let nextPhase = node.phase + 1
             if nextPhase < phases.count {
                 add(
@@ -453,15 +839,21 @@ extension URLExplorer {
                     texts[phase].append([])
                 case .byte(let byte):
                     texts[phase][texts[phase].count - 1].append(byte)
+                case .escape(let byte):
+                    texts[phase][texts[phase].count - 1] += WitnessURL.escape(byte)
                 }
             }
-            var url = WitnessURL(domain: explorer.domain, policy: policy)
+            // Several phases of one component (one per mode class) wrote texts of their own:
+            // the URL spells the first, and the matcher's re-check judges it.
+            var url = WitnessURL(domain: explorer.domain)
             for (phase, values) in zip(phases, texts) {
+                let text = WitnessURL.Text(bytes: values.last ?? [], policy: phase.policy)
                 switch phase.kind {
-                case .path: url.path = values.last ?? []
-                case .query: url.query = values.last ?? []
-                case .itemValue(let name): url.items.append((name, values))
-                case .fragment: url.fragment = values.last ?? []
+                case .path: url.path = url.path ?? text
+                case .query: url.query = url.query ?? text
+                case .itemValue(let name):
+                    if !url.items.contains(where: { $0.name.isExactly(name) }) { url.items.append((name, values, phase.policy)) }
+                case .fragment: url.fragment = url.fragment ?? text
                 }
             }
             return url.text

@@ -5,50 +5,67 @@
 /// `#`, `&`, `=`), `%` itself, spaces and control bytes are percent-encoded; under a raw mode the
 /// explorer never wrote such bytes where they would split, and the text is the URL's own.
 struct WitnessURL {
-    let domain: String
-    let policy: ComponentText.Policy
-    var path: [UInt8] = []
-    var query: [UInt8] = []
-    /// Query items in the order written: a name and its values (one or more).
-    var items: [(name: String, values: [[UInt8]])] = []
-    var fragment: [UInt8] = []
+    /// One component's compared text and the policy it was written under.
+    struct Text {
+        var bytes: [UInt8]
+        var policy: ComponentText.Policy
 
-    init(domain: String, policy: ComponentText.Policy) {
-        self.domain = domain
-        self.policy = policy
+        /// Whether the text is decoded text, so that the URL must encode it.
+        var decoded: Bool {
+            if case .exact(let mode) = policy { return mode.decoded }
+            return false
+        }
     }
 
-    private var decoded: Bool {
-        if case .exact(let mode) = policy { return mode.decoded }
-        return false
+    let domain: String
+    var path: Text?
+    var query: Text?
+    /// Query items in the order written: a name and its values (one or more).
+    var items: [(name: String, values: [[UInt8]], policy: ComponentText.Policy)] = []
+    var fragment: Text?
+
+    init(domain: String) {
+        self.domain = domain
     }
 
     var text: String {
         var bytes = Array("https://\(domain)".utf8)
-        bytes += path.isEmpty ? [UInt8(ascii: "/")] : encoded(path, special: "?#")
-        var queryText = encoded(query, special: "#")
-        for (name, values) in items {
+        if let path, !path.bytes.isEmpty {
+            bytes += encoded(path.bytes, special: "?#", decoded: path.decoded)
+        } else {
+            bytes.append(UInt8(ascii: "/"))
+        }
+        var queryText = query.map { encoded($0.bytes, special: "#", decoded: $0.decoded) } ?? []
+        for (name, values, policy) in items {
             // A missing item counts as one empty value (SPEC 7): leave it out for a shorter URL.
             if values.count == 1 && values[0].isEmpty { continue }
+            let decoded = Text(bytes: [], policy: policy).decoded
             for value in values {
                 if !queryText.isEmpty { queryText.append(UInt8(ascii: "&")) }
-                queryText += encoded(Array(name.utf8), special: "#&=")
+                queryText += encoded(Array(name.utf8), special: "#&=", decoded: decoded)
                 queryText.append(UInt8(ascii: "="))
-                queryText += encoded(value, special: "#&")
+                queryText += encoded(value, special: "#&", decoded: decoded)
             }
         }
         if !queryText.isEmpty { bytes += [UInt8(ascii: "?")] + queryText }
-        if !fragment.isEmpty { bytes += [UInt8(ascii: "#")] + encoded(fragment, special: "") }
+        if let fragment, !fragment.bytes.isEmpty {
+            bytes += [UInt8(ascii: "#")] + encoded(fragment.bytes, special: "", decoded: fragment.decoded)
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func encoded(_ text: [UInt8], special: String) -> [UInt8] {
-        guard decoded else { return text }
+    /// The escape `%XY` of `byte`, upper-case hex as RFC 3986 recommends.
+    static func escape(_ byte: UInt8) -> [UInt8] {
         let hex = Array("0123456789ABCDEF".utf8)
+        return [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+    }
+
+    private func encoded(_ text: [UInt8], special: String, decoded: Bool) -> [UInt8] {
+        guard decoded else { return text }
         var result: [UInt8] = []
         for byte in text {
             if byte == UInt8(ascii: "%") || byte <= 0x20 || byte == 0x7F || special.utf8.contains(byte) {
-                result += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+                result += Self.escape(byte)
             } else {
                 result.append(byte)
             }

@@ -60,11 +60,50 @@ final class SemanticDiffTests: XCTestCase {
         XCTAssertEqual(try F.oracle(new, url).kind, .match)
     }
 
-    func testDecodedAgainstRawWithoutDifferenceFoundIsNotCalledEquivalent() throws {
-        // "/%61" differs, but the search cannot write "%" when decoding differs: no false "equivalent".
+    func testDecodedAgainstRawIsReportedWithEscapedURLsTheReferenceConfirms() throws {
+        // "/%61" and "/a%2Fb" differ: the walk writes the URL's own text and decodes it for the
+        // decoding automaton.
         let old = try F.components(#"[{"/": "/a/*"}]"#)
         let new = try F.components(#"[{"/": "/a/*", "percentEncoded": false}]"#)
-        XCTAssertNotEqual(try SemanticDiff(old: old, new: new, domain: F.domain).verdict, .equivalent)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        XCTAssertTrue(diff.changes.flatMap(\.urls).contains { $0.contains("%") }, "\(diff.changes)")
+        for change in diff.changes {
+            for url in change.urls {
+                XCTAssertEqual(try F.oracle(old, url).kind, change.old.kind, url)
+                XCTAssertEqual(try F.oracle(new, url).kind, change.new.kind, url)
+            }
+        }
+    }
+
+    func testCaseFlipOnANonASCIILiteralAmongDecodedRulesIsReportedWithAWitness() throws {
+        let old = try F.components(#"[{"/": "/Écoles/*"}, {"/": "/x y", "percentEncoded": false}]"#)
+        let new = try F.components(#"[{"/": "/Écoles/*", "caseSensitive": false}, {"/": "/x y", "percentEncoded": false}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        let url = try XCTUnwrap(diff.changes.first?.urls.first)
+        XCTAssertEqual(try F.oracle(old, url).kind, .noMatch, url)
+        XCTAssertEqual(try F.oracle(new, url).kind, .match, url)
+    }
+
+    func testCaseFlipOnALiteralWithOnlyANonASCIILetterIsShownWithItsCapital() throws {
+        // Only "/É" (or its escape, decoded) tells the two apart: the witness walk must write a
+        // non-ASCII capital and fold it for the case-insensitive automaton.
+        let old = try F.components(#"[{"/": "/é", "caseSensitive": false}, {"/": "/x y", "percentEncoded": false}]"#)
+        let new = try F.components(#"[{"/": "/é"}, {"/": "/x y", "percentEncoded": false}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        let url = try XCTUnwrap(diff.changes.first?.urls.first)
+        XCTAssertTrue(url.hasSuffix("/É"), url)
+        XCTAssertEqual(try F.oracle(old, url).kind, .match, url)
+        XCTAssertEqual(try F.oracle(new, url).kind, .noMatch, url)
+    }
+
+    func testEquivalentRulesInSeveralModesNotIdenticalAreProven() throws {
+        // Different text, same rules per mode class: the walk per mode class proves it.
+        let old = try F.components(#"[{"/": "/a/*", "caseSensitive": false}, {"/": "/b c", "percentEncoded": false}, {"/": "/d", "?": "x=1"}, {"/": "/e", "?": {"id": "?*"}}]"#)
+        let new = try F.components(#"[{"/": "/A/**", "caseSensitive": false}, {"/": "//b c/", "percentEncoded": false}, {"/": "/d", "?": "x=1"}, {"/": "/e", "?": {"id": "?*"}}, {"/": "/a/x"}]"#)
+        XCTAssertEqual(try SemanticDiff(old: old, new: new, domain: F.domain).verdict, .equivalent)
     }
 
     func testOutcomesNoURLHasAreNeverReportedAsChanges() throws {
