@@ -55,6 +55,9 @@ extension ClassifyTests {
         let directory = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", folder.path])
         XCTAssertEqual(directory.status, 5, directory.stderr)
         XCTAssertEqual(directory.stderr, "aasa classify: cannot read the input \(folder.path): Is a directory\n")
+        let directoryOnStandardInput = try CLIRunner.runShell("\(CLIRunner.executable.path) classify --rules \(corpus.path) < \(folder.path)")
+        XCTAssertEqual(directoryOnStandardInput.status, 5, directoryOnStandardInput.stderr)
+        XCTAssertEqual(directoryOnStandardInput.stderr, "aasa classify: cannot read the input: Is a directory\n")
     }
 
     // MARK: 2. One output row per input line
@@ -275,6 +278,10 @@ extension ClassifyTests {
             XCTAssertTrue(run.stdout.hasPrefix(museumURL), run.stdout)
             let empty = try CLIRunner.run(["classify", "--rules", corpus.path, "--format", format, "--no-header"], stdin: Data())
             XCTAssertEqual(empty.stdout, "", "an empty partition gives an empty output")
+            let emptyCSV = try CLIRunner.run(
+                ["classify", "--rules", corpus.path, "--format", format, "--no-header", "--input-format", "csv"], stdin: Data())
+            XCTAssertEqual(emptyCSV.status, 0, "an empty CSV partition has no header row and needs none: \(emptyCSV.stderr)")
+            XCTAssertEqual(emptyCSV.stdout, "")
         }
     }
 }

@@ -200,7 +200,8 @@ enum ClassifyCommand {
         var extraColumnNames: [String] = []
         do {
             firstBatch = try reader.next()
-            if inputFormat == .csv {
+            // An empty input (an empty Spark partition) has no header row and needs none.
+            if inputFormat == .csv, firstBatch != nil {
                 // The header row names the columns; it is the first line of the first batch.
                 guard var batch = firstBatch, batch.preassembled == nil,
                     let newline = batch.raw.firstIndex(of: UInt8(ascii: "\n")) ?? (batch.raw.isEmpty ? nil : batch.raw.count)
