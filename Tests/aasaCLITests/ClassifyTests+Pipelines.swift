@@ -171,6 +171,16 @@ extension ClassifyTests {
         guard case .number(let records)? = summary["records"], let count = Int(records) else { return XCTFail("no record count") }
         XCTAssertGreaterThanOrEqual(count, 3)
         XCTAssertLessThan(count, input.records)
+
+        // The reader is gone before the header row: no record was classified, the stats say so.
+        let closedAtOnce =
+            "(sleep 0.5; echo \(museumURL)) | \(CLIRunner.executable.path) classify --rules \(corpus.path) --format tsv --stats \(stats.path) | (exec 0<&-; true); echo \"status ${PIPESTATUS[1]}\""
+        let early = try CLIRunner.runShell(closedAtOnce)
+        XCTAssertEqual(early.stdout, "status 0\n", early.stderr)
+        XCTAssertEqual(early.stderr, "")
+        guard case .object(let empty) = try JSONParser.parse([UInt8](try Data(contentsOf: stats))) else { return XCTFail("stats are not JSON") }
+        XCTAssertEqual(empty["complete"], .bool(false))
+        XCTAssertEqual(empty["records"], .number("0"))
     }
 
     func test_outputPaths_areCheckedBeforeTheRunAndReportedPlainly() throws {

@@ -7,7 +7,7 @@ enum ClassifyCommand {
         name: "classify",
         abstract: "Classify a stream of URLs against the AASA files of many domains.",
         usage:
-            "aasa classify (--rules <file|dir> [--domain <d>] | --compiled <file>) [--input <file|->] [-o <file>] [--format ndjson|tsv|csv] [--jobs <n>] [--strict] [--quiet] [--stats <file>]",
+            "aasa classify (--rules <file|dir> [--domain <host>] | --compiled <file>) [--input <file|->] [-o <file>] [--format ndjson|tsv|csv] [--jobs <n>] [--strict] [--quiet] [--stats <file>]",
         options: [
             .init(name: "rules", valueName: "file|dir", help: "One AASA file (with --domain), or a directory of documents named after their domains."),
             .init(name: "compiled", valueName: "file", help: "A compiled artifact from 'aasa compile', instead of --rules."),
@@ -195,6 +195,20 @@ enum ClassifyCommand {
         var parser = InputRecordParser(format: inputFormat, urlField: parsed.value("url-field") ?? "url", outputFormat: format)
         let output = OutputStream(fileDescriptor: outputFile?.fileDescriptor ?? STDOUT_FILENO, flushThreshold: 1 << 18)
         let started = Date()
+        // The stats file is written however the run ends once it has begun, so that a job
+        // stopped by `| head` still leaves its counts; "complete" says whether they cover the
+        // whole input. False when the file cannot be written (the message is printed).
+        func writeStats(_ summary: Summary) -> Bool {
+            guard let statsFile, let code = statsFile.write(Array(summary.json.utf8)) else { return true }
+            printError("aasa classify: \(OutputFileError(path: statsFile.path, code: code))")
+            return false
+        }
+        func stoppedBeforeTheRecords(_ code: ExitCode) -> ExitCode {
+            var summary = Summary(rules: rules, statistics: ClassifyStatistics(rules: rules), elapsed: Date().timeIntervalSince(started), jobs: jobs)
+            summary.complete = false
+            if !writeStats(summary), code == .success { return .inputOutput }
+            return code
+        }
 
         var firstBatch: LineBatch?
         var extraColumnNames: [String] = []
@@ -240,12 +254,12 @@ enum ClassifyCommand {
             try output.flush()
         } catch let failure as OutputStream.WriteFailure {
             switch failure {
-            case .closed: return .success
-            case .failed(let code): return writeFailed(code, outputPath)
+            case .closed: return stoppedBeforeTheRecords(.success)
+            case .failed(let code): return stoppedBeforeTheRecords(writeFailed(code, outputPath))
             }
         } catch {
             printError("aasa classify: cannot read the input: \(error)")
-            return .inputOutput
+            return stoppedBeforeTheRecords(.inputOutput)
         }
 
         var processor = BatchProcessor(parser: parser, limits: configuration.input)
@@ -260,13 +274,7 @@ enum ClassifyCommand {
         var summary = Summary(rules: rules, statistics: statistics, elapsed: Date().timeIntervalSince(started), jobs: jobs)
         summary.complete = !stoppedEarly
 
-        // The stats file is written however the run ended, so that a job stopped by `| head`
-        // still leaves its counts; "complete" says whether they cover the whole input.
-        var statsFailed = false
-        if let statsFile, let code = statsFile.write(Array(summary.json.utf8)) {
-            printError("aasa classify: \(OutputFileError(path: statsFile.path, code: code))")
-            statsFailed = true
-        }
+        let statsFailed = !writeStats(summary)
         if let code = outcome.writeError { return writeFailed(code, outputPath) }
         // A closed output ends the run quietly: the reader went away on purpose.
         if outcome.outputClosed { return statsFailed ? .inputOutput : .success }
