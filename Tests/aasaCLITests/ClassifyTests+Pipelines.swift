@@ -85,6 +85,16 @@ extension ClassifyTests {
         }
         let skipped = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.path])
         XCTAssertEqual(skipped.lineCount, 3, "by default blank lines give no record: \(skipped.stdout)")
+
+        // Longer than a whole input batch: the reader assembles it, and it stays one blank line.
+        let huge = try file("huge-blank.txt", "\(museumURL)\n" + String(repeating: " ", count: 1_200_000) + "\n\(museumURL)\n")
+        for jobs in ["1", "2"] {
+            let recorded = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", huge.path, "--blank-lines", "record", "--jobs", jobs])
+            XCTAssertEqual(rows(recorded).count, 3, recorded.stdout)
+            XCTAssertEqual(rows(recorded).dropFirst().first, #"{"url": "", "domain": null, "error": "empty line"}"#)
+            let dropped = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", huge.path, "--jobs", jobs])
+            XCTAssertEqual(rows(dropped).count, 2, dropped.stdout)
+        }
     }
 
     func test_blankLinesRecord_appliesToNDJSONInput() throws {

@@ -76,8 +76,8 @@ struct BatchProcessor {
                 if bytes.count > limits.maxURLBytes {
                     appendTooLong(bytes, extra: nil, classifier, out)
                 } else if bytes.first == UInt8(ascii: "{") {
-                    // No URL starts with a brace (a scheme starts with a letter), so this costs
-                    // the URLs nothing and turns "no scheme" into the cause.
+                    // No URL starts with a brace (a scheme starts with a letter): one byte
+                    // compared per URL turns "no scheme" into the cause and its remedy.
                     classifier.appendUnreadable(text: String(decoding: bytes, as: UTF8.self), message: Self.jsonLineHint, into: out)
                 } else {
                     classifier.classify(bytes, into: out)
