@@ -281,7 +281,11 @@ extension ClassifyTests {
 
     func test_domainThatLooksLikeAURL_isRefusedWithTheHost() throws {
         let document = corpus.appendingPathComponent("museum.example/apple-app-site-association").path
-        for command in [["classify", "--rules", document], ["match", document], ["compile", document, "-o", folder.appendingPathComponent("x").path]] {
+        let matrix = try file("matrix.json", #"{"opens_app": [], "opens_web": []}"#).path
+        for command in [
+            ["classify", "--rules", document], ["match", document], ["compile", document, "-o", folder.appendingPathComponent("x").path],
+            ["test", document, "--matrix", matrix], ["explain", document, "--app", "A", museumURL],
+        ] {
             let run = try CLIRunner.run(command + ["--domain", "https://cutt.ly/abc"], stdin: Data())
             XCTAssertEqual(run.status, 2, "\(command[0]): \(run.stderr)")
             XCTAssertTrue(run.stderr.contains("--domain takes a host name such as example.com, not a URL or a path: try --domain cutt.ly"), run.stderr)
