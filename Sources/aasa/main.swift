@@ -21,8 +21,11 @@ let commands: [String: (ArraySlice<String>) -> ExitCode] = [
 
 let overview = """
     OVERVIEW: match URLs against Apple apple-app-site-association (AASA) files, exactly and fast.
+    \(AASAVersion.line)
 
     USAGE: aasa <command> [options]
+           aasa help <command>    (the same as aasa <command> --help)
+           aasa --version
 
     COMMANDS:
       classify   Classify a stream of URLs against the AASA files of many domains (the main job).
@@ -36,10 +39,8 @@ let overview = """
       debug      Print a document's compiled automata (nfa | dfa), as stable text.
 
     Run 'aasa <command> --help' for a command's options. Semantics: docs/semantics.md.
-    Exit status: 0 ran; 1 classify wrote error records, test found a failing expectation, lint
-    found an error, diff found differences or cover found a rule without URL; 2 usage error;
-    3 a document (or the rules) could not be read; 4 diff found no difference without proving
-    equivalence.
+
+    \(ExitCode.table)
     """
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -47,9 +48,21 @@ guard let name = arguments.first else {
     printError(overview)
     exit(ExitCode.usage.rawValue)
 }
-if name == "--help" || name == "-h" || name == "help" {
-    print(overview)
+if name == "--version" || name == "-V" || name == "version" {
+    print(AASAVersion.line)
     exit(ExitCode.success.rawValue)
+}
+if name == "--help" || name == "-h" || name == "help" {
+    // `aasa help classify` is what people type after reading the overview.
+    guard name == "help", let topic = arguments.dropFirst().first else {
+        print(overview)
+        exit(ExitCode.success.rawValue)
+    }
+    guard let command = commands[topic] else {
+        printError("aasa help: unknown command '\(topic)'\n\n\(overview)")
+        exit(ExitCode.usage.rawValue)
+    }
+    exit(command(["--help"]).rawValue)
 }
 guard let command = commands[name] else {
     printError("aasa: unknown command '\(name)'\n\n\(overview)")

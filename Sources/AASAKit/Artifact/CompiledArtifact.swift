@@ -24,7 +24,8 @@ import Foundation
 public enum CompiledArtifact {
     /// 1: NFAs only. 2: NFAs with prebuilt DFA tables where they pay. 3: and suffix splits.
     public static let version: UInt32 = 3
-    static let magic: [UInt8] = Array("AASAFSA\0".utf8)
+    /// Public so that a command given an artifact where documents belong can say so.
+    public static let magic: [UInt8] = Array("AASAFSA\0".utf8)
     static let headerSize = 32
 
     /// One domain of an artifact.

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Reads a stream of URLs, one per line, the way SPEC 14 says: LF or CRLF terminators, spaces and
-/// tabs around the URL removed, blank lines skipped, every other line one record, in order.
+/// Reads a stream of URLs, one per line, the way SPEC 14 says: a leading UTF-8 byte order mark,
+/// LF or CRLF terminators and spaces and tabs around the URL removed, blank lines skipped, every
+/// other line one record, in order.
 ///
 /// Input is read in large blocks; each line is gathered into one reusable buffer, so reading
 /// allocates nothing per line. A line is judged *after* trimming: whether it is over the length
@@ -27,13 +28,16 @@ public struct URLLineReader {
     private var blockCount = 0
     private var position = 0
     private var atEOF = false
+    /// Whether the start of the stream was examined for a byte order mark.
+    private var startExamined = false
 
     private var assembler: LineAssembler
 
     public init(fileDescriptor: Int32, maxLineBytes: Int = Configuration.default.input.maxLineBytes, bufferBytes: Int = 1 << 20) {
         self.fileDescriptor = fileDescriptor
         self.maxLineBytes = maxLineBytes
-        self.block = [UInt8](repeating: 0, count: max(bufferBytes, 1))
+        // At least three bytes, so that the byte order mark fits in the first block.
+        self.block = [UInt8](repeating: 0, count: max(bufferBytes, 3))
         self.assembler = LineAssembler(maxLineBytes: maxLineBytes)
     }
 
@@ -48,18 +52,21 @@ public struct URLLineReader {
             if position >= blockCount {
                 if atEOF { return }
                 var block = self.block
-                let count = try block.withUnsafeMutableBytes { raw -> Int in
-                    guard let base = raw.baseAddress else { return 0 }
-                    while true {
-                        let n = read(fileDescriptor, base, raw.count)
-                        if n < 0, errno == EINTR { continue }
-                        if n < 0 { throw CocoaError(.fileReadUnknown, userInfo: ["errno": errno]) }
-                        return n
+                var count = try Self.read(fileDescriptor, into: &block, at: 0)
+                position = 0
+                if !startExamined {
+                    startExamined = true
+                    // A pipe may deliver the mark in pieces; read on only while what came could
+                    // still be one, so a short line typed at a terminal is never held back.
+                    while count > 0, count < 3, block.prefix(count).elementsEqual(Self.byteOrderMark.prefix(count)) {
+                        let more = try Self.read(fileDescriptor, into: &block, at: count)
+                        if more == 0 { break }
+                        count += more
                     }
+                    if count >= 3, block.prefix(3).elementsEqual(Self.byteOrderMark) { position = 3 }
                 }
                 self.block = block
                 blockCount = count
-                position = 0
                 if count == 0 {
                     atEOF = true
                     if assembler.hasPartialLine { try assembler.finish(body) }
@@ -83,6 +90,23 @@ public struct URLLineReader {
                 }
             }
         }
+    }
+
+    /// The UTF-8 byte order mark, which some editors and spreadsheet exports put first.
+    public static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// One `read` into `block` from `offset`, retried on EINTR.
+    private static func read(_ fileDescriptor: Int32, into block: inout [UInt8], at offset: Int) throws(InputReadError) -> Int {
+        let result = block.withUnsafeMutableBytes { raw -> Int in
+            guard let base = raw.baseAddress, offset < raw.count else { return 0 }
+            while true {
+                let n = Foundation.read(fileDescriptor, base + offset, raw.count - offset)
+                if n < 0, errno == EINTR { continue }
+                return n < 0 ? -Int(errno) : n
+            }
+        }
+        if result < 0 { throw InputReadError(code: Int32(-result)) }
+        return result
     }
 
     @inline(__always)
@@ -137,6 +161,17 @@ public struct URLLineReader {
         }
         return true
     }
+}
+
+/// A failed `read` of the input, described the way a person reads it ("Is a directory").
+public struct InputReadError: Error, Sendable, CustomStringConvertible {
+    public let code: Int32
+
+    public init(code: Int32) {
+        self.code = code
+    }
+
+    public var description: String { String(cString: strerror(code)) }
 }
 
 /// Gathers one line from segments (a line may arrive split across reads) and judges it as SPEC 14

@@ -23,6 +23,12 @@ struct LineBatch: Sendable {
 struct BatchProcessor {
     let parser: InputRecordParser
     let limits: Configuration.Input
+    /// `--blank-lines record`: a blank line gets an "empty line" error record, so that row n
+    /// of the output is line n of the input (Spark zips them back by position).
+    var recordBlankLines = false
+
+    static let emptyLine = "empty line"
+    static let jsonLineHint = "not a URL: the line is a JSON object (read JSON lines with --input-format ndjson)"
 
     func process(_ batch: LineBatch, with classifier: Classifier, into out: RecordBuffer) {
         if let preassembled = batch.preassembled {
@@ -44,11 +50,16 @@ struct BatchProcessor {
                 let segment = UnsafeBufferPointer(rebasing: all[start..<end])
                 switch LineAssembler.judgeWholeLine(segment, maxLineBytes: limits.maxLineBytes) {
                 case .line(let line): handle(line, classifier, out)
-                case .blank: break
+                case .blank: if recordBlankLines { appendEmptyLine(classifier, out) }
                 case .tooLongForWindow:
                     var assembler = LineAssembler(maxLineBytes: limits.maxLineBytes)
                     assembler.append(segment)
-                    assembler.finish { handle($0, classifier, out) }
+                    var delivered = false
+                    assembler.finish {
+                        delivered = true
+                        handle($0, classifier, out)
+                    }
+                    if !delivered, recordBlankLines { appendEmptyLine(classifier, out) }
                 }
                 start = end + 1
             }
@@ -64,6 +75,10 @@ struct BatchProcessor {
             if parser.format == .lines {
                 if bytes.count > limits.maxURLBytes {
                     appendTooLong(bytes, extra: nil, classifier, out)
+                } else if bytes.first == UInt8(ascii: "{") {
+                    // No URL starts with a brace (a scheme starts with a letter): one byte
+                    // compared per URL turns "no scheme" into the cause and its remedy.
+                    classifier.appendUnreadable(text: String(decoding: bytes, as: UTF8.self), message: Self.jsonLineHint, into: out)
                 } else {
                     classifier.classify(bytes, into: out)
                 }
@@ -83,12 +98,18 @@ struct BatchProcessor {
                 }
             case .invalid(let message, let extra):
                 classifier.appendUnreadable(text: String(decoding: bytes, as: UTF8.self), message: message, extra: extra, into: out)
+            case .emptyURL(let extra):
+                classifier.appendUnreadable(text: "", message: InputRecordParser.emptyURL, extra: extra, into: out)
             }
         }
     }
 }
 
 extension BatchProcessor {
+    func appendEmptyLine(_ classifier: Classifier, _ out: RecordBuffer) {
+        classifier.appendUnreadable(text: "", message: Self.emptyLine, into: out)
+    }
+
     /// A URL over `maxURLBytes` (shorter than its line): an error record showing its start,
     /// as the line reader shows an over-long line.
     func appendTooLong(_ url: UnsafeBufferPointer<UInt8>, extra: Classifier.Extra?, _ classifier: Classifier, _ out: RecordBuffer) {

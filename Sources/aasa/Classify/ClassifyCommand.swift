@@ -7,43 +7,60 @@ enum ClassifyCommand {
         name: "classify",
         abstract: "Classify a stream of URLs against the AASA files of many domains.",
         usage:
-            "aasa classify (--rules <file|dir> [--domain <d>] | --compiled <file>) [--input <file|->] [--format ndjson|tsv|csv] [--jobs <n>] [--engine dfa|reference] [--stats <file>]",
+            "aasa classify (--rules <file|dir> [--domain <host>] | --compiled <file>) [--input <file|->] [-o <file>] [--format ndjson|tsv|csv] [--jobs <n>] [--strict] [--quiet] [--stats <file>]",
         options: [
             .init(name: "rules", valueName: "file|dir", help: "One AASA file (with --domain), or a directory of documents named after their domains."),
             .init(name: "compiled", valueName: "file", help: "A compiled artifact from 'aasa compile', instead of --rules."),
-            .init(name: "domain", valueName: "domain", help: "The domain of a single --rules file."),
+            .init(name: "domain", valueName: "host", help: "The host that serves a single --rules file (a host name, not a URL)."),
             .init(name: "input", valueName: "file|-", help: "Input (default: standard input)."),
+            .init(name: "output", valueName: "file", help: "Write the records to this file (also -o; default: standard output)."),
             .init(name: "format", valueName: "ndjson|tsv|csv", help: "Output format (default ndjson)."),
             .init(name: "input-format", valueName: "lines|ndjson|csv", help: "Input format (default lines: one URL per line)."),
             .init(name: "url-field", valueName: "name", help: "With --input-format ndjson: the URL's field (default url)."),
             .init(name: "url-column", valueName: "n|name", help: "With --input-format csv: the URL's column, 1-based or by header name (default url)."),
+            .init(name: "blank-lines", valueName: "skip|record", help: "skip (default): no record; record: an \"empty line\" error record, so output row n is input line n."),
             .init(name: "jobs", valueName: "n", help: "Worker threads (default: all cores). Output order is input order."),
             .init(name: "engine", valueName: "dfa|reference", help: "dfa (default) or reference."),
-            .init(name: "stats", valueName: "file", help: "Also write the summary as JSON to this file."),
+            .init(name: "summary", valueName: "text|json|none", help: "The end-of-run summary on stderr (default text; none with --quiet)."),
+            .init(name: "stats", valueName: "file", help: "Also write the summary as JSON to this file (also when the run stops early)."),
         ] + CommandSupport.configurationOptions,
+        flags: [
+            .init(name: "strict", help: "Exit 1 when some records are errors (default: error records are data, exit 0)."),
+            .init(name: "quiet", help: "No progress line and no summary on stderr (unless --summary asks for one)."),
+            .init(name: "no-header", help: "With --format tsv or csv: no header row (e.g. one output per Spark partition)."),
+        ],
         discussion: """
             Rules directory layout: DOMAIN.json, DOMAIN/apple-app-site-association or
             DOMAIN/.well-known/apple-app-site-association (the last wins); hidden files are
-            skipped; a document that cannot be loaded (also: anything but a regular file, or
-            a broken symbolic link, where a document belongs) is reported at start and its
-            URLs get error records. Each input line gives exactly one record, in input order, whatever
-            --jobs is. NDJSON records are the `aasa match` record with "domain" after "url"
-            ("domain": null and no decisions when no document serves the host). TSV/CSV have
-            a header and the columns url, domain, apps (joined by |), rules (entry:rule per
-            matched app), error. A summary goes to stderr (and a progress line on a terminal).
+            skipped; a document that cannot be loaded (also: anything but a regular file, or a
+            broken symbolic link, where a document belongs) is reported at start and its URLs get
+            error records. Each non-blank input line gives exactly one record, in input order,
+            whatever --jobs is (every line with --blank-lines record). A leading UTF-8 byte order
+            mark is dropped; compressed input (gzip, zstd, xz) is refused with the command that
+            decompresses it. NDJSON records are the `aasa match` record with "domain" after
+            "url" ("domain": null and no decisions when no document serves the host). TSV/CSV
+            have a header (unless --no-header) and the columns url, domain, apps (joined by |),
+            rules (entry:rule per matched app), error. A summary goes to stderr (and a progress
+            line on a terminal). Every file named on the command line is checked before the run.
 
-            EXIT STATUS: 0 every record written and none is an error; 1 some records are errors
-            (their count is on stderr), or the output could not be written (the reason is on
-            stderr); 2 usage error; 3 the rules cannot be loaded. A closed standard output
-            (| head) ends the run quietly with status 0. Output is written in whole records, so
-            a run killed midway leaves a prefix of the full output: whole records in input
+            EXIT STATUS: 0 every input line got its record, error records included; 1 with
+            --strict, some records are errors; 2 usage error; 3 the rules or the artifact cannot
+            be read; 5 the input cannot be read or an output cannot be written (the reason is on
+            stderr). A closed standard output (| head) ends the run quietly with status 0, and
+            --stats is still written ("complete": false). Output is written in whole records,
+            so a run killed midway leaves a prefix of the full output: whole records in input
             order, and at most one cut record at the end.
             """)
+
+    enum SummaryMode: String {
+        case text, json, none
+    }
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
         let configuration: Configuration
-        switch CommandSupport.parse(spec, arguments) {
+        // `-o` is the conventional short form.
+        switch CommandSupport.parse(spec, ArraySlice(arguments.map { $0 == "-o" ? "--output" : $0 })) {
         case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
@@ -61,55 +78,151 @@ enum ClassifyCommand {
         guard let jobs = parsed.value("jobs").map({ Int($0) }) ?? cores, jobs >= 1, jobs <= 256 else {
             return CommandSupport.usageError(spec, "--jobs needs a whole number from 1 to 256")
         }
+        let blankLines = parsed.value("blank-lines") ?? "skip"
+        guard ["skip", "record"].contains(blankLines) else {
+            return CommandSupport.usageError(spec, "--blank-lines must be skip or record")
+        }
+        let quiet = parsed.has("quiet")
+        guard let summaryMode = SummaryMode(rawValue: parsed.value("summary") ?? (quiet ? "none" : "text")) else {
+            return CommandSupport.usageError(spec, "--summary must be text, json or none")
+        }
+        let domain: String?
+        if let given = parsed.value("domain") {
+            switch CommandSupport.documentDomain(given) {
+            case .success(let host): domain = host
+            case .failure(let error): return CommandSupport.usageError(spec, error.message)
+            }
+        } else {
+            domain = nil
+        }
+        let rulesPath = parsed.value("rules")
+        let artifactPath = parsed.value("compiled")
+        if let artifactPath {
+            guard rulesPath == nil else { return CommandSupport.usageError(spec, "give --rules or --compiled, not both") }
+            guard engine == .dfa else { return CommandSupport.usageError(spec, "--compiled holds automata: it needs --engine dfa") }
+        } else {
+            guard let rulesPath else { return CommandSupport.usageError(spec, "missing --rules (or --compiled)") }
+            if CommandSupport.isCompiledArtifact(rulesPath) {
+                return CommandSupport.usageError(spec, "\(rulesPath) is a compiled artifact, not AASA documents: use --compiled \(rulesPath)")
+            }
+        }
+
+        // Every file named on the command line is checked before the work starts: a typo in
+        // --stats must not cost a whole run.
+        let inputPath = parsed.value("input") ?? "-"
+        let input: Int32
+        if inputPath == "-" {
+            input = STDIN_FILENO
+        } else {
+            input = open(inputPath, O_RDONLY | O_CLOEXEC)
+            var info = stat()
+            let problem = input < 0 ? errno : fstat(input, &info) != 0 ? errno : info.st_mode & S_IFMT == S_IFDIR ? EISDIR : 0
+            if problem != 0 {
+                if input >= 0 { close(input) }
+                printError("aasa classify: cannot read the input \(inputPath): \(CommandSupport.reason(problem))")
+                return .inputOutput
+            }
+        }
+        defer { if input != STDIN_FILENO { close(input) } }
+        var sideFiles: [OutputFile] = []
+        func openOutput(_ path: String) -> OutputFile? {
+            switch OutputFile.open(path) {
+            case .success(let file):
+                sideFiles.append(file)
+                return file
+            case .failure(let error):
+                printError("aasa classify: \(error)")
+                return nil
+            }
+        }
+        /// Before any record is written: files this run created go again.
+        func refused(_ code: ExitCode) -> ExitCode {
+            for file in sideFiles { file.discard() }
+            return code
+        }
+        let outputPath = parsed.value("output").flatMap { $0 == "-" ? nil : $0 }
+        var outputFile: OutputFile?
+        if let outputPath {
+            guard let file = openOutput(outputPath) else { return refused(.inputOutput) }
+            outputFile = file
+        }
+        var statsFile: OutputFile?
+        if let statsPath = parsed.value("stats") {
+            guard let file = openOutput(statsPath) else { return refused(.inputOutput) }
+            statsFile = file
+        }
+        defer { for file in sideFiles { file.close() } }
 
         // Rules: a compiled artifact, or documents to load and compile now.
         let rules: ClassifierRules
-        if let artifact = parsed.value("compiled") {
-            guard parsed.value("rules") == nil else { return CommandSupport.usageError(spec, "give --rules or --compiled, not both") }
-            guard engine == .dfa else { return CommandSupport.usageError(spec, "--compiled holds automata: it needs --engine dfa") }
+        if let artifactPath {
             do {
-                rules = ClassifierRules(artifact: try CompiledArtifact.load(path: artifact, configuration: configuration))
+                rules = ClassifierRules(artifact: try CompiledArtifact.load(path: artifactPath, configuration: configuration))
             } catch {
-                printError("aasa classify: cannot load \(artifact): \(error)")
-                return .unreadableDocument
+                let hint = error == .notAnArtifact ? " (AASA documents go to --rules)" : ""
+                printError("aasa classify: cannot load \(artifactPath): \(error)\(hint)")
+                return refused(.unreadableDocument)
             }
             for failure in rules.failures {
                 printError("aasa classify: cannot use the document of \(failure.domain): \(failure.reason)")
             }
         } else {
-            guard let rulesPath = parsed.value("rules") else { return CommandSupport.usageError(spec, "missing --rules (or --compiled)") }
-            switch RulesLoader.load(rulesPath, domain: parsed.value("domain"), engine: engine, configuration: configuration, command: "classify", threads: jobs) {
+            switch RulesLoader.load(rulesPath ?? "", domain: domain, engine: engine, configuration: configuration, command: "classify", threads: jobs) {
             case .success(let loaded): rules = loaded
-            case .failure(let code): return code == .usage ? CommandSupport.usageError(spec, "a single --rules file needs --domain") : code
+            case .failure(let code):
+                return refused(code == .usage ? CommandSupport.usageError(spec, "a single --rules file needs --domain (or give a directory of documents)") : code)
             }
         }
 
+        // Before the first read: a slow producer is exactly when the line must move.
+        let progress = !quiet && isatty(STDERR_FILENO) != 0 ? Progress() : nil
+        progress?.begin()
+        defer { progress?.end() }
+
         // Input.
-        let inputPath = parsed.value("input") ?? "-"
-        let input: Int32 = inputPath == "-" ? STDIN_FILENO : open(inputPath, O_RDONLY)
-        guard input >= 0 else {
-            printError("aasa classify: cannot open the input \(inputPath): \(String(cString: strerror(errno)))")
-            return .usage
-        }
-        defer { if input != STDIN_FILENO { close(input) } }
         var reader = RawBatchReader(fileDescriptor: input, maxLineBytes: configuration.input.maxLineBytes)
+        do throws(InputReadError) {
+            if case .compressed(let name, let command) = try reader.examineStart() {
+                let source = inputPath == "-" ? "FILE" : inputPath
+                printError(
+                    "aasa classify: the input is \(name)-compressed; decompress it first: \(command) \(source) | aasa classify ...")
+                return refused(.inputOutput)
+            }
+        } catch {
+            printError("aasa classify: cannot read the input: \(error)")
+            return refused(.inputOutput)
+        }
 
         var parser = InputRecordParser(format: inputFormat, urlField: parsed.value("url-field") ?? "url", outputFormat: format)
-        let output = OutputStream(fileDescriptor: STDOUT_FILENO, flushThreshold: 1 << 18)
+        let output = OutputStream(fileDescriptor: outputFile?.fileDescriptor ?? STDOUT_FILENO, flushThreshold: 1 << 18)
         let started = Date()
-        let progress = isatty(STDERR_FILENO) != 0 ? Progress() : nil
+        // The stats file is written however the run ends once it has begun, so that a job
+        // stopped by `| head` still leaves its counts; "complete" says whether they cover the
+        // whole input. False when the file cannot be written (the message is printed).
+        func writeStats(_ summary: Summary) -> Bool {
+            guard let statsFile, let code = statsFile.write(Array(summary.json.utf8)) else { return true }
+            printError("aasa classify: \(OutputFileError(path: statsFile.path, code: code))")
+            return false
+        }
+        func stoppedBeforeTheRecords(_ code: ExitCode) -> ExitCode {
+            var summary = Summary(rules: rules, statistics: ClassifyStatistics(rules: rules), elapsed: Date().timeIntervalSince(started), jobs: jobs)
+            summary.complete = false
+            if !writeStats(summary), code == .success { return .inputOutput }
+            return code
+        }
 
         var firstBatch: LineBatch?
         var extraColumnNames: [String] = []
         do {
             firstBatch = try reader.next()
-            if inputFormat == .csv {
+            // An empty input (an empty Spark partition) has no header row and needs none.
+            if inputFormat == .csv, firstBatch != nil {
                 // The header row names the columns; it is the first line of the first batch.
                 guard var batch = firstBatch, batch.preassembled == nil,
                     let newline = batch.raw.firstIndex(of: UInt8(ascii: "\n")) ?? (batch.raw.isEmpty ? nil : batch.raw.count)
                 else {
                     printError("aasa classify: the CSV input has no header row")
-                    return .usage
+                    return refused(.usage)
                 }
                 var headerLine = Array(batch.raw[..<newline])
                 if headerLine.last == UInt8(ascii: "\r") { headerLine.removeLast() }
@@ -121,61 +234,63 @@ enum ClassifyCommand {
                 let wanted = parsed.value("url-column") ?? "url"
                 if let number = Int(wanted) {
                     guard number >= 1, number <= names.count else {
-                        return CommandSupport.usageError(spec, "--url-column \(number) is not a column of the header (\(names.count) columns)")
+                        return refused(CommandSupport.usageError(spec, "--url-column \(number) is not a column of the header (\(names.count) columns)"))
                     }
                     parser.urlColumn = number - 1
                 } else if let index = names.firstIndex(of: wanted) {
                     parser.urlColumn = index
                 } else {
-                    return CommandSupport.usageError(spec, "--url-column '\(wanted)' is not in the header: \(names.joined(separator: ", "))")
+                    return refused(CommandSupport.usageError(spec, "--url-column '\(wanted)' is not in the header: \(names.joined(separator: ", "))"))
                 }
                 parser.otherColumnNames = names.enumerated().filter { $0.offset != parser.urlColumn }.map(\.element)
                 extraColumnNames = format == .ndjson ? [] : parser.otherColumnNames
             } else if inputFormat == .ndjson {
                 extraColumnNames = format == .ndjson ? [] : ["fields"]
             }
-            try output.append { $0.append(contentsOf: format.header(extraColumns: extraColumnNames)) }
+            if !parsed.has("no-header") {
+                try output.append { $0.append(contentsOf: format.header(extraColumns: extraColumnNames)) }
+            }
             // Now, not with the first records: the pipeline's writer only flushes what the
             // workers produce, so an empty input would otherwise lose its TSV/CSV header.
             try output.flush()
         } catch let failure as OutputStream.WriteFailure {
             switch failure {
-            case .closed: return .success
-            case .failed(let code): return writeFailed(code)
+            case .closed: return stoppedBeforeTheRecords(.success)
+            case .failed(let code): return stoppedBeforeTheRecords(writeFailed(code, outputPath))
             }
         } catch {
             printError("aasa classify: cannot read the input: \(error)")
-            return .failure
+            return stoppedBeforeTheRecords(.inputOutput)
         }
 
-        let processor = BatchProcessor(parser: parser, limits: configuration.input)
+        var processor = BatchProcessor(parser: parser, limits: configuration.input)
+        processor.recordBlankLines = blankLines == "record"
         let pipeline = Pipeline(
             reader: reader, firstBatch: firstBatch, rules: rules, format: format, processor: processor, jobs: jobs, output: output,
             progress: progress)
         let outcome = pipeline.run()
+        progress?.end()
         let statistics = outcome.statistics
-        let readError = outcome.readError
-        if let code = outcome.writeError { return writeFailed(code) }
-        let outputClosed = outcome.outputClosed
-        progress?.clear()
-        if outputClosed { return .success }
-        let elapsed = Date().timeIntervalSince(started)
-        let summary = Summary(rules: rules, statistics: statistics, elapsed: elapsed, jobs: jobs)
-        printError(summary.text)
-        if let statsPath = parsed.value("stats") {
-            do {
-                try Data(summary.json.utf8).write(to: URL(fileURLWithPath: statsPath))
-            } catch {
-                printError("aasa classify: cannot write --stats \(statsPath): \(error)")
-                return .failure
-            }
+        let stoppedEarly = outcome.outputClosed || outcome.writeError != nil || outcome.readError != nil
+        var summary = Summary(rules: rules, statistics: statistics, elapsed: Date().timeIntervalSince(started), jobs: jobs)
+        summary.complete = !stoppedEarly
+
+        let statsFailed = !writeStats(summary)
+        if let code = outcome.writeError { return writeFailed(code, outputPath) }
+        // A closed output ends the run quietly: the reader went away on purpose.
+        if outcome.outputClosed { return statsFailed ? .inputOutput : .success }
+        switch summaryMode {
+        case .text: printError(summary.text)
+        case .json: printError(summary.json)
+        case .none: break
         }
-        if let readError {
-            printError("aasa classify: reading the input failed: \(readError)")
-            return .failure
+        if let readError = outcome.readError {
+            printError("aasa classify: cannot read the input: \(readError); the output is incomplete")
+            return .inputOutput
         }
-        if statistics.errors > 0 {
-            printError("aasa classify: \(statistics.errors) records are errors")
+        if statsFailed { return .inputOutput }
+        if parsed.has("strict"), statistics.errors > 0 {
+            printError("aasa classify: \(statistics.errors) records are errors (--strict)")
             return .failure
         }
         return .success
@@ -183,8 +298,8 @@ enum ClassifyCommand {
 
     /// A failed write (a full disk, `/dev/full`, an I/O error) ends the run at once: the records
     /// after it could not be delivered either, and the exit status must not claim they were.
-    private static func writeFailed(_ code: Int32) -> ExitCode {
-        printError("aasa classify: cannot write the output: \(String(cString: strerror(code))); the output is incomplete")
-        return .failure
+    private static func writeFailed(_ code: Int32, _ path: String?) -> ExitCode {
+        printError("aasa classify: cannot write \(path ?? "the output"): \(CommandSupport.reason(code)); the output is incomplete")
+        return .inputOutput
     }
 }

@@ -24,6 +24,8 @@ struct InputRecordParser {
     enum Parsed {
         case url([UInt8], Classifier.Extra)
         case invalid(String, Classifier.Extra)
+        /// The URL field is there but empty: its record shows an empty URL, not the line.
+        case emptyURL(Classifier.Extra)
     }
 
     func parse(_ line: UnsafeBufferPointer<UInt8>) -> Parsed {
@@ -44,7 +46,9 @@ struct InputRecordParser {
             guard case .string(let url)? = object[urlField] else {
                 return .invalid("the record has no string field \"\(urlField)\"", extra)
             }
-            return .url(Array(Self.trimmed(url).utf8), extra)
+            let trimmed = Self.trimmed(url)
+            guard !trimmed.isEmpty else { return .emptyURL(extra) }
+            return .url(Array(trimmed.utf8), extra)
         case .csv:
             let fields = Self.csvFields(line)
             guard urlColumn < fields.count else {
@@ -59,9 +63,14 @@ struct InputRecordParser {
             }
             JSONWriter.append(.object(object), to: &json)
             let extra = Classifier.Extra(json: outputFormat == .ndjson ? json : nil, columns: outputFormat == .ndjson ? [] : others)
-            return .url(Array(Self.trimmed(String(decoding: fields[urlColumn], as: UTF8.self)).utf8), extra)
+            let url = Self.trimmed(String(decoding: fields[urlColumn], as: UTF8.self))
+            guard !url.isEmpty else { return .emptyURL(extra) }
+            return .url(Array(url.utf8), extra)
         }
     }
+
+    /// Said of an empty URL field, which would otherwise get the splitter's "no scheme".
+    static let emptyURL = "empty URL"
 
     static func trimmed(_ text: String) -> String {
         var scalars = text.unicodeScalars[...]

@@ -1,41 +1,100 @@
 import Foundation
 
-/// A progress line on a terminal's stderr, refreshed a few times a second.
+/// A progress line on a terminal's stderr, redrawn by its own thread a few times a second.
+///
+/// On a timer rather than when records arrive: a slow producer (`tail -f`, a stalled pipe) or
+/// a long first batch would otherwise freeze the line, and a frozen line looks like a hang.
 final class Progress: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private let start = Date()
-    private var lastDraw = Date.distantPast
     private var records = 0
+    private var stopped = false
+    private var finished = false
+    static let interval = 0.25
 
-    /// Adds `count` records, or sets the total when `total` is given.
-    func add(records count: Int, total: Int? = nil) {
-        lock.lock()
-        records = total ?? (records + count)
-        let now = Date()
-        let draw = now.timeIntervalSince(lastDraw) > 0.25
-        if draw { lastDraw = now }
-        let snapshot = records
-        lock.unlock()
-        if draw { redraw(snapshot, now) }
+    /// Starts the redrawing thread.
+    func begin() {
+        let thread = Thread { [self] in loop() }
+        thread.start()
+    }
+
+    func add(records count: Int) {
+        condition.lock()
+        records += count
+        condition.unlock()
+    }
+
+    private func loop() {
+        condition.lock()
+        while !stopped {
+            let snapshot = records
+            condition.unlock()
+            redraw(snapshot, Date())
+            condition.lock()
+            _ = condition.wait(until: Date().addingTimeInterval(Self.interval))
+        }
+        finished = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     private func redraw(_ records: Int, _ now: Date) {
         let elapsed = now.timeIntervalSince(start)
         let rate = elapsed > 0 ? Double(records) / elapsed : 0
-        let line = String(format: "\r%ld records, %.0f records/s, %.1f s elapsed", records, rate, elapsed)
-        printErrorRaw(line)
+        StandardError.drawProgress(String(format: "\r%ld records, %.0f records/s, %.1f s elapsed\u{1B}[K", records, rate, elapsed))
     }
 
-    func clear() {
-        printErrorRaw("\r\u{1B}[K")
+    /// Stops the thread and clears the line, so that what follows on stderr starts clean; once
+    /// only, so that early returns may call it too.
+    func end() {
+        condition.lock()
+        if stopped {
+            condition.unlock()
+            return
+        }
+        stopped = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
+        StandardError.clearProgress()
     }
 }
 
-/// Writes to stderr without a newline (for the progress line).
-func printErrorRaw(_ text: String) {
-    var bytes = Array(text.utf8)
-    bytes.withUnsafeMutableBytes { raw in
-        guard let base = raw.baseAddress else { return }
-        _ = Foundation.write(STDERR_FILENO, base, raw.count)
+/// Standard error shared by messages and the progress line: a message first clears the line,
+/// so that it never lands in the middle of it, and the next redraw comes below the message.
+enum StandardError {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var progressShown = false
+
+    static func write(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        if progressShown {
+            raw("\r\u{1B}[K")
+            progressShown = false
+        }
+        raw(text)
+    }
+
+    static func drawProgress(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        raw(line)
+        progressShown = true
+    }
+
+    static func clearProgress() {
+        lock.lock()
+        defer { lock.unlock() }
+        if progressShown { raw("\r\u{1B}[K") }
+        progressShown = false
+    }
+
+    private static func raw(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            _ = Foundation.write(STDERR_FILENO, base, raw.count)
+        }
     }
 }

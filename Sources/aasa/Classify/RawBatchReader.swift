@@ -20,8 +20,22 @@ struct RawBatchReader {
         self.batchBytes = batchBytes
     }
 
+    /// Reads the first bytes and tells what they are; a byte order mark is dropped here, before
+    /// any line is cut (the CSV header row included). Call once, before `next()`.
+    mutating func examineStart() throws(InputReadError) -> InputStart {
+        while InputStart.needsMore(carry[...]) {
+            if try readMore(into: &carry, upTo: 8) == 0 {
+                atEOF = true
+                break
+            }
+        }
+        let (start, length) = InputStart.of(carry[...])
+        if start == .byteOrderMark { carry.removeFirst(length) }
+        return start
+    }
+
     /// The next batch, or `nil` at the end of the input.
-    mutating func next() throws -> LineBatch? {
+    mutating func next() throws(InputReadError) -> LineBatch? {
         if atEOF && carry.isEmpty { return nil }
         var buffer = carry
         carry = []
@@ -46,7 +60,7 @@ struct RawBatchReader {
 
     /// A line with no newline within the window: assembled here, byte for byte as a worker
     /// would, keeping only the window.
-    private mutating func assembleLongLine(_ start: [UInt8]) throws -> LineBatch {
+    private mutating func assembleLongLine(_ start: [UInt8]) throws(InputReadError) -> LineBatch {
         var assembler = LineAssembler(maxLineBytes: maxLineBytes)
         var pending = start
         while true {
@@ -73,11 +87,12 @@ struct RawBatchReader {
             case .invalid(let text, let error): batch.preassembled = .invalid(text, error.description)
             }
         }
-        if batch.preassembled == nil { batch.raw = [] }
+        // A long line of nothing but blanks stays one blank line: `--blank-lines record`
+        // gives it its record like any other blank line.
         return batch
     }
 
-    private func readMore(into buffer: inout [UInt8], upTo limit: Int) throws -> Int {
+    private func readMore(into buffer: inout [UInt8], upTo limit: Int) throws(InputReadError) -> Int {
         let before = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: limit))
         let count = buffer.withUnsafeMutableBytes { raw -> Int in
@@ -85,11 +100,11 @@ struct RawBatchReader {
             while true {
                 let n = read(fileDescriptor, base + before, limit)
                 if n < 0, errno == EINTR { continue }
-                return n
+                return n < 0 ? -Int(errno) : n
             }
         }
         buffer.removeSubrange((before + max(count, 0))...)
-        if count < 0 { throw CocoaError(.fileReadUnknown, userInfo: ["errno": errno]) }
+        if count < 0 { throw InputReadError(code: Int32(-count)) }
         return count
     }
 

@@ -1,12 +1,16 @@
 import AASAKit
 import Foundation
 
-/// The end-of-run summary of `classify`: for a person on stderr, and as JSON for `--stats`.
+/// The end-of-run summary of `classify`: for a person on stderr, and as JSON for `--stats` and
+/// `--summary json`.
 struct Summary {
     let rules: ClassifierRules
     let statistics: ClassifyStatistics
     let elapsed: Double
     let jobs: Int
+    /// False when the run stopped before the end of the input (a closed or failed output, a
+    /// failed read): the counts are then those of the records classified until it stopped.
+    var complete = true
 
     var rate: Double { elapsed > 0 ? Double(statistics.records) / elapsed : 0 }
 
@@ -56,7 +60,7 @@ struct Summary {
                 ("without_domain", .number(String(statistics.withoutDomain))),
                 ("seconds", .number(String(format: "%.6f", elapsed))),
                 ("records_per_second", .number(String(format: "%.0f", rate))), ("jobs", .number(String(jobs))),
-                ("domains", .array(domains)),
+                ("complete", .bool(complete)), ("domains", .array(domains)),
             ]))
         return root.serialized() + "\n"
     }

@@ -80,6 +80,35 @@ enum CommandSupport {
         return .success(domain)
     }
 
+    /// `--domain` of a single document: the host that serves it. A URL or a path given there
+    /// would be accepted as a host no URL ever has, and every URL would then quietly get
+    /// "no document", so it is refused with the host it probably meant.
+    static func documentDomain(_ value: String) -> Result<String, UsageError> {
+        var rest = Substring(value)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard value.contains("/") else { return .success(value) }
+        let hint = host.isEmpty || host == Substring(value) ? "" : ": try --domain \(host)"
+        return .failure(UsageError(message: "--domain takes a host name such as example.com, not a URL or a path\(hint)"))
+    }
+
+    /// Whether the file at `path` starts with a compiled artifact's magic bytes, so that a
+    /// command given an artifact where documents belong can point to `--compiled` instead of
+    /// reporting invalid JSON.
+    static func isCompiledArtifact(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+        var head = [UInt8](repeating: 0, count: CompiledArtifact.magic.count)
+        let count = head.withUnsafeMutableBytes { raw in raw.baseAddress.map { read(descriptor, $0, raw.count) } ?? -1 }
+        return count == head.count && head == CompiledArtifact.magic
+    }
+
+    /// The reason for `errno`, as a person reads it ("Permission denied").
+    static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+
     static let engineNames = ["dfa", "reference"]
 
     /// Builds the named engine; a document the compiler cannot handle within its limits is

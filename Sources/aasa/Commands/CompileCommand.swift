@@ -9,7 +9,7 @@ enum CompileCommand {
         usage: "aasa compile <file|dir> [--domain <domain>] --output <file>",
         options: [
             .init(name: "output", valueName: "file", help: "Where to write the artifact (required; also -o)."),
-            .init(name: "domain", valueName: "domain", help: "The domain of a single file."),
+            .init(name: "domain", valueName: "host", help: "The host that serves a single file (a host name, not a URL)."),
         ] + CommandSupport.configurationOptions,
         discussion: """
             PATH is what 'classify --rules' takes: one file (with --domain) or a directory of
@@ -21,8 +21,9 @@ enum CompileCommand {
             such, and their URLs get error records, as with --rules. A corrupt, truncated or
             other-version artifact is refused with a message.
 
-            EXIT STATUS: 0 written; 2 usage error; 3 the documents cannot be read; 1 the
-            artifact cannot be written.
+            EXIT STATUS: 0 written; 2 usage error; 3 the documents cannot be read; 5 the
+            artifact cannot be written (checked before compiling; the file is replaced whole or
+            not at all).
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
@@ -36,18 +37,37 @@ enum CompileCommand {
         }
         guard parsed.positionals.count == 1 else { return CommandSupport.usageError(spec, "expected one <file|dir>") }
         guard let output = parsed.value("output") else { return CommandSupport.usageError(spec, "missing --output") }
+        var domain: String?
+        if let given = parsed.value("domain") {
+            switch CommandSupport.documentDomain(given) {
+            case .success(let host): domain = host
+            case .failure(let error): return CommandSupport.usageError(spec, error.message)
+            }
+        }
+        let source = parsed.positionals[0]
+        if CommandSupport.isCompiledArtifact(source) {
+            return CommandSupport.usageError(spec, "\(source) is already a compiled artifact: give it to 'aasa classify --compiled'")
+        }
+        // Before compiling, which can take seconds: a path that cannot be written is known now.
+        let file: AtomicOutputFile
+        switch AtomicOutputFile.open(output) {
+        case .success(let opened): file = opened
+        case .failure(let error):
+            printError("aasa compile: \(error)")
+            return .inputOutput
+        }
         let rules: ClassifierRules
-        switch RulesLoader.load(parsed.positionals[0], domain: parsed.value("domain"), engine: .dfa, configuration: configuration, command: "compile") {
+        switch RulesLoader.load(source, domain: domain, engine: .dfa, configuration: configuration, command: "compile") {
         case .success(let loaded): rules = loaded
-        case .failure(let code): return code == .usage ? CommandSupport.usageError(spec, "a single file needs --domain") : code
+        case .failure(let code):
+            file.discard()
+            return code == .usage ? CommandSupport.usageError(spec, "a single file needs --domain") : code
         }
         var counts = CompiledArtifact.Counts()
         let bytes = CompiledArtifact.encode(rules, budget: .init(), counts: &counts)
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: output), options: .atomic)
-        } catch {
-            printError("aasa compile: cannot write \(output): \(error)")
-            return .failure
+        if let error = file.commit(bytes) {
+            printError("aasa compile: \(error)")
+            return .inputOutput
         }
         printError(
             "aasa compile: \(rules.domains.count) domains, \(bytes.count) bytes written to \(output) (automata: \(counts.prebuilt) prebuilt DFA tables, \(counts.lazy) lazy)")

@@ -31,7 +31,12 @@ enum ExplainCommand {
         guard parsed.positionals.count == 2 else {
             return CommandSupport.usageError(spec, "expected <file> and one <url>")
         }
-        guard let domain = parsed.value("domain") else { return CommandSupport.usageError(spec, "missing --domain") }
+        guard let given = parsed.value("domain") else { return CommandSupport.usageError(spec, "missing --domain") }
+        let domain: String
+        switch CommandSupport.documentDomain(given) {
+        case .success(let host): domain = host
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
         guard let app = parsed.value("app") else { return CommandSupport.usageError(spec, "missing --app") }
         let document: AASADocument
         switch CommandSupport.loadDocument(parsed.positionals[0], configuration: configuration) {

@@ -32,7 +32,8 @@ enum LintCommand {
 
             EXIT STATUS: 0 no finding of severity error (warnings and notes allowed); 1 some
             finding is an error; 2 usage error; 3 a file cannot be read at all (missing, a
-            directory, no permission), which wins over 1; the other files are still linted.
+            directory, no permission), which wins over 1; the other files are still linted;
+            5 the output cannot be written.
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
@@ -65,6 +66,7 @@ enum LintCommand {
             // The reader went away (`| head`): the exit status still tells the outcome.
         } catch {
             printError("aasa lint: \(error)")
+            return .inputOutput
         }
         if report.unreadableCount > 0 { return .unreadableDocument }
         return report.count(.error) > 0 ? .failure : .success

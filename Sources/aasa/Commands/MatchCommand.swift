@@ -12,17 +12,21 @@ enum MatchCommand {
             .init(name: "app", valueName: "app-id", help: "Decide for this app only."),
             .init(name: "engine", valueName: "engine", help: "dfa (the compiled engine, default) or reference (the oracle)."),
         ] + CommandSupport.configurationOptions,
+        flags: [.init(name: "strict", help: "Exit 1 when some records are errors (default: error records are data, exit 0).")],
         discussion: """
             URLs come from the arguments, or one per line on standard input when none are given
-            (LF or CRLF; surrounding spaces and tabs removed; blank lines skipped).
+            (a leading UTF-8 byte order mark, LF or CRLF and surrounding spaces and tabs
+            removed; blank lines skipped).
             Each URL gives one line of JSON, keys in this order:
               {"url": …, "apps": [apps whose decision is match], "decisions": [{"app": …,
                "decision": "match"|"exclude"|"no_match", "entry": i, "rule": j}, …]}
             "entry" and "rule" (the deciding rule, in the document's own numbering) appear for
             match and exclude. A URL that cannot be split gives {"url": …, "error": …}.
 
-            EXIT STATUS: 0 ran; 1 the output could not be written (a closed pipe, as with
-            | head, is not an error); 2 usage error; 3 the document cannot be read.
+            EXIT STATUS: 0 every URL got its record, error records included; 1 with --strict,
+            some records are errors; 2 usage error; 3 the document cannot be read; 5 standard
+            input cannot be read or the output cannot be written (a closed pipe, as with
+            | head, is not an error: status 0).
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
@@ -33,7 +37,12 @@ enum MatchCommand {
         case .failure(let code): return code
         }
         guard let file = parsed.positionals.first else { return CommandSupport.usageError(spec, "missing <file>") }
-        guard let domain = parsed.value("domain") else { return CommandSupport.usageError(spec, "missing --domain") }
+        guard let given = parsed.value("domain") else { return CommandSupport.usageError(spec, "missing --domain") }
+        let domain: String
+        switch CommandSupport.documentDomain(given) {
+        case .success(let host): domain = host
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
         let engineName = parsed.value("engine") ?? "dfa"
         guard CommandSupport.engineNames.contains(engineName) else {
             return CommandSupport.usageError(spec, "unknown engine '\(engineName)' (choose \(CommandSupport.engineNames.joined(separator: ", ")))")
@@ -50,18 +59,21 @@ enum MatchCommand {
         }
         let app = parsed.value("app")
         let output = OutputStream(fileDescriptor: STDOUT_FILENO)
+        var errors = 0
 
         func emit(_ url: String) throws(OutputStream.WriteFailure) {
             try output.append { buffer in
                 if url.utf8.count > configuration.input.maxURLBytes {
                     let error = URLSplitError.tooLong(length: url.utf8.count, limit: configuration.input.maxURLBytes)
                     RecordWriter.appendError(url: url, error: error.description, to: &buffer)
+                    errors += 1
                     return
                 }
                 do throws(URLSplitError) {
                     RecordWriter.appendMatch(url: url, decision: try engine.decide(url, app: app), to: &buffer)
                 } catch {
                     RecordWriter.appendError(url: url, error: error.description, to: &buffer)
+                    errors += 1
                 }
             }
         }
@@ -80,6 +92,7 @@ enum MatchCommand {
                     case .url(let bytes):
                         try emit(String(decoding: bytes, as: UTF8.self))
                     case .invalid(let text, let error):
+                        errors += 1
                         try output.append { RecordWriter.appendError(url: text, error: error.description, to: &$0) }
                     }
                 }
@@ -88,10 +101,16 @@ enum MatchCommand {
         } catch OutputStream.WriteFailure.closed {
             return .success
         } catch OutputStream.WriteFailure.failed(let code) {
-            printError("aasa match: cannot write the output: \(String(cString: strerror(code))); the output is incomplete")
-            return .failure
+            printError("aasa match: cannot write the output: \(CommandSupport.reason(code)); the output is incomplete")
+            return .inputOutput
         } catch {
-            printError("aasa match: reading the input failed: \(error)")
+            // What was read before the failure was written; flushing it is all that is left.
+            try? output.flush()
+            printError("aasa match: cannot read the input: \(error); the output is incomplete")
+            return .inputOutput
+        }
+        if parsed.has("strict"), errors > 0 {
+            printError("aasa match: \(errors) records are errors (--strict)")
             return .failure
         }
         return .success

@@ -42,6 +42,9 @@ enum TestCommand {
         guard CommandSupport.engineNames.contains(engineName) else {
             return CommandSupport.usageError(spec, "unknown engine '\(engineName)'")
         }
+        if let given = parsed.value("domain"), case .failure(let error) = CommandSupport.documentDomain(given) {
+            return CommandSupport.usageError(spec, error.message)
+        }
         let expectations: [Expectation]
         switch loadMatrix(matrixPath) {
         case .success(let value): expectations = value

@@ -4,10 +4,17 @@ import Foundation
 /// Buffered writing to a file descriptor in large blocks, with the failure modes a pipeline
 /// tool needs: a closed pipe (`| head`) ends the run quietly, any other write error is reported.
 final class OutputStream {
-    enum WriteFailure: Error {
+    enum WriteFailure: Error, CustomStringConvertible {
         /// The reader went away (EPIPE): stop quietly, nothing more can be delivered.
         case closed
         case failed(errno: Int32)
+
+        var description: String {
+            switch self {
+            case .closed: return "cannot write the output: the reader closed it"
+            case .failed(let code): return "cannot write the output: \(String(cString: strerror(code)))"
+            }
+        }
     }
 
     private let fileDescriptor: Int32
@@ -61,10 +68,5 @@ final class OutputStream {
 
 /// Writes a line to standard error, unbuffered (diagnostics must not wait for the output).
 func printError(_ message: String) {
-    let line = message.hasSuffix("\n") ? message : message + "\n"
-    var bytes = Array(line.utf8)
-    bytes.withUnsafeMutableBytes { raw in
-        guard let base = raw.baseAddress else { return }
-        _ = Foundation.write(STDERR_FILENO, base, raw.count)
-    }
+    StandardError.write(message.hasSuffix("\n") ? message : message + "\n")
 }

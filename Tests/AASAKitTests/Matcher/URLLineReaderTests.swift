@@ -157,6 +157,26 @@ final class URLLineReaderTests: XCTestCase {
 
     // MARK: UTF-8
 
+    // MARK: Byte order mark
+
+    func test_byteOrderMark_atTheStartIsRemovedEvenWhenItArrivesByteByByte() throws {
+        let bytes = URLLineReader.byteOrderMark + Array("https://a.example/1\nhttps://a.example/2\n".utf8)
+        for source in [Source.file, .pipe(chunk: 1), .pipe(chunk: 2)] {
+            for bufferBytes in [0, 1 << 20] {
+                XCTAssertEqual(
+                    try read(bytes, source: source, bufferBytes: bufferBytes), [.url("https://a.example/1"), .url("https://a.example/2")],
+                    "\(source), buffer \(bufferBytes)")
+            }
+        }
+    }
+
+    func test_byteOrderMark_elsewhereIsContentAndAPartialOneIsInvalid() throws {
+        let second = Array("https://a.example/1\n".utf8) + URLLineReader.byteOrderMark + Array("https://a.example/2".utf8)
+        XCTAssertEqual(try read(second, source: .pipe(chunk: 1)), [.url("https://a.example/1"), .url("\u{FEFF}https://a.example/2")])
+        XCTAssertEqual(try read([0xEF, 0xBB], source: .pipe(chunk: 1)), [.invalid("\u{FFFD}", .invalidUTF8)])
+        XCTAssertEqual(try read(URLLineReader.byteOrderMark, source: .pipe(chunk: 1)), [])
+    }
+
     func test_utf8_validMultibyteIsAURL() throws {
         XCTAssertEqual(try read("https://h/café/\u{1F600}\n"), [.url("https://h/café/\u{1F600}")])
     }
