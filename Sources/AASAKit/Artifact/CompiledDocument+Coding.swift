@@ -98,11 +98,15 @@ extension CompiledDocument {
             throw .corrupt("a query predicate number is out of range")
         }
         func automaton(tagLimit: Int) throws(ArtifactError) -> LazyDFA {
-            let nfa = try NFA.decode(from: &reader)
+            let nfa = try NFA.decode(from: &reader, limits: configuration.automata)
             for kind in nfa.kinds {
                 if case .match(let tag) = kind, Int(tag) >= tagLimit { throw .corrupt("an automaton accepts an unknown rule") }
             }
-            let prebuilt = try reader.bool() ? try LazyDFA.Prebuilt.decode(from: &reader, tagLimit: tagLimit) : nil
+            var prebuilt = try reader.bool() ? try LazyDFA.Prebuilt.decode(from: &reader, nfa: nfa, tagLimit: tagLimit) : nil
+            // `eager-dfa-states` bounds the tables a process holds, whoever built them: a larger
+            // table is left out and the automaton runs lazily, as it does compiled under that
+            // limit (0, always lazy, is how the tests exercise the cache).
+            if let table = prebuilt, table.stateCount > configuration.automata.eagerMaxStates { prebuilt = nil }
             do {
                 return try LazyDFA(nfa: nfa, configuration: configuration.automata, prebuilt: prebuilt)
             } catch {
