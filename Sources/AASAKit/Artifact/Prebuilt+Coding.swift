@@ -39,6 +39,9 @@ extension LazyDFA.Prebuilt {
         guard cells[0..<stride].allSatisfy({ $0 == 0 }) else { throw .corrupt("the dead state of a DFA table is not dead") }
         let acceptOf = try reader.int32Block(stateCount)
         let tagSetCount = try reader.count(elementSize: 8)
+        // Compilation keeps the distinct accept sets of the states: never more sets than states.
+        // Matchers build a row per tag set (`CompiledDocument.pathDecisions`), so this matters.
+        guard tagSetCount <= stateCount else { throw .corrupt("a DFA table has more accept sets than states") }
         var tagSets: [TagSet] = []
         tagSets.reserveCapacity(tagSetCount)
         for _ in 0..<tagSetCount {

@@ -122,6 +122,11 @@ public final class CompiledDocument: Sendable {
         let minimum = PathDecisions.groupsSlot + 2 + appCount
         let width = minimum <= 8 ? 8 : minimum
         let inlineGroups = width - PathDecisions.groupsSlot - appCount
+        // Rows for every tag set cost tag sets x apps words, two counts a compiled artifact
+        // sets independently (65 536 tag sets and 10 000 app IDs, under a megabyte of file,
+        // would be 2.6 GB). Past the size of the table itself (plus 4 MiB) each matcher builds
+        // just the rows its URLs meet instead (`DFAMatcher.annotate`).
+        guard table.tagSets.count * width <= table.stateCount * table.stride + (1 << 20) else { return nil }
         var rows: [Int32] = []
         var groupTags: [Int32] = []
         rows.reserveCapacity(table.tagSets.count * width)

@@ -30,7 +30,9 @@ final class ArtifactLimitsTests: XCTestCase {
     }
 
     func document(_ json: String, configuration: Configuration = .default) throws -> CompiledDocument {
-        try CompiledDocument(document: try AASADocument(bytes: Array(json.utf8)), domain: "x.example", configuration: configuration)
+        try CompiledDocument(
+            document: try AASADocument(bytes: Array(json.utf8), configuration: configuration), domain: "x.example",
+            configuration: configuration)
     }
 
     func configuration(_ change: (inout Configuration.Automata) -> Void) -> Configuration {
@@ -121,6 +123,33 @@ final class ArtifactLimitsTests: XCTestCase {
         for path in ["/a/red", "/b/blue/c", "/c/q/green", "/d"] {
             let url = "https://x.example" + path
             XCTAssertEqual(try DFAMatcher(lazy).decide(url, app: nil), try DFAMatcher(tabled).decide(url, app: nil), url)
+        }
+    }
+
+    /// Shared decision rows cost tag sets x apps words: with 20 000 apps and 61 tag sets they
+    /// would outweigh the table 250 times, so they are left to each matcher, which decides the
+    /// same.
+    func test_decode_leavesDecisionRowsOfTagSetsTimesManyAppsToTheMatchers() throws {
+        func json(apps: Int) -> String {
+            let ids = (0..<apps).map { "\"T.a\($0)\"" }.joined(separator: ",")
+            let components = (0..<60).map { #"{"/": "/a\#($0)"}"# }.joined(separator: ",")
+            return #"{"applinks": {"details": [{"appIDs": [\#(ids)], "components": [\#(components)]}]}}"#
+        }
+        var large = Configuration.default
+        large.document.maxBytes = 1 << 20
+        for apps in [1, 20_000] {
+            let source = try document(json(apps: apps), configuration: large)
+            let rules = ClassifierRules(artifact: [CompiledArtifact.Domain(name: "x.example", file: "test", state: .compiled(source))])
+            let decoded = try compiled(try decode(CompiledArtifact.encode(rules)))
+            XCTAssertTrue(decoded.path.compactMap { $0 }.allSatisfy(\.isPrebuilt))
+            XCTAssertEqual(decoded.pathDecisions == nil, apps > 1, "\(apps) apps")
+            let a = DFAMatcher(source)
+            let b = DFAMatcher(decoded)
+            for path in ["/a7", "/a59", "/a60", "/b"] {
+                let url = "https://x.example" + path
+                XCTAssertEqual(try b.decide(url, app: nil), try a.decide(url, app: nil), url)
+            }
+            XCTAssertEqual(try b.decide("https://x.example/a7", app: nil).matchedApps.count, apps)
         }
     }
 
