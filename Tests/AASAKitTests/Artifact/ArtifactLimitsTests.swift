@@ -153,6 +153,31 @@ final class ArtifactLimitsTests: XCTestCase {
         }
     }
 
+    /// A few states over 256 byte classes may build a 1 MiB eager table at load from under a
+    /// kilobyte of file: such an automaton is loaded lazy. One of thousands of rules keeps
+    /// the configuration it is given.
+    func test_decode_loadsLazyAnAutomatonWhoseEagerTableWouldOutweighItsBytes() throws {
+        var builder = NFABuilder(limit: 10)
+        let start = try builder.add()
+        let end = try builder.add(.match(tag: 0))
+        for byte in 0...255 { builder.addTransition(from: start, UInt8(byte), UInt8(byte), to: end) }
+        let tiny = NFA(builder: builder, start: start, variableStarts: [], variableNames: [])
+        var writer = BinaryWriter()
+        tiny.encode(into: &writer)
+        XCTAssertEqual(tiny.byteClasses().count, 256)
+        let given = Configuration.Automata()
+        XCTAssertEqual(CompiledDocument.loadingConfiguration(nfa: tiny, encodedBytes: writer.bytes.count, given).eagerMaxStates, 0)
+        let decoded = try compiled(try decode(try artifact(pathNFA: tiny)))
+        XCTAssertEqual(decoded.path.compactMap { $0 }.map(\.configuration.eagerMaxStates), [0])
+
+        let components = (0..<3_000).map { #"{"/": "/p\#($0 % 50)/item-\#($0)/*"}"# }.joined(separator: ",")
+        let large = try document(#"{"applinks": {"details": [{"appID": "T.a", "components": [\#(components)]}]}}"#)
+        let path = try XCTUnwrap(large.path.compactMap { $0 }.first?.nfa)
+        var largeWriter = BinaryWriter()
+        path.encode(into: &largeWriter)
+        XCTAssertEqual(CompiledDocument.loadingConfiguration(nfa: path, encodedBytes: largeWriter.bytes.count, given), given)
+    }
+
     // MARK: - Shapes compilation never produces
 
     enum Defect: CaseIterable {
