@@ -110,12 +110,19 @@ let artifactBases: [[UInt8]] = {
         }
         return CompiledArtifact.Domain(name: name, file: "\(name).json", state: state)
     }
+    // Small enough that most offsets land in an NFA rather than in `$(lang)` or a table.
+    let small = #"""
+        {"applinks": {"substitutionVariables": {"v": ["red", "b*"]}, "details": [{"appID": "T.a",
+         "components": [{"/": "/a/$(v)", "?": {"q": "$(v)"}}, {"/": "/b/$(v)/$(v)?", "exclude": true}]}]}}
+        """#
     let tables = ClassifierRules(artifact: [domain(variables, "v.example")])
+    let smallRules = ClassifierRules(artifact: [domain(small, "v.example")])
     let mixed = ClassifierRules(artifact: [domain(split, "s.example", splitAll), domain("{", "bad.example"), domain(variables, "v.example")])
     let noTables = LazyDFA.Prebuilt.Budget(maxTableBytes: 0, maxStates: 0)
     return [
         CompiledArtifact.encode(tables), CompiledArtifact.encode(tables, budget: noTables),
         CompiledArtifact.encode(mixed), CompiledArtifact.encode(mixed, budget: noTables),
+        CompiledArtifact.encode(smallRules), CompiledArtifact.encode(smallRules, budget: noTables),
     ]
 }()
 
