@@ -127,8 +127,8 @@ final class ArtifactLimitsTests: XCTestCase {
     }
 
     /// Shared decision rows cost tag sets x apps words: with 20 000 apps and 61 tag sets they
-    /// would outweigh the table 250 times, so they are left to each matcher, which decides the
-    /// same.
+    /// would outweigh the table's cells hundreds of times, so they are left to each matcher,
+    /// which decides the same.
     func test_decode_leavesDecisionRowsOfTagSetsTimesManyAppsToTheMatchers() throws {
         func json(apps: Int) -> String {
             let ids = (0..<apps).map { "\"T.a\($0)\"" }.joined(separator: ",")
