@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 [ -x .build/fuzz/aasa-fuzz ] || ./Fuzz/build.sh
-for target in document pattern url differential; do
+for target in document pattern url artifact differential; do
   work=$(mktemp -d)
   cp Fuzz/Corpus/$target/* "$work"/
   echo "fuzz $target for ${seconds}s"

@@ -197,3 +197,19 @@ extension ClassifyTests {
         XCTAssertTrue(refused.stderr.contains("truncated"), refused.stderr)
     }
 }
+
+extension ClassifyTests {
+    /// `--limit` applies to loading an artifact as to compiling the documents: an artifact
+    /// compiled under the defaults is refused under a lowered `nfa-states`, with the way out.
+    func test_classify_compiledArtifactIsLoadedUnderTheGivenLimits() throws {
+        let artifact = folder.appendingPathComponent("limits.aasac")
+        let compile = try CLIRunner.run(["compile", corpus.path, "-o", artifact.path])
+        XCTAssertEqual(compile.status, 0, compile.stderr)
+        let input = Data("https://example.com/\n".utf8)
+        let loaded = try CLIRunner.run(["classify", "--compiled", artifact.path], stdin: input)
+        XCTAssertEqual(loaded.status, 0, loaded.stderr)
+        let refused = try CLIRunner.run(["classify", "--compiled", artifact.path, "--limit", "nfa-states=2"], stdin: input)
+        XCTAssertEqual(refused.status, 3, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("over the nfa-states limit of 2 (raise it with --limit nfa-states=<n>)"), refused.stderr)
+    }
+}

@@ -146,6 +146,10 @@ public enum ArtifactError: Error, Sendable, Equatable, CustomStringConvertible {
     case corrupt(String)
     /// The file cannot be opened or mapped.
     case unreadable(String)
+    /// An automaton passes a limit of the configuration it is loaded under, which compiling
+    /// the same document under that configuration would have refused: the limits guard the
+    /// loading process as much as the compiling one.
+    case overLimit(Configuration.Limit, found: Int, maximum: Int)
 
     public var description: String {
         switch self {
@@ -156,6 +160,8 @@ public enum ArtifactError: Error, Sendable, Equatable, CustomStringConvertible {
         case .checksumMismatch: return "the compiled artifact is corrupt (checksum mismatch)"
         case .corrupt(let reason): return "the compiled artifact is corrupt: \(reason)"
         case .unreadable(let reason): return "cannot read the compiled artifact: \(reason)"
+        case .overLimit(let limit, let found, let maximum):
+            return "the compiled artifact has an automaton of at least \(found) \(limit.unit), over the \(limit.rawValue) limit of \(maximum) (\(limit.hint))"
         }
     }
 }

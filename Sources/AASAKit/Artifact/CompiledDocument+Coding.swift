@@ -63,6 +63,29 @@ extension CompiledDocument {
         }
     }
 
+    /// Most bytes of eager table an automaton stored without one may build at load, per byte
+    /// its NFA takes in the file (`loadingConfiguration`).
+    static let eagerBytesPerNFAByte = 256
+
+    /// The configuration an automaton stored without a table is loaded under: as given, unless
+    /// the eager table `LazyDFA` may try to build for it (`eager-dfa-states` or twice its NFA's
+    /// states plus 1 024, times its byte classes) outweighs its NFA's bytes in the file
+    /// `eagerBytesPerNFAByte` times; it then stays lazy, its cache growing with the URLs.
+    ///
+    /// Why: the 1 024 states of slack and up to 256 classes let a crafted automaton of 800 bytes
+    /// keep a 1 MiB table, so that an artifact would cost a thousand times its size; real
+    /// automata (hundreds of thousands of states, tens of classes) are far inside the ratio.
+    static func loadingConfiguration(nfa: NFA, encodedBytes: Int, _ configuration: Configuration.Automata)
+        -> Configuration.Automata
+    {
+        let classes = configuration.useByteClasses ? nfa.byteClasses().count : 256
+        let states = min(configuration.eagerMaxStates, 2 * nfa.stateCount + 1_024)
+        guard states * classes * 4 > eagerBytesPerNFAByte * encodedBytes else { return configuration }
+        var lazy = configuration
+        lazy.eagerMaxStates = 0
+        return lazy
+    }
+
     static func decode(from reader: inout BinaryReader, configuration: Configuration) throws(ArtifactError) -> CompiledDocument {
         let domain = try reader.string()
         let appIDs = try reader.strings()
@@ -98,13 +121,21 @@ extension CompiledDocument {
             throw .corrupt("a query predicate number is out of range")
         }
         func automaton(tagLimit: Int) throws(ArtifactError) -> LazyDFA {
-            let nfa = try NFA.decode(from: &reader)
+            let nfaStart = reader.offset
+            let nfa = try NFA.decode(from: &reader, limits: configuration.automata)
+            let nfaBytes = reader.offset - nfaStart
             for kind in nfa.kinds {
                 if case .match(let tag) = kind, Int(tag) >= tagLimit { throw .corrupt("an automaton accepts an unknown rule") }
             }
-            let prebuilt = try reader.bool() ? try LazyDFA.Prebuilt.decode(from: &reader, tagLimit: tagLimit) : nil
+            var prebuilt = try reader.bool() ? try LazyDFA.Prebuilt.decode(from: &reader, nfa: nfa, tagLimit: tagLimit) : nil
+            // `eager-dfa-states` bounds the tables a process holds, whoever built them: a larger
+            // table is left out and the automaton runs lazily, as it does compiled under that
+            // limit (0, always lazy, is how the tests exercise the cache).
+            if let table = prebuilt, table.stateCount > configuration.automata.eagerMaxStates { prebuilt = nil }
             do {
-                return try LazyDFA(nfa: nfa, configuration: configuration.automata, prebuilt: prebuilt)
+                let automata =
+                    prebuilt == nil ? Self.loadingConfiguration(nfa: nfa, encodedBytes: nfaBytes, configuration.automata) : configuration.automata
+                return try LazyDFA(nfa: nfa, configuration: automata, prebuilt: prebuilt)
             } catch {
                 throw .corrupt("\(error)")
             }

@@ -29,8 +29,10 @@ extension NFA {
     }
 
     /// Decodes and validates: every state index in range, every row boundary monotonic, so a
-    /// damaged artifact can never make a search read out of bounds.
-    static func decode(from reader: inout BinaryReader) throws(ArtifactError) -> NFA {
+    /// damaged artifact can never make a search read out of bounds; and the shape compilation
+    /// gives an NFA under `limits` (`checkCompiledShape`), so that a crafted artifact cannot
+    /// load what `aasa compile` would have refused.
+    static func decode(from reader: inout BinaryReader, limits: Configuration.Automata) throws(ArtifactError) -> NFA {
         let transitionStart = try reader.int32s()
         let transitionCount = try reader.count(elementSize: 6)
         var transitions: [Transition] = []
@@ -43,6 +45,10 @@ extension NFA {
         let epsilonStart = try reader.int32s()
         let epsilons = try reader.int32s()
         let kindCount = try reader.count()
+        // Checked before the states are read: the limit is the compiler's (`NFABuilder.add`).
+        guard kindCount <= limits.maxNFAStates else {
+            throw .overLimit(.nfaStates, found: kindCount, maximum: limits.maxNFAStates)
+        }
         var kinds: [Kind] = []
         kinds.reserveCapacity(kindCount)
         for _ in 0..<kindCount {
@@ -78,8 +84,81 @@ extension NFA {
             }
             if case .match(let tag) = kind, tag < 0 { throw .corrupt("a negative rule number") }
         }
-        return NFA(
+        let nfa = NFA(
             transitionStart: transitionStart, transitions: transitions, epsilonStart: epsilonStart, epsilons: epsilons,
             kinds: kinds, start: start, variableStarts: variableStarts, variableNames: variableNames)
+        try nfa.checkCompiledShape(maxVariablePositions: limits.maxVariablePositions)
+        return nfa
+    }
+
+    /// Refuses what `NFACompiler` never produces and what the run-time bounds assume away.
+    ///
+    /// Index checks keep a search in bounds, not small: a crafted artifact with a valid checksum
+    /// once made a 400 KB file cost 2.66 GB and 39 s on its first URL, by calling a large
+    /// variable from hundreds of places (every call makes all of the variable's states live
+    /// again in one DFA state) and by nesting calls. Compilation guarantees, and this checks in
+    /// one pass over the states and edges:
+    ///
+    /// - each variable's sub-automaton (the states reachable from its entry) is its own: no two
+    ///   variables, and not the main automaton, share a state, and none holds a `call` (values
+    ///   cannot use variables, SPEC 9, so calls never nest) or a `match` (only patterns accept);
+    /// - the main automaton (reachable from the start, stepping over calls to their `next`)
+    ///   holds no `ret`: only a variable returns;
+    /// - over every `call` state, the states of the called variable's sub-automaton add up to at
+    ///   most `maxVariablePositions` (`variable-positions`). The compiler counts a variable's
+    ///   whole block of states, which is at least what is reachable from its entry, so whatever
+    ///   it accepted under a limit passes here under the same limit.
+    func checkCompiledShape(maxVariablePositions: Int) throws(ArtifactError) {
+        let unvisited: Int32 = -2
+        let main: Int32 = -1
+        // Per state: which part of the NFA it belongs to (a variable's number, or `main`).
+        var owner = [Int32](repeating: unvisited, count: stateCount)
+        var stack: [StateID] = []
+        var sizes = [Int](repeating: 0, count: variableStarts.count)
+        func visit(_ state: StateID, as part: Int32) throws(ArtifactError) {
+            let current = owner[Int(state)]
+            if current == unvisited {
+                owner[Int(state)] = part
+                stack.append(state)
+            } else if current != part {
+                throw .corrupt(
+                    part == main || current == main
+                        ? "a variable of an automaton shares states with its patterns" : "two variables of an automaton share states")
+            }
+        }
+        func successors(of state: StateID, as part: Int32) throws(ArtifactError) {
+            for transition in transitions(of: state) { try visit(transition.next, as: part) }
+            for next in epsilons(of: state) { try visit(next, as: part) }
+        }
+        for (variable, entry) in variableStarts.enumerated() where entry >= 0 {
+            let part = Int32(variable)
+            try visit(entry, as: part)
+            while let state = stack.popLast() {
+                sizes[variable] += 1
+                switch kinds[Int(state)] {
+                case .call: throw .corrupt("a variable of an automaton calls a variable (calls never nest)")
+                case .match: throw .corrupt("a variable of an automaton accepts a rule")
+                case .plain, .ret: break
+                }
+                try successors(of: state, as: part)
+            }
+        }
+        try visit(start, as: main)
+        while let state = stack.popLast() {
+            switch kinds[Int(state)] {
+            case .ret: throw .corrupt("an automaton returns from outside any variable")
+            case .call(_, let next): try visit(next, as: main)
+            case .plain, .match: break
+            }
+            try successors(of: state, as: main)
+        }
+        var positions = 0
+        for kind in kinds {
+            guard case .call(let variable, _) = kind else { continue }
+            positions += sizes[Int(variable)]
+            if positions > maxVariablePositions {
+                throw .overLimit(.variablePositions, found: positions, maximum: maxVariablePositions)
+            }
+        }
     }
 }

@@ -122,6 +122,12 @@ public final class CompiledDocument: Sendable {
         let minimum = PathDecisions.groupsSlot + 2 + appCount
         let width = minimum <= 8 ? 8 : minimum
         let inlineGroups = width - PathDecisions.groupsSlot - appCount
+        // Rows for every tag set cost tag sets x apps words, two counts a compiled artifact
+        // sets independently (65 536 tag sets and 10 000 app IDs, under a megabyte of file,
+        // would be 2.6 GB). Past eight times the table's own cells (a tag set has at least a
+        // state, so up to 8 x classes - 4 apps) each matcher builds just the rows its URLs
+        // meet instead (`DFAMatcher.annotate`).
+        guard table.tagSets.count * width <= 8 * table.stateCount * table.stride else { return nil }
         var rows: [Int32] = []
         var groupTags: [Int32] = []
         rows.reserveCapacity(table.tagSets.count * width)
