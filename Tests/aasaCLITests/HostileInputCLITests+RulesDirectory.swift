@@ -34,7 +34,8 @@ extension HostileInputCLITests {
         let input = try write(Array("https://\(domain)/a\nhttps://good.example/a\n".utf8), "in-\(UUID().uuidString).txt")
         let run = try runBounded(["classify", "--rules", rules.path, "--input", input])
         XCTAssertNil(run.signal, "classify was killed after \(hangDeadline) s: \(run.summary)", file: file, line: line)
-        XCTAssertEqual(run.status, 1, run.summary, file: file, line: line)
+        // Error records are data: the run exits 0 (`--strict` would make it 1).
+        XCTAssertEqual(run.status, 0, run.summary, file: file, line: line)
         XCTAssertTrue(
             run.stderr.contains("aasa classify: cannot use the document of \(domain): cannot read \(rules.path)/"),
             run.summary, file: file, line: line)

@@ -10,11 +10,16 @@ extension LazyDFA.Cache {
         var row = table.row(of: startState)
         var classSeeds = ClassSeeds(stride: table.stride)
         var work = 0
+        // Closures are charged apart, with more room: a linear DFA's closures visit about the
+        // positions its states keep, once per distinct target of a row.
+        var closureWork = 0
         while row < table.stateCount {
             work += Int(spans[row].count) + 1
             if work > maxWork { return false }
             // Closures count too: one blown-up closure must not cost more than the whole budget.
-            guard computeRow(Int32(row * table.rowWidth), &classSeeds, work: &work, maxWork: maxWork) else { return false }
+            guard computeRow(Int32(row * table.rowWidth), &classSeeds, closures: &closureWork, maxWork: maxWork) else {
+                return false
+            }
             if clearCount != clears || table.stateCount > maxStates { return false }
             row += 1
         }
@@ -42,16 +47,16 @@ extension LazyDFA.Cache {
     /// distinct seed list once (most classes of a row lead to the same state: the dead one, or
     /// the loop of a `*` already passed), makes a row cost a few closures instead of one per
     /// class.
-    /// Returns false when the row's closures, added to `spent`, passed `maxWork` visited
-    /// positions (the row is then partial).
-    private func computeRow(_ state: Int32, _ work: inout ClassSeeds, work spent: inout Int, maxWork: Int) -> Bool {
+    /// Returns false when the row's (class, seed) pairs passed `maxWork`, or its closures,
+    /// added to `spent`, passed 16 × `maxWork` visited positions (the row is then partial).
+    private func computeRow(_ state: Int32, _ work: inout ClassSeeds, closures spent: inout Int, maxWork: Int) -> Bool {
         let stride = table.stride
         work.pairs.removeAll(keepingCapacity: true)
         let span = spans[table.row(of: state)]
         let classOf = dfa.classes.classOf
         let nfa = dfa.nfa
         // The (class, seed) pairs are positions × classes: bounded by the work left too.
-        let maxPairs = maxWork - spent
+        let maxPairs = maxWork
         let fits: Bool = positionArena.withUnsafeBufferPointer { arena in
             nfa.transitionStart.withUnsafeBufferPointer { starts in
                 nfa.transitions.withUnsafeBufferPointer { transitions in
@@ -107,8 +112,8 @@ extension LazyDFA.Cache {
             }
             scratch.seeds.removeAll()
             for index in low..<high { scratch.seeds.append(work.sorted[index]) }
-            guard determinizer.closeSeeds(scratch: scratch, cap: maxWork - spent) else { return false }
-            spent += scratch.visits + (high - low)
+            guard determinizer.closeSeeds(scratch: scratch, cap: min(maxWork, 16 * maxWork - spent)) else { return false }
+            spent += scratch.visits
             let next: Int32
             if scratch.positions.isEmpty && scratch.tags.isEmpty {
                 next = TransitionTable.dead

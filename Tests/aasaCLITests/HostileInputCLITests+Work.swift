@@ -1,0 +1,101 @@
+import AASAKit
+import Foundation
+import XCTest
+import _AASATestSupport
+
+/// The shapes of issue 18 through the binary: a document whose variables blow up closures is
+/// refused at compile time, and URLs that would cost unbounded work get the work-limit record,
+/// each within the child's own time and memory bounds.
+extension HostileInputCLITests {
+    /// 3 000 values `*N` called from 400 distinct prefixes `/{a,?}^11`: 1.2 million variable
+    /// positions, a 60 KB document inside every other default limit.
+    var variableBlowUp: String { WorkBudgetShapes.variableBlowUp(values: 3_000, sites: 400) }
+
+    var compileBound: RobustnessBounds { RobustnessBounds(seconds: 10, residentMiB: 256) }
+
+    func test_variableBlowUp_isRefusedByEveryCommandNamingTheLimitAndTheRule() throws {
+        let document = try write(Array(variableBlowUp.utf8), "blowup.json")
+        let match = try ChildProcess.run(["match", document, "--domain", "x.example", "https://x.example/aaaaaaaaaaaaaaaaaaaa"], folder: folder)
+        XCTAssertEqual(match.status, 3, match.summary)
+        XCTAssertTrue(match.stderr.contains("over the variable-positions limit of 1000000 at applinks.details[0].paths["), match.summary)
+        XCTAssertTrue(match.stderr.contains("--limit variable-positions=<n>"), match.summary)
+        compileBound.check(match, "refusing the variable blow-up")
+
+        let lint = try ChildProcess.run(["lint", document, "--domain", "x.example"], folder: folder)
+        XCTAssertEqual(lint.status, 1, lint.summary)
+        XCTAssertTrue(String(decoding: lint.stdout, as: UTF8.self).contains("error [over-limit] applinks.details[0].paths["), lint.summary)
+        compileBound.check(lint, "linting the variable blow-up")
+
+        let rules = folder.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try Data(variableBlowUp.utf8).write(to: rules.appendingPathComponent("x.example.json"))
+        try Data(#"{"applinks":{"details":[{"appID":"T.a","paths":["*"]}]}}"#.utf8).write(to: rules.appendingPathComponent("good.example.json"))
+        let input = try write(Array("https://x.example/aaaaaaaaaaaaaaaaaaaa\nhttps://good.example/a\n".utf8), "in.txt")
+        let classify = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input], folder: folder)
+        let records = lines(classify)
+        XCTAssertEqual(records.count, 2, classify.summary)
+        XCTAssertTrue(records.first?.contains(#""domain": "x.example", "error": "the document could not be loaded: "#) ?? false, records.first ?? "")
+        XCTAssertTrue(records.first?.contains("variable-positions") ?? false, records.first ?? "")
+        XCTAssertTrue(records.last?.contains(#""apps": ["T.a"]"#) ?? false, records.last ?? "")
+        XCTAssertTrue(classify.stderr.contains("x.example"), classify.summary)
+        compileBound.check(classify, "classifying with the variable blow-up in the rules")
+    }
+
+    func test_variableBlowUp_underARaisedLimit_givesWorkLimitRecordsWithinBounds() throws {
+        let document = try write(Array(variableBlowUp.utf8), "blowup.json")
+        let urls = ["https://x.example/aaaaaaaaaaaaaaaaaaaa", "https://x.example/b", "https://x.example/aaaaaaaaaaa" + String(repeating: "0f", count: 100)]
+        let input = try write(Array(urls.map { $0 + "\n" }.joined().utf8), "urls.txt")
+        for jobs in ["1", "2"] {
+            let rules = folder.appendingPathComponent("rules-\(jobs)")
+            try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: document, toPath: rules.appendingPathComponent("x.example.json").path)
+            let run = try ChildProcess.run(
+                ["classify", "--rules", rules.path, "--input", input, "--jobs", jobs, "--limit", "variable-positions=1G"], folder: folder)
+            let records = lines(run)
+            XCTAssertEqual(records.count, 3, run.summary)
+            XCTAssertEqual(records.first, #"{"url": "\#(urls[0])", "domain": "x.example", "error": "work limit exceeded (url-work=500000)"}"#)
+            XCTAssertTrue(records.dropFirst().first?.contains(#""decision": "no_match""#) ?? false, run.summary)
+            XCTAssertTrue(records.last?.contains("work limit exceeded (url-work=500000)") ?? false, run.summary)
+            RobustnessBounds(seconds: 20, residentMiB: 512).check(run, "the raised blow-up with --jobs \(jobs)")
+        }
+    }
+
+    func test_starAThirtyThousandTimes_refusesLongPathsQuickly() throws {
+        let text = #"{"applinks":{"details":[{"appID":"T.a","paths":["\#(String(repeating: "*a", count: 30_000))"]}]}}"#
+        let document = try write(Array(text.utf8), "stars.json")
+        let urls = (0..<20).map { "https://x.example/" + String(repeating: "a", count: 64_000 - $0) } + ["https://x.example/aaa"]
+        let input = try write(Array(urls.map { $0 + "\n" }.joined().utf8), "urls.txt")
+        let run = try ChildProcess.run(["match", document, "--domain", "x.example"], stdin: input, folder: folder)
+        XCTAssertEqual(run.status, 0, run.summary)
+        let records = lines(run)
+        XCTAssertEqual(records.count, 21, run.summary)
+        XCTAssertEqual(records.filter { $0.hasSuffix(#""error": "work limit exceeded (url-work=500000)"}"#) }.count, 20, run.summary)
+        XCTAssertTrue(records.last?.contains(#""decision": "no_match""#) ?? false, records.last ?? "")
+        // Before the budget one such URL took 90 s; 20 of them now take well under a second
+        // in a release build. The bound allows for the debug build on a busy machine.
+        RobustnessBounds(seconds: 15, residentMiB: 256).check(run, "*a x 30 000 against 64 000-byte paths")
+    }
+
+    func test_thousandsOfScatteredStarPatterns_stayWithinTheBudget() throws {
+        var state: UInt64 = 0x5EED
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
+        let letters = Array("abcdefgh")
+        let patterns = (0..<6_000).map { _ in "*" + (0..<6).map { _ in String(letters[next(8)]) }.joined(separator: "*") + "*" }
+        let text = #"{"applinks":{"details":[{"appID":"T.a","paths":[\#(patterns.map { "\"\($0)\"" }.joined(separator: ","))]}]}}"#
+        let document = try write(Array(text.utf8), "scattered.json")
+        let alphabet = Array("abcdefghxyz")
+        let urls = (0..<40).map { _ in "https://x.example/" + String((0..<300).map { _ in alphabet[next(alphabet.count)] }) }
+        let input = try write(Array(urls.map { $0 + "\n" }.joined().utf8), "urls.txt")
+        let run = try ChildProcess.run(["match", document, "--domain", "x.example"], stdin: input, folder: folder)
+        XCTAssertEqual(run.status, 0, run.summary)
+        let records = lines(run)
+        XCTAssertEqual(records.count, 40, run.summary)
+        for record in records {
+            XCTAssertTrue(record.contains(#""decision": "#) || record.contains("work limit exceeded (url-work=500000)"), record)
+        }
+        RobustnessBounds(seconds: 20, residentMiB: 512).check(run, "6 000 scattered star patterns")
+    }
+}
