@@ -58,15 +58,10 @@ struct AnalysisDocument {
         foldedLiteralsAreASCII = compiledRules.allSatisfy { id in
             let rule = rules[id]
             guard rule.mode.folded else { return true }
-            var patterns = rule.path + [rule.fragment]
-            switch rule.query {
-            case .universal: break
-            case .text(let pattern): patterns.append(pattern)
-            case .items(let items):
-                patterns += items.map(\.pattern)
-                if !items.allSatisfy({ $0.name.utf8.allSatisfy { $0 < 0x80 } }) { return false }
+            if case .items(let items) = rule.query, !items.allSatisfy({ $0.name.utf8.allSatisfy { $0 < 0x80 } }) {
+                return false
             }
-            return patterns.allSatisfy { pattern in
+            return Self.patterns(of: rule).allSatisfy { pattern in
                 pattern.pieces.allSatisfy { piece in
                     switch piece {
                     case .literal(let text): return text.utf8.allSatisfy { $0 < 0x80 }
@@ -78,6 +73,17 @@ struct AnalysisDocument {
         }
     }
 
+    /// Every pattern of `rule`: path alternatives, fragment, query text or item values.
+    static func patterns(of rule: EffectiveRule) -> [Pattern] {
+        var patterns = rule.path + [rule.fragment]
+        switch rule.query {
+        case .universal: break
+        case .text(let pattern): patterns.append(pattern)
+        case .items(let items): patterns += items.map(\.pattern)
+        }
+        return patterns
+    }
+
     /// The non-ASCII scalars of the compiled case-insensitive rules' literals, item names and
     /// variable values, folded: what a witness may need to spell in capitals.
     func foldedNonASCIIScalars() -> Set<Unicode.Scalar> {
@@ -87,15 +93,8 @@ struct AnalysisDocument {
         }
         for id in compiledRules where rules[id].mode.folded {
             let rule = rules[id]
-            var patterns = rule.path + [rule.fragment]
-            switch rule.query {
-            case .universal: break
-            case .text(let pattern): patterns.append(pattern)
-            case .items(let items):
-                patterns += items.map(\.pattern)
-                for item in items { add(item.name) }
-            }
-            for pattern in patterns {
+            if case .items(let items) = rule.query { for item in items { add(item.name) } }
+            for pattern in Self.patterns(of: rule) {
                 for piece in pattern.pieces {
                     switch piece {
                     case .literal(let text): add(text)
