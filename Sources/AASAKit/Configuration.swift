@@ -56,7 +56,7 @@ public struct Configuration: Sendable, Equatable {
         /// a few kilobytes for a typical document. Large documents need room: the peers
         /// benchmark measured a 5.6 MB working set at 1 000 rules and 92.5 MB at 10 000, and a
         /// 2 MiB budget made those 18x and 120x slower by clearing constantly
-        /// (`Benchmarks/Peers`, 2026-11-30). RE2::Set gets 1 GiB in the same comparison.
+        /// (`Benchmarks/Peers`). RE2::Set gets 1 GiB in the same comparison.
         /// Past it the cache is cleared and the search goes on: slower, never wrong.
         public var cacheCapacity = 128 << 20
         /// Merge bytes no transition distinguishes into classes (default on). Not a limit: the
@@ -97,7 +97,8 @@ public struct Configuration: Sendable, Equatable {
         /// closures of the DFA states its bytes lead to, counted for every state over
         /// `LazyDFA.heavyWeight` positions and for every closure built. Past it the URL gets an
         /// error record, never a decision. Default 500,000: a few tens of milliseconds, a
-        /// thousand times what any URL of the shared corpora or the case suite needs.
+        /// hundred times what any URL of the shared corpora or the case suite needs
+        /// (`WorkBudgetTests` decides them all under 5 000).
         public var maxURLWork = 500_000
         /// Most work of one analysis (`lint`, `diff`, `cover`), in NFA positions stepped and
         /// visited while exploring the document's URLs. Past it the analysis stops and claims

@@ -94,7 +94,7 @@ extension NFA {
     /// Refuses what `NFACompiler` never produces and what the run-time bounds assume away.
     ///
     /// Index checks keep a search in bounds, not small: a crafted artifact with a valid checksum
-    /// once made a 400 KB file cost 2.66 GB and 39 s on its first URL, by calling a large
+    /// once made a 400 KB file cost gigabytes and tens of seconds on its first URL, by calling a large
     /// variable from hundreds of places (every call makes all of the variable's states live
     /// again in one DFA state) and by nesting calls. Compilation guarantees, and this checks in
     /// one pass over the states and edges:

@@ -3,8 +3,8 @@ import Foundation
 
 /// Start-up work done on the cores `classify` will use anyway.
 ///
-/// Why: loading a rules directory (parsing and compiling 250 real documents) takes about 30 ms
-/// on one core, as long as classifying 100 000 URLs; with `--jobs 2` it ran on one core while
+/// Why: loading a rules directory (parsing and compiling 250 real documents) takes on one core
+/// as long as classifying about 100 000 URLs; with `--jobs 2` it ran on one core while
 /// the other waited, which alone cost a tenth of the jobs-2 speed-up on a million URLs.
 enum ParallelMap {
     /// `body(0) … body(count - 1)` computed on up to `threads` threads, in index order.

@@ -60,7 +60,7 @@ public final class DFAMatcher: DecisionEngine {
     private let ruleAppBits: [UInt64]
     /// `ruleAppBits` in a byte a rule when the document names at most 7 apps (the top bit:
     /// needs the query or fragment), and then `ruleAppBits` is empty: 10 KB at 10 000 rules
-    /// instead of 80, which stays in cache (10 000 generated path rules: about 1 ns a URL, A/B).
+    /// instead of 80, which stays in cache (10 000 generated path rules, A/B).
     private let ruleAppBytes: [UInt8]
     /// The solo path automaton's decision rows, computed at compile time for every tag set
     /// (`CompiledDocument.PathDecisions`); nil when they are computed here, on first sight.

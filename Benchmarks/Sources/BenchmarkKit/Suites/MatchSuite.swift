@@ -118,7 +118,7 @@ enum MatchSuite {
     /// Why windows: one block of pairs takes a fraction of a second, and this 2-core VM has
     /// slow spells of seconds to minutes in which contention slows a memory-bound pass (10 000
     /// rules, over a megabyte of tables) more than a cache-resident one (10 rules): the same
-    /// build gave 1.88× in a calm block and 2.39× in a slow one (2026-12-01). Windows between
+    /// build gave 1.88× in a calm block and 2.39× in a slow one. Windows between
     /// the other measurements sample the whole run, so the median is the machine's usual
     /// ratio rather than that of whichever second the block fell in; the spread of the
     /// window medians shows the spells.

@@ -55,8 +55,8 @@ extension LazyDFA.Prebuilt {
         /// Why: a path's first steps are the busiest states of the table (at 10 000 generated
         /// path rules, a dense row of every first letter, then one per two-letter opening:
         /// 740 dense rows, 104 KiB, of which each URL reads a word or two); this 4 KiB table
-        /// answers them with one load that stays in the L1 cache (9 ns a URL there, A/B in one
-        /// process; three bytes deep, a 128 KiB table, saved 2 ns).
+        /// answers them with one load that stays in the L1 cache (faster there, A/B in one process;
+        /// three bytes deep, a 128 KiB table that leaves the L1 cache, saved much less).
         let opening: [UInt32]
         /// The class of `/`.
         let slashClass: Int
@@ -68,7 +68,7 @@ extension LazyDFA.Prebuilt {
         ///
         /// Why: past the opening, a path's first segment is a walk down the busiest part of the
         /// trie (at 10 000 generated path rules, `/ru` → `/rut` → `/ruta` → the run `zumi/`, two
-        /// of them dense rows), a dependent step each; one probe answers them (7 ns a URL there,
+        /// of them dense rows), a dependent step each; one probe answers them (faster there,
         /// A/B in one process). A segment the table lacks (mistyped, or read through a default
         /// or a class of several bytes) walks as before.
         let segments: [UInt64]
@@ -483,7 +483,7 @@ extension LazyDFA.Prebuilt {
         ///
         /// Why: a trailing `*` reads the rest of a path (about seven bytes in the generated
         /// URLs), and a loop per byte ends on a mispredicted branch whose trip count varies
-        /// with every URL (10 000 generated path rules: 3 ns a URL, A/B in one process).
+        /// with every URL (10 000 generated path rules, A/B in one process).
         @inline(__always)
         static func asciiEnd(of text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
             let end = text.count

@@ -8,8 +8,8 @@
 /// literal for the rest of the text, in combination with whatever else the state tracks, so
 /// each prefix context multiplies with every suffix still pending. 1 000 generated path rules
 /// (`aasa-bench` paths shape) make 184 097 DFA states out of 14 221 NFA states, and 3 000 make
-/// 1 199 370; with these rules split, 11 320 and 38 107: linear again (2026-11-30, eager
-/// determinisation of both). A lazy DFA pays for every state an unseen URL reaches, so this is
+/// 1 199 370; with these rules split, 11 320 and 38 107: linear again (eager determinisation
+/// of both). A lazy DFA pays for every state an unseen URL reaches, so this is
 /// what keeps a large document's per-URL time near a small one's.
 ///
 /// Exactness: a rule `P*S` (P, S literal, S not empty) matches a text t iff t starts with P,
