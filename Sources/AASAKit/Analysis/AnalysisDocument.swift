@@ -1,4 +1,20 @@
-/// One document prepared for reasoning about *sets* of URLs rather than one URL at a time.
+/// The Analysis folder: questions about *all* URLs of a domain, answered on the compiled
+/// automata instead of by sampling. `URLExplorer` walks the product of one or two documents'
+/// automata, phase by phase (path, query, fragment), and reports each distinct outcome (which
+/// rules match together) with a shortest URL; `SemanticLint` (`aasa lint`), `SemanticDiff` and
+/// `RuleIdentity` (`aasa diff`) and `Coverage` (`aasa cover`) read those outcomes, and every URL
+/// they print is first re-checked by the matcher (`WitnessCheck`). `docs/analysis.md` explains
+/// the walk and when an answer is a proof.
+///
+/// What it will not do: decide single URLs (the matcher does, here only to confirm witnesses);
+/// build automata of its own (it reads the `DocumentNFAs` the matcher is built from, so both
+/// reason about the same languages); claim that no URL does something unless the walk proved it
+/// (past the `analysis-work` or `analysis-states` budget, or across text modes it cannot read
+/// alike, such claims are withheld with a note); or depend on a clock (budgets are counts, so a
+/// document always gets the same report).
+///
+/// This type: one document prepared for reasoning about *sets* of URLs rather than one URL at
+/// a time.
 ///
 /// The matcher needs automata it can run; the analyses (lint, diff, cover) need the same
 /// automata plus, per rule, which components constrain it, and the document's apps: the

@@ -21,6 +21,13 @@ import Foundation
 /// rebuilt around the NFA at load in microseconds. A wrong magic, another version, a short
 /// file, a checksum mismatch or an inconsistent automaton or table is refused with a message;
 /// nothing in the file is trusted before it has been checked.
+///
+/// What it will not do: keep the documents' JSON (commands that read a document as written,
+/// `lint`, `explain`, `diff`, need the files themselves), store the reference engine (an artifact
+/// is compiled automata only), store the compact tables built at compile time for large automata
+/// (they are built again at load when the limits allow), migrate an older format (another version
+/// is refused; compile again), or load anything over the automaton limits of the process that
+/// loads it (`docs/limits.md`).
 public enum CompiledArtifact {
     /// 1: NFAs only. 2: NFAs with prebuilt DFA tables where they pay. 3: and suffix splits.
     public static let version: UInt32 = 3

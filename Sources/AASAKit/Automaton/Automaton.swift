@@ -10,17 +10,29 @@
 ///   UTF-8 scalar, `*` a self-loop, and each variable a trie shared by every pattern that uses it
 ///   through call/return states (see `NFA`). Variables are never expanded into pattern lists:
 ///   Apple's `$(lang)_$(region)` example would be 1.8 million patterns.
+/// - `Alphabet/` partitions the 256 bytes into the classes no transition tells apart
+///   (`ByteClasses`), so a DFA row has a column per class; `Primitives/` holds `TagSet`, what
+///   an accepting state carries.
+/// - `Split/` takes `literal * literal` path patterns out of the NFA when a document has many
+///   (`SuffixSplit`): the DFA checks `P*`, a probe or a reversed trie checks the suffix, so the
+///   DFA stays linear in the number of rules instead of multiplying pending suffixes.
 /// - `Determinize/` is the subset construction every DFA shares.
 /// - `Lazy/` is the engine that runs: a lazy DFA building states on demand into a per-thread
 ///   `LazyDFA.Cache` with a byte budget; when the budget is spent it clears the cache and goes
 ///   on, and past a number of clears in one search it finishes that search by NFA simulation
 ///   (`Simulation/`): slower, never wrong. This is the design of RE2's `dfa.cc` and of
-///   regex-automata's `hybrid` module.
-/// - `Eager/` determinises completely, for stable dumps (`aasa debug dfa`) and for artifacts
-///   compiled once and shipped.
+///   regex-automata's `hybrid` module. A `WorkMeter` bounds what one URL may cost. An automaton
+///   whose whole DFA is large but bounded is determinised when it is made instead, into a table
+///   every thread shares (`LazyDFA+Eager.swift`), and one loaded from an artifact may bring its
+///   table with it (`LazyDFA+Prebuilt.swift`): searches then never build a state.
+/// - `Eager/` determinises completely: `DenseDFA` and `Minimize` for stable dumps (`aasa debug
+///   dfa`) and for the tables artifacts store, `CompactTable` for the shared tables of large
+///   automata. `docs/architecture.md` says which strategy an automaton gets, and when.
 ///
 /// Not here: URL splitting and text normalisation (the matcher's job, once per URL), rule order
-/// and app decisions (the matcher combines the accept sets), and backtracking of any kind.
+/// and app decisions (the matcher combines the accept sets), and backtracking of any kind. Nor
+/// does anything here decide what an exceeded budget means: a search reports it, the matcher
+/// turns it into an error record.
 ///
 /// Alternatives rejected: one regex per rule scanned in order (cost grows with rules; that is
 /// the baseline the benchmarks beat), eager DFAs for every document (state blow-up on hostile

@@ -1,5 +1,17 @@
-/// Classifies URLs for one thread: routes each URL to its domain's document by host, decides
-/// every app, and appends the record in the chosen format to a byte buffer.
+/// The Classify folder: the library half of `aasa classify`, many documents against one URL
+/// stream. `DomainDocuments` finds one document per domain in a rules directory,
+/// `ClassifierRules` compiles each once (on the worker threads, `ParallelMap`) with the host
+/// table (`DomainTable`) and pre-rendered output fragments, and one `Classifier` per worker
+/// thread turns URL bytes into NDJSON, TSV or CSV records in a `RecordBuffer`.
+///
+/// What it will not do: read the input or write the output (the CLI's `Pipeline` cuts batches,
+/// keeps input order and writes; records only go into buffers here), decide a URL itself (each
+/// domain's `DFAMatcher`, or `ReferenceMatcher` when asked for, does), or drop a line: a host no
+/// document serves gets a record with no domain, and a URL that cannot be split, a document that
+/// could not be loaded or a URL over its work budget gets an error record.
+///
+/// This type classifies URLs for one thread: it routes each URL to its domain's document by
+/// host, decides every app, and appends the record in the chosen format to a byte buffer.
 ///
 /// Make one per worker thread from a shared `ClassifierRules`; it owns that thread's DFA caches
 /// and counters. With warm caches, classifying an ASCII URL allocates nothing: the URL is split

@@ -10,6 +10,11 @@
 /// the `Pattern` layer (for the fast engine) and of `ReferenceMatcher` (for the oracle), which
 /// deliberately share nothing but this model and the URL splitter.
 ///
+/// What the Document folder will not do: resolve the defaults chain or parse patterns (the
+/// `Pattern` layer does, and the oracle on its own), fetch anything over the network (bytes or a
+/// local file come in; `AASADocument+File.swift` reads at most the size limit plus one byte),
+/// or repair a document (a skipped piece stays skipped; `aasa lint` reports it).
+///
 /// ```swift
 /// let document = try AASADocument(bytes: Array(text.utf8))
 /// for diagnostic in document.diagnostics { print(diagnostic) }

@@ -1,3 +1,8 @@
+/// The Internal folder: small value types several layers share and none owns: `ExactString`
+/// (this file) and `SparseSet` (a set of small integers cleared in constant time, for the
+/// determiniser's closures). Nothing here knows about documents, URLs or rules, and no SPEC
+/// behaviour lives here beyond what this type's comparison means.
+///
 /// A string compared and hashed by its Unicode scalars, not by Swift's canonical equivalence.
 ///
 /// `String ==` treats `"café"` (precomposed) and `"cafe\u{301}"` (decomposed) as equal. AASA

@@ -3,14 +3,22 @@ import Foundation
 /// The Matcher layer: from URL bytes to per-app decisions, through the compiled automata.
 ///
 /// Fourth stage of the pipeline (document → pattern → automaton → **matcher**). Per URL:
-/// split it without allocating (`URLSplitter`); check the host; normalise each component once
-/// per text mode that some rule uses (`ComponentNormalizer`); run one DFA pass per component
-/// kind and mode (a path mode whose `literal * literal` rules were split also reads the path's
-/// last bytes backwards, `SuffixSplit`); then walk the path automaton's accepted rules in rule
-/// order, checking each against the query and fragment results, and give each app the first
-/// rule that passes
-/// (SPEC 3). Query and fragment automata run only when a path-accepted rule needs them, so a URL
-/// whose path matches nothing costs one pass over its path.
+/// split it without allocating (`URLSplitter`; a URL starting with `https://` and the domain
+/// skips that and the host check); check the host; normalise each component once per text mode
+/// that some rule uses (`ComponentNormalizer`); run one DFA pass per component kind and mode (a
+/// path mode whose `literal * literal` rules were split also reads the path's last bytes,
+/// `SuffixSplit`). When every rule uses one mode, the path's accepted set has a decision row
+/// (per app, the rule that decides on the path alone) and most URLs end there; otherwise walk
+/// the accepted rules in rule order, checking each against the query and fragment results, and
+/// give each app the first rule that passes (SPEC 3). Query and fragment automata run only when
+/// a path-accepted rule needs them, so a URL whose path matches nothing costs one pass over its
+/// path. `docs/architecture.md` follows a URL through these steps.
+///
+/// What the Matcher folder will not do: parse documents or compile patterns (a
+/// `CompiledDocument` is built once and shared by every thread), re-encode or clean up the URL
+/// (no dot segments, IDNA or WHATWG fixes: it is compared as written), or guess: a URL it cannot
+/// split, or whose work passes the budget (`WorkMeter`), is an error (`URLSplitError`), never a
+/// decision.
 ///
 /// Cost is proportional to the URL's length plus the number of rules its path matches, and flat
 /// in the number of rules of the document.

@@ -10,6 +10,11 @@
 /// compares decoded text and folded when it ignores case (`TextMode`), and path patterns get the
 /// slash rules of SPEC 6 (`PathNormalization`). The matcher applies the same normalisation to
 /// URL text once per URL, so the automaton compares bytes and nothing else.
+///
+/// What the Pattern folder will not do: match anything (the `Automaton` layer compiles these
+/// ASTs; the oracle parses patterns on its own, `Reference/`), touch URL text (the matcher
+/// normalises it with the same `TextNormalization`), or expand variables into pattern lists
+/// (`ListExpansion` only counts what that would cost).
 public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     public enum Piece: Sendable, Hashable {
         /// Literal text (already normalised for the pattern's mode once `normalized(for:)` ran).

@@ -9,6 +9,12 @@ import Foundation
 /// It shares nothing with the compiled engine except the document model and `URLSplitter`: if
 /// both were built on the same helper, a bug in the helper would agree with itself.
 ///
+/// What the Reference folder will not do: be fast (no automata, no caches; `Glob` is memoised
+/// only so that `*a*a*…` stays polynomial), or share the engine's bounds: it compiles nothing,
+/// so `nfa-states`, the cache budget and the per-URL work budget do not apply to it. It runs
+/// where an answer matters more than speed: the tests, `aasa explain`, `--engine reference`,
+/// and the agreement checks of `aasa-bench`.
+///
 /// ```swift
 /// let oracle = ReferenceMatcher(document: document, domain: "example.com")
 /// let decision = try oracle.decide("https://example.com/buy/1")

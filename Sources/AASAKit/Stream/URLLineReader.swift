@@ -10,6 +10,10 @@ import Foundation
 /// are not kept, only examined (are they trailing blanks, or more URL?), so an endless line
 /// costs no memory. A line that is not valid UTF-8, or too long, is still a record: the caller
 /// turns it into an error record, so nothing is ever silently dropped.
+///
+/// What the Stream folder will not do: judge whether a line is a URL (`URLSplitter` does),
+/// decode or normalise its text, open files (it reads a file descriptor the caller opened), or
+/// keep more than one line: an over-long line costs its limit in memory, not its length.
 public struct URLLineReader {
     /// One non-blank input line.
     public enum Line {
