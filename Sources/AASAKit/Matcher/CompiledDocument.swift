@@ -153,7 +153,8 @@ public final class CompiledDocument: Sendable {
     ///
     /// - Throws: `AutomatonError` when a limit of `configuration.automata` is exceeded.
     /// - Complexity: O(total pattern and variable-value length) for the NFAs, plus the
-    ///   determinisation of every automaton whose whole DFA stays under
+    ///   determinisation of every automaton whose dense rows would pass
+    ///   `configuration.automata.eagerMinimumTableBytes` and whose whole DFA stays under
     ///   `configuration.automata.eagerMaxStates` (and twice its NFA); the others stay lazy.
     public convenience init(document: AASADocument, domain: String, configuration: Configuration = .default)
         throws(AutomatonError)

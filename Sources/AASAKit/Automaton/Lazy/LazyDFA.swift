@@ -1,6 +1,7 @@
 /// A lazily determinised DFA over one NFA: immutable, `Sendable`, shared by every thread.
-/// When its whole DFA is small enough it is determinised when made instead (`Prebuilt`,
-/// `LazyDFA+Eager.swift`), and the cache only hands out that table's tag sets.
+/// When its whole DFA is too large for dense rows to pay but bounded (see `init`), it is
+/// determinised when made instead (`Prebuilt`, `LazyDFA+Eager.swift`), and the cache only hands
+/// out that table's tag sets.
 ///
 /// All mutable state lives in a `LazyDFA.Cache` made by `makeCache()`, one per thread. The
 /// automaton checks, at construction, that the configured budget can hold the few states a
