@@ -20,7 +20,8 @@ import Foundation
 /// `real` (the real documents on real URLs, and the multi-domain routing scenario), `compile`
 /// (parse and compile time, automaton size against naive list expansion, eager minimised DFA),
 /// `memory` (peak RSS and allocation per workload, jemalloc vs glibc, one subprocess each),
-/// `classify` (the `aasa classify` binary end to end on the real corpus, jobs 1 and 2) and
+/// `classify` (the `aasa classify` binary end to end on the real corpus, jobs 1 and 2), `fleet`
+/// (one interleaved stream over thousands of small documents: the link shortener's workload) and
 /// `agreement` (every URL of every suite decided by both engines; any difference fails the run).
 public enum BenchmarkMain {
     public static func run(allocator: AllocatorCounters, executableName: String) -> Never {
@@ -106,6 +107,7 @@ public final class RunContext: @unchecked Sendable {
                 case .compile: result = try CompileSuite.run(self)
                 case .memory: result = try MemorySuite.run(self)
                 case .classify: result = try ClassifySuite.run(self)
+                case .fleet: result = try FleetSuite.run(self)
                 case .agreement: result = try AgreementSuite.run(self)
                 }
             } catch {

@@ -17,6 +17,8 @@ enum ChildProcess {
         var nanoseconds: UInt64
         /// User plus system CPU time of the child (all its threads), from `wait4`.
         var cpuNanoseconds: UInt64
+        /// The child's peak resident set (`ru_maxrss`).
+        var peakResidentBytes: Int
     }
 
     struct SpawnError: Error, CustomStringConvertible {
@@ -49,6 +51,7 @@ enum ChildProcess {
         func nanoseconds(_ time: timeval) -> UInt64 { UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_usec) * 1_000 }
         return Outcome(
             status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, nanoseconds: elapsed,
-            cpuNanoseconds: nanoseconds(usage.ru_utime) + nanoseconds(usage.ru_stime))
+            cpuNanoseconds: nanoseconds(usage.ru_utime) + nanoseconds(usage.ru_stime),
+            peakResidentBytes: Int(usage.ru_maxrss) * 1024)
     }
 }

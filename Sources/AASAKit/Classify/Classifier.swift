@@ -24,6 +24,9 @@ public final class Classifier {
     // on its hot properties only cost time (about 5% of a classify run, callgrind).
     @exclusivity(unchecked) public private(set) var statistics: ClassifyStatistics
     @exclusivity(unchecked) private var matchers: [DFAMatcher?]
+    /// Each domain's loaded document, once this thread has met it: the shared slot's lock is
+    /// taken once per domain, not per URL.
+    @exclusivity(unchecked) private var loaded: [ClassifierRules.Loaded?]
     // TSV/CSV scratch for the apps and rules columns, reused so a record allocates nothing.
     @exclusivity(unchecked) private var appsColumn: [UInt8] = []
     @exclusivity(unchecked) private var rulesColumn: [UInt8] = []
@@ -47,6 +50,7 @@ public final class Classifier {
         self.format = format
         self.statistics = ClassifyStatistics(rules: rules)
         self.matchers = Array(repeating: nil, count: rules.domains.count)
+        self.loaded = Array(repeating: nil, count: rules.domains.count)
     }
 
     /// Classifies one URL (trimmed, valid UTF-8) and appends its record to `out`.
@@ -68,28 +72,27 @@ public final class Classifier {
             appendRecord(url: url, domain: nil, decisions: [], ruleOf: [], extra: extra, into: out)
             return
         }
-        let domain = rules.domains[domainIndex]
         statistics.domainRecords[domainIndex] += 1
-        switch domain.state {
+        if let matcher = matchers[domainIndex] {
+            decide(matcher, domainIndex, url: url, parts: parts, extra: extra, into: out)
+            return
+        }
+        let document: ClassifierRules.Loaded
+        if let known = loaded[domainIndex] {
+            document = known
+        } else {
+            document = rules.domains[domainIndex].loaded
+            loaded[domainIndex] = document
+            statistics.countApps(of: domainIndex, document.appIDs.count)
+        }
+        switch document.state {
         case .failed(let reason):
             statistics.errors += 1
             appendError(url: url, domain: domainIndex, message: "the document could not be loaded: \(reason)", extra: extra, into: out)
         case .compiled(let compiled):
-            let matcher: DFAMatcher
-            if let existing = matchers[domainIndex] {
-                matcher = existing
-            } else {
-                matcher = DFAMatcher(compiled)
-                matchers[domainIndex] = matcher
-            }
-            matcher.decide(routed: url, parts: parts)
-            if matcher.workExceeded {
-                statistics.errors += 1
-                let error = URLSplitError.workLimitExceeded(limit: matcher.meter.limit)
-                appendError(url: url, domain: domainIndex, message: error.description, extra: extra, into: out)
-                return
-            }
-            record(domainIndex, decidingRule: matcher.decidingRule, rules: compiled.rules, url: url, extra: extra, into: out)
+            let matcher = DFAMatcher(compiled)
+            matchers[domainIndex] = matcher
+            decide(matcher, domainIndex, url: url, parts: parts, extra: extra, into: out)
         case .reference(let reference):
             let decision: URLDecision
             do {
@@ -102,13 +105,27 @@ public final class Classifier {
             // Map the reference's (entry, rule) back to the rule ids the templates use.
             let ids = decision.decisions.map { app -> Int32 in
                 guard let entry = app.entry, let rule = app.rule else { return -1 }
-                return Int32(domain.ruleText.firstIndex(of: Array("\(entry):\(rule)".utf8)) ?? -1)
+                return Int32(document.ruleText.firstIndex(of: Array("\(entry):\(rule)".utf8)) ?? -1)
             }
             let excluded = decision.decisions.map { $0.kind == .exclude }
             appendRecord(
                 url: url, domain: domainIndex, decisions: ids, ruleOf: excluded, extra: extra, into: out,
                 countInto: true)
         }
+    }
+
+    private func decide(
+        _ matcher: DFAMatcher, _ domainIndex: Int, url: UnsafeBufferPointer<UInt8>, parts: URLParts, extra: Extra?,
+        into out: RecordBuffer
+    ) {
+        matcher.decide(routed: url, parts: parts)
+        if matcher.workExceeded {
+            statistics.errors += 1
+            let error = URLSplitError.workLimitExceeded(limit: matcher.meter.limit)
+            appendError(url: url, domain: domainIndex, message: error.description, extra: extra, into: out)
+            return
+        }
+        record(domainIndex, decidingRule: matcher.decidingRule, rules: matcher.compiled.rules, url: url, extra: extra, into: out)
     }
 
     private func record(
@@ -129,6 +146,8 @@ public final class Classifier {
         extra: Extra?, into out: RecordBuffer, countInto count: Bool = false
     ) {
         let domain = domainIndex.map { rules.domains[$0] }
+        // Set whenever a record has decisions: the domain was met, so this thread loaded it.
+        let document = domainIndex.flatMap { loaded[$0] }
         var matched = false
         switch format {
         case .ndjson where domain == nil && extra?.json == nil:
@@ -143,19 +162,19 @@ public final class Classifier {
             for (app, rule) in decisions.enumerated() where rule >= 0 && !excluded[app] {
                 if !first { out.append(", ") }
                 first = false
-                if let domain { out.append(domain.appJSON[app]) }
+                if let document { out.append(document.appJSON[app]) }
             }
             out.append(#"], "decisions": ["#)
             for (app, rule) in decisions.enumerated() {
-                guard let domain else { break }
+                guard let document else { break }
                 if app > 0 { out.append(", ") }
                 out.append(#"{"app": "#)
-                out.append(domain.appJSON[app])
+                out.append(document.appJSON[app])
                 if rule < 0 {
                     out.append(#", "decision": "no_match"}"#)
                 } else {
                     out.append(excluded[app] ? #", "decision": "exclude""# : #", "decision": "match""#)
-                    out.append(domain.ruleJSONSuffix[Int(rule)])
+                    out.append(document.ruleJSONSuffix[Int(rule)])
                 }
             }
             out.append(UInt8(ascii: "]"))
@@ -169,13 +188,13 @@ public final class Classifier {
             appsColumn.removeAll(keepingCapacity: true)
             rulesColumn.removeAll(keepingCapacity: true)
             for (app, rule) in decisions.enumerated() where rule >= 0 && !excluded[app] {
-                guard let domain else { break }
+                guard let document else { break }
                 if !appsColumn.isEmpty {
                     appsColumn.append(UInt8(ascii: "|"))
                     rulesColumn.append(UInt8(ascii: "|"))
                 }
-                appsColumn.append(contentsOf: domain.appIDs[app].utf8)
-                rulesColumn.append(contentsOf: domain.ruleText[Int(rule)])
+                appsColumn.append(contentsOf: document.appIDs[app].utf8)
+                rulesColumn.append(contentsOf: document.ruleText[Int(rule)])
             }
             format.appendField(appsColumn, to: out)
             out.append(format.delimiter)

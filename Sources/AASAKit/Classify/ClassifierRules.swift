@@ -1,6 +1,14 @@
+import Synchronization
+
 /// Everything `classify` needs to know about its documents, built once and shared by every
 /// worker thread: the host table, each domain's compiled document (or reference matcher, or
 /// load failure), and pre-rendered output fragments so that writing a record is mostly copying.
+///
+/// A rules directory is loaded lazily: at start only its listing is read (the host table), and
+/// a domain's document is read and compiled the first time a URL of that host arrives. A fleet
+/// of 100 000 domains then starts in the time it takes to list them, and memory grows with the
+/// domains the stream touches, not the domains on disk. A document that cannot be used is
+/// reported when its domain is first met (`onLoadFailure`), and its URLs get error records.
 public final class ClassifierRules: Sendable {
     public enum Engine: String, Sendable {
         case dfa
@@ -14,77 +22,130 @@ public final class ClassifierRules: Sendable {
         case failed(String)
     }
 
-    /// A class, so the hot path copies one reference per URL instead of six arrays.
-    public final class Domain: Sendable {
-        public let name: String
-        public let file: String
+    /// A domain's document once loaded, with the output fragments its records use.
+    public final class Loaded: Sendable {
         public let state: State
         public let appIDs: [String]
-        /// `"domain"` as a JSON string literal.
-        let json: [UInt8]
-        /// The domain's UTF-8 bytes, for the TSV/CSV domain column.
-        let nameBytes: [UInt8]
         /// Each app ID as a JSON string literal.
         let appJSON: [[UInt8]]
         /// Per rule id: `", "entry": E, "rule": R}` and `E:R`.
         let ruleJSONSuffix: [[UInt8]]
         let ruleText: [[UInt8]]
 
-        init(
-            name: String, file: String, state: State, appIDs: [String], json: [UInt8], appJSON: [[UInt8]],
-            ruleJSONSuffix: [[UInt8]], ruleText: [[UInt8]]
-        ) {
+        init(state: State, appIDs apps: [String], rules: [(entry: Int, rule: Int)]) {
+            self.state = state
+            self.appIDs = apps
+            appJSON = apps.map { Array(JSONWriter.escape($0).utf8) }
+            ruleJSONSuffix = rules.map { Array(", \"entry\": \($0.entry), \"rule\": \($0.rule)}".utf8) }
+            ruleText = rules.map { Array("\($0.entry):\($0.rule)".utf8) }
+        }
+
+        var failure: String? {
+            if case .failed(let reason) = state { return reason }
+            return nil
+        }
+    }
+
+    /// A class, so the hot path copies one reference per URL instead of several arrays.
+    public final class Domain: Sendable {
+        public let name: String
+        public let file: String
+        /// `"domain"` as a JSON string literal.
+        let json: [UInt8]
+        /// The domain's UTF-8 bytes, for the TSV/CSV domain column.
+        let nameBytes: [UInt8]
+        private let load: @Sendable () -> Loaded
+        /// Why a lock rather than an atomic: two threads meeting a new domain at once must not
+        /// both compile it; each worker keeps its own reference once loaded, so the lock is
+        /// taken once per domain and thread, never per URL.
+        private let slot: Mutex<Loaded?>
+
+        init(name: String, file: String, loaded: Loaded?, load: @escaping @Sendable () -> Loaded) {
             self.name = name
             self.nameBytes = Array(name.utf8)
             self.file = file
-            self.state = state
-            self.appIDs = appIDs
-            self.json = json
-            self.appJSON = appJSON
-            self.ruleJSONSuffix = ruleJSONSuffix
-            self.ruleText = ruleText
+            self.json = Array(JSONWriter.escape(name).utf8)
+            self.load = load
+            self.slot = Mutex(loaded)
         }
+
+        /// The document, read and compiled now if this is its first use.
+        public var loaded: Loaded {
+            slot.withLock { slot in
+                if let loaded = slot { return loaded }
+                let loaded = load()
+                slot = loaded
+                return loaded
+            }
+        }
+
+        /// The document if some thread has loaded it; never loads.
+        public var loadedIfReady: Loaded? { slot.withLock { $0 } }
+
+        public var state: State { loaded.state }
+        public var appIDs: [String] { loaded.appIDs }
     }
 
     public let engine: Engine
     public let domains: [Domain]
     public let table: DomainTable
 
-    /// Compiles every document; `threads` > 1 compiles several at once (`ParallelMap`).
+    /// Compiles every document now; `threads` > 1 compiles several at once (`ParallelMap`).
     public init(documents: DomainDocuments, engine: Engine, configuration: Configuration = .default, threads: Int = 1) {
         self.engine = engine
         let sources = documents.sources
         let domains = ParallelMap.map(sources.count, threads: threads) { index in
-            Self.build(sources[index], engine: engine, configuration: configuration)
+            let source = sources[index]
+            let loaded = Self.build(source.document, domain: source.domain, file: source.file, engine: engine, configuration: configuration)
+            return Domain(name: source.domain, file: source.file, loaded: loaded, load: { loaded })
         }
         self.domains = domains
         self.table = DomainTable(domains: domains.map(\.name))
     }
 
-    private static func build(_ source: DomainDocuments.Source, engine: Engine, configuration: Configuration) -> Domain {
-        var state: State
-        var apps: [String] = []
-        var rules: [(entry: Int, rule: Int)] = []
-        switch source.document {
+    /// The documents of a listed rules directory, each read and compiled on first use;
+    /// `onLoadFailure(domain, reason)` is called once for a document that cannot be used, from
+    /// the thread that first met its domain.
+    public init(
+        listing: DomainDocuments.Listing, engine: Engine, configuration: Configuration = .default,
+        onLoadFailure: (@Sendable (String, String) -> Void)? = nil
+    ) {
+        self.engine = engine
+        domains = listing.files.map { entry in
+            Domain(name: entry.domain, file: entry.file, loaded: nil) {
+                let document = DomainDocuments.load(entry.file, configuration, regularFileOnly: true)
+                let loaded = Self.build(document, domain: entry.domain, file: entry.file, engine: engine, configuration: configuration)
+                if let reason = loaded.failure { onLoadFailure?(entry.domain, reason) }
+                return loaded
+            }
+        }
+        table = DomainTable(domains: domains.map(\.name))
+    }
+
+    private static func build(
+        _ document: Result<AASADocument, DomainDocuments.LoadFailure>, domain: String, file: String, engine: Engine,
+        configuration: Configuration
+    ) -> Loaded {
+        switch document {
         case .failure(let failure):
-            state = .failed(failure.description)
+            return Loaded(state: .failed(failure.description), appIDs: [], rules: [])
         case .success(let document):
-            apps = document.appIDs
             switch engine {
             case .reference:
-                state = .reference(ReferenceMatcher(document: document, domain: source.domain))
-                rules = EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex) }
+                return Loaded(
+                    state: .reference(ReferenceMatcher(document: document, domain: domain)), appIDs: document.appIDs,
+                    rules: EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex) })
             case .dfa:
                 do {
-                    let compiled = try CompiledDocument(document: document, domain: source.domain, configuration: configuration)
-                    state = .compiled(compiled)
-                    rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex) }
+                    let compiled = try CompiledDocument(document: document, domain: domain, configuration: configuration)
+                    return Loaded(
+                        state: .compiled(compiled), appIDs: document.appIDs,
+                        rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex) })
                 } catch {
-                    state = .failed("\(source.file): \(error)")
+                    return Loaded(state: .failed("\(file): \(error)"), appIDs: document.appIDs, rules: [])
                 }
             }
         }
-        return Self.domain(source.domain, file: source.file, state: state, appIDs: apps, rules: rules)
     }
 
     /// Rules loaded from a compiled artifact (`CompiledArtifact.load`).
@@ -97,26 +158,19 @@ public final class ClassifierRules: Sendable {
                 apps = compiled.appIDs
                 rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex) }
             }
-            return Self.domain(domain.name, file: domain.file, state: domain.state, appIDs: apps, rules: rules)
+            let loaded = Loaded(state: domain.state, appIDs: apps, rules: rules)
+            return Domain(name: domain.name, file: domain.file, loaded: loaded, load: { loaded })
         }
         table = DomainTable(domains: domains.map(\.name))
     }
 
-    private static func domain(_ name: String, file: String, state: State, appIDs apps: [String], rules: [(entry: Int, rule: Int)])
-        -> Domain
-    {
-        Domain(
-            name: name, file: file, state: state, appIDs: apps, json: Array(JSONWriter.escape(name).utf8),
-            appJSON: apps.map { Array(JSONWriter.escape($0).utf8) },
-            ruleJSONSuffix: rules.map { Array(", \"entry\": \($0.entry), \"rule\": \($0.rule)}".utf8) },
-            ruleText: rules.map { Array("\($0.entry):\($0.rule)".utf8) })
+    /// The domains whose document could not be used, with the reason (loading every document).
+    public var failures: [(domain: String, reason: String)] {
+        domains.compactMap { domain in domain.loaded.failure.map { (domain.name, $0) } }
     }
 
-    /// The domains whose document could not be used, with the reason.
-    public var failures: [(domain: String, reason: String)] {
-        domains.compactMap {
-            if case .failed(let reason) = $0.state { return ($0.name, reason) }
-            return nil
-        }
+    /// `failures` among the documents loaded so far.
+    public var failuresSoFar: [(domain: String, reason: String)] {
+        domains.compactMap { domain in domain.loadedIfReady?.failure.map { (domain.name, $0) } }
     }
 }

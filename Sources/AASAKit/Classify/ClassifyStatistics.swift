@@ -13,7 +13,14 @@ public struct ClassifyStatistics: Sendable {
     public init(rules: ClassifierRules) {
         domainRecords = Array(repeating: 0, count: rules.domains.count)
         domainMatched = Array(repeating: 0, count: rules.domains.count)
-        appMatches = rules.domains.map { Array(repeating: 0, count: $0.appIDs.count) }
+        // Sized when a worker first meets the domain (`countApps`): its document may not be
+        // loaded yet, and most of a large fleet's never are.
+        appMatches = Array(repeating: [], count: rules.domains.count)
+    }
+
+    /// Makes room to count the `apps` apps of `domain`.
+    mutating func countApps(of domain: Int, _ apps: Int) {
+        if appMatches[domain].count < apps { appMatches[domain] = Array(repeating: 0, count: apps) }
     }
 
     public mutating func merge(_ other: ClassifyStatistics) {
@@ -23,7 +30,8 @@ public struct ClassifyStatistics: Sendable {
         for index in domainRecords.indices {
             domainRecords[index] += other.domainRecords[index]
             domainMatched[index] += other.domainMatched[index]
-            for app in appMatches[index].indices { appMatches[index][app] += other.appMatches[index][app] }
+            countApps(of: index, other.appMatches[index].count)
+            for app in other.appMatches[index].indices { appMatches[index][app] += other.appMatches[index][app] }
         }
     }
 }

@@ -44,6 +44,27 @@ public struct DomainDocuments: Sendable {
     /// Every document of a rules directory.
     /// `threads` > 1 reads and parses several documents at once (`ParallelMap`).
     public static func directory(_ path: String, configuration: Configuration, threads: Int = 1) throws(LoadFailure) -> DomainDocuments {
+        let listing = try Self.listing(path)
+        let files = listing.files
+        let sources = ParallelMap.map(files.count, threads: threads) { index in
+            Source(
+                domain: files[index].domain, file: files[index].file,
+                document: load(files[index].file, configuration, regularFileOnly: true))
+        }
+        return DomainDocuments(sources: sources, warnings: listing.warnings)
+    }
+
+    /// Which file serves which domain in a rules directory, before any is read.
+    public struct Listing: Sendable {
+        /// Sorted by domain (ASCII-lowercased).
+        public var files: [(domain: String, file: String)]
+        /// Shadowed or conflicting files, for stderr.
+        public var warnings: [String]
+    }
+
+    /// Lists a rules directory without reading its documents (`ClassifierRules(listing:)`
+    /// reads each on first use).
+    public static func listing(_ path: String) throws(LoadFailure) -> Listing {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: path) else {
             throw LoadFailure(description: "cannot list the rules directory \(path)")
@@ -85,17 +106,12 @@ public struct DomainDocuments: Sendable {
         let files = chosen.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }.map {
             (domain: $0.key.string, file: $0.value.file)
         }
-        let sources = ParallelMap.map(files.count, threads: threads) { index in
-            Source(
-                domain: files[index].domain, file: files[index].file,
-                document: load(files[index].file, configuration, regularFileOnly: true))
-        }
-        return DomainDocuments(sources: sources, warnings: warnings)
+        return Listing(files: files, warnings: warnings)
     }
 
     /// `regularFileOnly` for files found by listing a directory; a file named by the user may be
     /// a pipe.
-    static func load(_ file: String, _ configuration: Configuration, regularFileOnly: Bool) -> Result<AASADocument, LoadFailure> {
+    public static func load(_ file: String, _ configuration: Configuration, regularFileOnly: Bool) -> Result<AASADocument, LoadFailure> {
         do {
             return .success(
                 try AASADocument(contentsOfFile: file, configuration: configuration, regularFileOnly: regularFileOnly))

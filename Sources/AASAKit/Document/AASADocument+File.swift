@@ -30,7 +30,12 @@ extension AASADocument {
             throw .document(.tooLarge(size: Int(status.st_size), limit: maxBytes))
         }
         let capacity = maxBytes < Int.max ? maxBytes + 1 : Int.max
-        var bytes = [UInt8](repeating: 0, count: min(capacity, 1 << 16))
+        // A regular file's size, plus the byte that shows the end, rather than a fixed 64 KB:
+        // zeroing 64 KB for a 300-byte document was most of the cost of loading a fleet's
+        // documents (fleet suite, callgrind). The buffer still grows should the file grow.
+        // PERF: 10 000-domain fleet, `aasa classify --rules`: 633 M of 4 687 M instructions.
+        let first = isRegular ? max(Int(status.st_size), 0) + 1 : 1 << 16
+        var bytes = [UInt8](repeating: 0, count: min(capacity, first))
         var count = 0
         while count < capacity {
             if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, capacity - count))) }

@@ -167,12 +167,14 @@ enum ClassifyCommand {
                 printError("aasa classify: cannot use the document of \(failure.domain): \(failure.reason)")
             }
         } else {
-            switch RulesLoader.load(rulesPath ?? "", domain: domain, engine: engine, configuration: configuration, command: "classify", threads: jobs) {
+            switch RulesLoader.load(rulesPath ?? "", domain: domain, engine: engine, configuration: configuration, command: "classify", threads: jobs, lazy: true) {
             case .success(let loaded): rules = loaded
             case .failure(let code):
                 return refused(code == .usage ? CommandSupport.usageError(spec, "a single --rules file needs --domain (or give a directory of documents)") : code)
             }
         }
+
+        UntilExit.keep(rules)
 
         // Before the first read: a slow producer is exactly when the line must move.
         let progress = !quiet && isatty(STDERR_FILENO) != 0 ? Progress() : nil

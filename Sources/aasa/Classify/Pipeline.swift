@@ -92,6 +92,7 @@ final class Pipeline: @unchecked Sendable {
             processor.process(batch, with: classifier, into: out)
             deliver(sequence, out, records: classifier.statistics.records - before)
         }
+        UntilExit.keep(classifier)
         state.lock()
         statistics.append(classifier.statistics)
         workersLeft -= 1

@@ -25,8 +25,8 @@ struct Summary {
             .sorted { (statistics.domainRecords[$0], rules.domains[$1].name) > (statistics.domainRecords[$1], rules.domains[$0].name) }
         for index in busiest.prefix(Self.domainsShown) {
             let domain = rules.domains[index]
-            let apps = domain.appIDs.enumerated().compactMap { app, name -> String? in
-                let count = statistics.appMatches[index][app]
+            let apps = (domain.loadedIfReady?.appIDs ?? []).enumerated().compactMap { app, name -> String? in
+                let count = app < statistics.appMatches[index].count ? statistics.appMatches[index][app] : 0
                 return count > 0 ? "\(name) \(count)" : nil
             }
             let detail = apps.isEmpty ? "" : " (" + apps.joined(separator: ", ") + ")"
@@ -36,6 +36,12 @@ struct Summary {
         if busiest.count > Self.domainsShown {
             lines.append("  … and \(busiest.count - Self.domainsShown) more domains (all of them in --stats)")
         }
+        let failures = rules.failuresSoFar
+        if !failures.isEmpty {
+            let names = failures.prefix(Self.domainsShown).map(\.domain).joined(separator: ", ")
+            let more = failures.count > Self.domainsShown ? ", …" : ""
+            lines.append("  \(failures.count) documents could not be used (their URLs got error records): \(names)\(more)")
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -44,8 +50,10 @@ struct Summary {
     var json: String {
         var domains: [JSONValue] = []
         for (index, domain) in rules.domains.enumerated() {
-            let apps = domain.appIDs.enumerated().map { app, name -> JSONValue in
-                .object(JSONObject(members: [("app", .string(name)), ("matches", .number(String(statistics.appMatches[index][app])))]))
+            // A domain no URL reached may never have been loaded: its apps are then unknown.
+            let apps = (domain.loadedIfReady?.appIDs ?? []).enumerated().map { app, name -> JSONValue in
+                let count = app < statistics.appMatches[index].count ? statistics.appMatches[index][app] : 0
+                return .object(JSONObject(members: [("app", .string(name)), ("matches", .number(String(count)))]))
             }
             domains.append(
                 .object(
@@ -61,6 +69,13 @@ struct Summary {
                 ("seconds", .number(String(format: "%.6f", elapsed))),
                 ("records_per_second", .number(String(format: "%.0f", rate))), ("jobs", .number(String(jobs))),
                 ("complete", .bool(complete)), ("domains", .array(domains)),
+                (
+                    "unusable_documents",
+                    .array(
+                        rules.failuresSoFar.map {
+                            .object(JSONObject(members: [("domain", .string($0.domain)), ("reason", .string($0.reason))]))
+                        })
+                ),
             ]))
         return root.serialized() + "\n"
     }

@@ -7,14 +7,34 @@ enum RulesLoader {
     /// `.failure(.usage)` when a single file comes without a domain; `.failure(.unreadableDocument)`
     /// when nothing usable can be loaded.
     /// `threads`: how many cores may parse and compile the documents at once.
+    /// `lazy`: a directory's documents are read and compiled when their domain is first met,
+    /// and a failure is reported then (classify); otherwise all of them now.
     static func load(
         _ path: String, domain: String?, engine: ClassifierRules.Engine, configuration: Configuration, command: String,
-        threads: Int = 1
+        threads: Int = 1, lazy: Bool = false
     ) -> Result<ClassifierRules, ExitCode> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             printError("aasa \(command): cannot read the rules \(path): no such file or directory")
             return .failure(.unreadableDocument)
+        }
+        if isDirectory.boolValue, lazy {
+            let listing: DomainDocuments.Listing
+            do {
+                listing = try DomainDocuments.listing(path)
+            } catch {
+                printError("aasa \(command): \(error)")
+                return .failure(.unreadableDocument)
+            }
+            if listing.files.isEmpty {
+                printError(Self.emptyDirectory(command, path))
+                return .failure(.unreadableDocument)
+            }
+            for warning in listing.warnings { printError("aasa \(command): warning: \(warning)") }
+            return .success(
+                ClassifierRules(listing: listing, engine: engine, configuration: configuration) { domain, reason in
+                    printError("aasa \(command): cannot use the document of \(domain): \(reason)")
+                })
         }
         let documents: DomainDocuments
         if isDirectory.boolValue {
@@ -25,9 +45,7 @@ enum RulesLoader {
                 return .failure(.unreadableDocument)
             }
             if documents.sources.isEmpty {
-                printError(
-                    "aasa \(command): no documents in \(path) (expected DOMAIN.json, DOMAIN/apple-app-site-association or DOMAIN/.well-known/apple-app-site-association)"
-                )
+                printError(Self.emptyDirectory(command, path))
                 return .failure(.unreadableDocument)
             }
         } else {
@@ -41,5 +59,9 @@ enum RulesLoader {
         }
         if !isDirectory.boolValue, !rules.failures.isEmpty { return .failure(.unreadableDocument) }
         return .success(rules)
+    }
+
+    static func emptyDirectory(_ command: String, _ path: String) -> String {
+        "aasa \(command): no documents in \(path) (expected DOMAIN.json, DOMAIN/apple-app-site-association or DOMAIN/.well-known/apple-app-site-association)"
     }
 }

@@ -1,0 +1,267 @@
+import AASAKit
+import Foundation
+
+/// The fleet suite: one interleaved stream of URLs over the documents of thousands of domains,
+/// the link shortener's workload (`Fleet`), through the release `aasa classify` binary.
+///
+/// What it reports, and why each figure:
+/// - **instructions per URL** (callgrind, deterministic, what the baseline tracks): the cost of
+///   a URL once its domain is warm (the stream classified twice, minus once), and the cost
+///   including each domain's first use (the stream once, minus an empty input). The first is
+///   the hot path's; the second adds reading, compiling and warming the documents the stream
+///   touches, which is what a short run pays;
+/// - URLs/s end to end with `--jobs 1` and `2`, and fleet ÷ one domain: the same paths on one
+///   host, in the same run, wall time after start-up;
+/// - start-up (first record out) and peak RSS at the largest fleet, for `--rules` and
+///   `--compiled`; artifact bytes ÷ JSON bytes;
+/// - compile time per real document (median, p99) beside parsing its JSON alone, in process;
+/// - agreement: the records of `--rules`, `--compiled`, `--jobs 2` and the reference engine on
+///   the stream, compared byte for byte.
+enum FleetSuite {
+    static func run(_ context: RunContext) throws -> SuiteReport {
+        var report = SuiteReport(name: "fleet")
+        if let missing = context.store.sharedCorpusMissing(["aasa/real", "urls/combined_http_dedup.txt"]) {
+            report.skipped = "skipped: \(missing)"
+            return report
+        }
+        let aasa = MemorySuite.executableDirectory() + "/aasa"
+        guard FileManager.default.isExecutableFile(atPath: aasa) else {
+            report.skipped = "skipped: \(aasa) must be built (swift build -c release)"
+            return report
+        }
+        let quick = context.options.quick
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-bench-fleet-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+
+        let real = try context.store.realDocuments()
+        let paths = Fleet.paths(of: try context.store.realURLs())
+        let domains = quick ? 300 : 10_000
+        let urls = quick ? 6_000 : 200_000
+        let rules = folder + "/rules"
+        let fleet = try Fleet.write(count: domains, documents: real, into: rules, seed: context.options.seed)
+        let (stream, one) = Fleet.stream(count: urls, domains: fleet.domains, paths: paths, seed: context.options.seed ^ 0xF1EE7)
+        let input = folder + "/fleet.txt"
+        let twice = folder + "/fleet-twice.txt"
+        let oneInput = folder + "/one.txt"
+        let empty = folder + "/empty.txt"
+        try Data(stream).write(to: URL(fileURLWithPath: input))
+        try Data(stream + stream).write(to: URL(fileURLWithPath: twice))
+        try Data(one).write(to: URL(fileURLWithPath: oneInput))
+        try Data().write(to: URL(fileURLWithPath: empty))
+        let artifact = folder + "/rules.aasac"
+        let compiled = try ChildProcess.run(aasa, ["compile", rules, "-o", artifact])
+        guard compiled.status == 0 else { throw BenchmarkError.runFailed("aasa compile \(rules) exited \(compiled.status)") }
+        let artifactBytes = (try? FileManager.default.attributesOfItem(atPath: artifact)[.size] as? Int) ?? 0
+        context.say("_\(Format.count(domains)) domains (\(Format.bytes(fleet.jsonBytes)) of JSON), \(Format.count(urls)) URLs_")
+
+        let setups: [(label: String, arguments: [String])] = [("rules", ["--rules", rules]), ("compiled", ["--compiled", artifact])]
+
+        // Agreement: every engine and configuration writes the same bytes.
+        var agreement = Table(
+            title: "fleet records: \(Format.count(urls)) URLs over \(Format.count(domains)) domains, compared byte for byte with `--rules --jobs 1`",
+            columns: ["configuration", "records", "identical"])
+        let reference = folder + "/reference.ndjson"
+        _ = try ChildProcess.run(aasa, ["classify", "--rules", rules, "--input", input, "--blank-lines", "record"], stdout: reference)
+        let expected = try Data(contentsOf: URL(fileURLWithPath: reference))
+        let records = expected.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        let lines = stream.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        guard records == lines else { throw BenchmarkError.runFailed("fleet: \(records) records for \(lines) lines") }
+        let variants: [(String, [String])] = [
+            ("--rules --jobs 2", ["--rules", rules, "--jobs", "2"]),
+            ("--compiled --jobs 1", ["--compiled", artifact, "--jobs", "1"]),
+            ("--compiled --jobs 2", ["--compiled", artifact, "--jobs", "2"]),
+            ("--rules --engine reference", ["--rules", rules, "--engine", "reference"]),
+        ]
+        var differing = 0
+        for (label, arguments) in variants {
+            let out = folder + "/variant.ndjson"
+            _ = try ChildProcess.run(aasa, ["classify"] + arguments + ["--input", input, "--blank-lines", "record"], stdout: out)
+            let got = try Data(contentsOf: URL(fileURLWithPath: out))
+            let same = zip(got.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false),
+                           expected.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)).filter { $0 == $1 }.count - 1
+            let identical = got == expected
+            if !identical {
+                differing += 1
+                report.disagreements.append(
+                    Disagreement(suite: "fleet", document: label, url: "\(records - same) of \(records) records differ", dfa: "", reference: ""))
+            }
+            agreement.rows.append([label, Format.count(records), identical ? "**yes**" : "no (\(Format.count(records - same)) differ)"])
+        }
+        report.counters["agreement.differing_configurations"] = Double(differing)
+        context.emit(agreement, into: &report)
+
+        // Instructions per URL, under callgrind.
+        if let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
+            var table = Table(
+                title: "instructions per URL (callgrind), `aasa classify` NDJSON to /dev/null, `--jobs 1`, \(Format.count(domains)) domains",
+                columns: ["rules from", "**warm domain** (stream twice − once)", "with first use (once − empty)", "start-up (empty input)"])
+            for setup in setups {
+                func instructions(_ file: String) throws -> Double {
+                    let log = folder + "/callgrind.log"
+                    let outcome = try ChildProcess.run(
+                        valgrind,
+                        ["--tool=callgrind", "--callgrind-out-file=/dev/null", aasa, "classify"] + setup.arguments
+                            + ["--input", file, "--jobs", "1", "--quiet"], stderr: log)
+                    guard outcome.status == 0 else { throw BenchmarkError.runFailed("callgrind on aasa classify exited \(outcome.status)") }
+                    let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                    guard let line = text.split(separator: "\n").last(where: { $0.contains("Collected :") }),
+                        let value = Double(line.split(separator: " ").last ?? "")
+                    else { throw BenchmarkError.runFailed("no instruction count in callgrind's log") }
+                    return value
+                }
+                let none = try instructions(empty)
+                let once = try instructions(input)
+                let both = try instructions(twice)
+                let warm = (both - once) / Double(lines)
+                let first = (once - none) / Double(lines)
+                table.rows.append([
+                    setup.label == "rules" ? "`--rules` (JSON, compiled on first use)" : "`--compiled` (artifact)",
+                    "**\(Format.count(Int(warm.rounded())))**", Format.count(Int(first.rounded())), Format.count(Int(none.rounded())),
+                ])
+                report.counters["\(setup.label).instructions_per_url_warm"] = warm.rounded()
+                report.counters["\(setup.label).instructions_per_url_first_use"] = first.rounded()
+            }
+            table.notes.append(
+                "Target (issue 19): at most 1 500 instructions a URL on the 10 000-domain stream. Warm: (Ir of the stream twice − Ir of it once) ÷ URLs; with first use: (Ir of the stream − Ir of an empty input) ÷ URLs, so it includes reading and compiling (`--rules`) or decoding (`--compiled`) each domain the stream touches, and warming its matcher.")
+            context.emit(table, into: &report)
+        } else {
+            context.say("_instructions per URL skipped: valgrind not found_")
+        }
+
+        // Wall time: fleet vs one domain, jobs 1 and 2 (full runs only: the quick stream is
+        // over before start-up stops dominating, and the baseline tracks instructions).
+        if !quick { try wallTimes(context, &report, aasa: aasa, setups: setups, lines: lines, urls: urls, input: input, oneInput: oneInput, empty: empty) }
+        try startUp(context, &report, aasa: aasa, folder: folder, quick: quick, domains: domains, real: real, rules: rules, artifact: artifact, fleet: fleet, artifactBytes: artifactBytes)
+        compileTimes(context, &report, real: real, quick: quick)
+        return report
+    }
+
+    static func wallTimes(
+        _ context: RunContext, _ report: inout SuiteReport, aasa: String, setups: [(label: String, arguments: [String])], lines: Int,
+        urls: Int, input: String, oneInput: String, empty: String
+    ) throws {
+        var speed = Table(
+            title: "`aasa classify` wall time, \(Format.count(urls)) URLs, NDJSON to /dev/null, median of \(context.profile.repetitions) interleaved rounds",
+            columns: ["rules from", "--jobs", "fleet URLs/s end to end", "fleet URLs/s after start-up", "one domain URLs/s after start-up", "**fleet ÷ one domain**"])
+        for setup in setups {
+            var startup: [Double] = []
+            var wall: [Int: [Double]] = [1: [], 2: []]
+            var single: [Int: [Double]] = [1: [], 2: []]
+            for _ in 0..<context.profile.repetitions {
+                startup.append(Double(try ChildProcess.run(aasa, ["classify"] + setup.arguments + ["--input", empty]).nanoseconds))
+                for jobs in [1, 2] {
+                    let arguments = ["classify"] + setup.arguments + ["--jobs", String(jobs), "--quiet", "--input"]
+                    wall[jobs]?.append(Double(try ChildProcess.run(aasa, arguments + [input]).nanoseconds))
+                    single[jobs]?.append(Double(try ChildProcess.run(aasa, arguments + [oneInput]).nanoseconds))
+                }
+            }
+            let start = Statistics.quantile(startup, 0.5)
+            for jobs in [1, 2] {
+                let fleetWall = Statistics.quantile(wall[jobs] ?? [], 0.5)
+                let oneWall = Statistics.quantile(single[jobs] ?? [], 0.5)
+                let ratio = max(fleetWall - start, 1) / max(oneWall - start, 1)
+                // When the one-domain run is nearly all start-up, what is left is noise.
+                let measurable = oneWall - start > 0.2 * oneWall
+                speed.rows.append([
+                    setup.label == "rules" ? "`--rules`" : "`--compiled`", "\(jobs)", Format.rate(Double(lines) / (fleetWall / 1e9)),
+                    Format.rate(Double(lines) / (max(fleetWall - start, 1) / 1e9)),
+                    measurable ? Format.rate(Double(lines) / (max(oneWall - start, 1) / 1e9)) : "(start-up dominates)",
+                    measurable ? "**\(Format.ratio(ratio))**" : "n/a",
+                ])
+                report.timings["\(setup.label).jobs\(jobs).urls_per_second"] = Double(lines) / (fleetWall / 1e9)
+                if measurable { report.timings["\(setup.label).jobs\(jobs).fleet_over_one_domain"] = ratio }
+            }
+        }
+        speed.notes.append(
+            "One domain: the same lines with every served host replaced by one domain's (so the same paths, the same unserved and invalid lines). After start-up: wall time minus the median of the same command on an empty input. Target (issue 19): fleet ÷ one domain at most 1.5× (reported, not asserted).")
+        context.emit(speed, into: &report)
+
+    }
+
+    /// Start-up and memory at the largest fleet.
+    static func startUp(
+        _ context: RunContext, _ report: inout SuiteReport, aasa: String, folder: String, quick: Bool, domains: Int, real: [NamedDocument],
+        rules: String, artifact: String, fleet: Fleet, artifactBytes: Int
+    ) throws {
+        let largest = quick ? domains : 100_000
+        var startTable = Table(
+            title: "start-up at \(Format.count(largest)) domains: first record out (one URL of input), and peak RSS",
+            columns: ["rules from", "first record (median)", "peak RSS", "artifact ÷ JSON bytes"])
+        var largestRules = rules
+        var largestArtifact = artifact
+        var largestJSON = fleet.jsonBytes
+        var largestArtifactBytes = artifactBytes
+        if largest != domains {
+            largestRules = folder + "/rules-large"
+            let big = try Fleet.write(count: largest, documents: real, into: largestRules, seed: context.options.seed)
+            largestJSON = big.jsonBytes
+            largestArtifact = folder + "/large.aasac"
+            let made = try ChildProcess.run(aasa, ["compile", largestRules, "-o", largestArtifact])
+            guard made.status == 0 else { throw BenchmarkError.runFailed("aasa compile \(largestRules) exited \(made.status)") }
+            largestArtifactBytes = (try? FileManager.default.attributesOfItem(atPath: largestArtifact)[.size] as? Int) ?? 0
+        }
+        let oneLine = folder + "/one-line.txt"
+        try Data("https://\(Fleet.host(largest / 2))/\n".utf8).write(to: URL(fileURLWithPath: oneLine))
+        for (label, arguments) in [("rules", ["--rules", largestRules]), ("compiled", ["--compiled", largestArtifact])] {
+            var times: [Double] = []
+            var peak = 0
+            for _ in 0..<max(3, context.profile.repetitions) {
+                let outcome = try ChildProcess.run(aasa, ["classify"] + arguments + ["--input", oneLine])
+                times.append(Double(outcome.nanoseconds))
+            }
+            // A spawned child's `ru_maxrss` starts from this process's peak (Linux keeps the
+            // high-water mark across exec), so the peak is read by GNU time around it instead.
+            if FileManager.default.isExecutableFile(atPath: "/usr/bin/time") {
+                let record = folder + "/rss.txt"
+                _ = try ChildProcess.run("/usr/bin/time", ["-f", "%M", "-o", record, aasa, "classify"] + arguments + ["--input", oneLine])
+                let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
+                peak = (Int(text.split(separator: "\n").last.map(String.init) ?? "") ?? 0) * 1024
+            }
+            let median = Statistics.quantile(times, 0.5)
+            startTable.rows.append([
+                label == "rules" ? "`--rules` (JSON)" : "`--compiled` (artifact)", Format.milliseconds(median), peak > 0 ? Format.bytes(peak) : "n/a",
+                label == "compiled" ? Format.ratio(Double(largestArtifactBytes) / Double(max(largestJSON, 1))) : "",
+            ])
+            report.timings["\(label).startup_largest_ns"] = median
+            report.timings["\(label).peak_rss_largest"] = Double(peak)
+        }
+        report.counters["artifact_over_json"] = (Double(largestArtifactBytes) / Double(max(largestJSON, 1)) * 100).rounded() / 100
+        startTable.notes.append(
+            "Targets (issue 19): first record within 0.5 s with `--compiled` and 2 s with `--rules` at 100 000 domains; artifact at most 2× the JSON bytes.")
+        context.emit(startTable, into: &report)
+
+    }
+
+    /// Compile time per real document, in process.
+    static func compileTimes(_ context: RunContext, _ report: inout SuiteReport, real: [NamedDocument], quick: Bool) {
+        var parseTimes: [Double] = []
+        var compileTimes: [Double] = []
+        for document in real {
+            var bestParse = Double.infinity
+            var bestCompile = Double.infinity
+            for _ in 0..<(quick ? 5 : 20) {
+                let started = Clock.now()
+                guard let parsed = try? AASADocument(bytes: document.bytes) else { break }
+                let parsedAt = Clock.now()
+                guard (try? CompiledDocument(document: parsed, domain: "example.com")) != nil else { break }
+                let done = Clock.now()
+                bestParse = min(bestParse, Double(parsedAt - started))
+                bestCompile = min(bestCompile, Double(done - started))
+            }
+            if bestCompile.isFinite {
+                parseTimes.append(bestParse)
+                compileTimes.append(bestCompile)
+            }
+        }
+        var compileTable = Table(
+            title: "loading one real document (\(compileTimes.count) of `corpus/aasa/real`), best of several runs each",
+            columns: ["step", "median", "p99"])
+        compileTable.rows.append(["JSON parse and decode", Format.nanoseconds(Statistics.quantile(parseTimes, 0.5)), Format.nanoseconds(Statistics.quantile(parseTimes, 0.99))])
+        compileTable.rows.append(["parse + compile", "**\(Format.nanoseconds(Statistics.quantile(compileTimes, 0.5)))**", Format.nanoseconds(Statistics.quantile(compileTimes, 0.99))])
+        compileTable.notes.append("Target (issue 19): compiling a typical real document in at most 30 µs (median).")
+        report.timings["compile.median_ns"] = Statistics.quantile(compileTimes, 0.5)
+        report.timings["compile.p99_ns"] = Statistics.quantile(compileTimes, 0.99)
+        context.emit(compileTable, into: &report)
+    }
+}
