@@ -87,9 +87,12 @@ def classify(
         url_col: the column holding the URLs (strings).
         binary: the `aasa` executable on the driver (a path, or a name found on `PATH`).
         compiled: a compiled artifact from `aasa compile` (`classify --compiled`).
-        rules: a rules file or directory (`classify --rules`); a directory is shipped whole.
+        rules: a rules directory (`classify --rules`), shipped whole: a local path with a local
+            master only (Spark ships no local directory to a cluster), else an `hdfs://` or
+            `s3a://` one. A single document needs `extra_args=["--domain", HOST]`.
             Give exactly one of `compiled` and `rules`.
         extra_args: further `aasa classify` options (e.g. `["--limit", "url-work=100000"]`).
+            Each task runs one single-threaded `aasa`: Spark's partitions are the parallelism.
 
     Returns:
         The columns url, domain, apps, decisions, error (as `RECORD_SCHEMA`), then the input's
