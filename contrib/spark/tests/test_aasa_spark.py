@@ -7,7 +7,9 @@ documents of `../shared/corpus/domains` with a sample of `../shared/corpus/urls`
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -97,10 +99,10 @@ def plain_records(aasa: str, rules: Path, lines: list[str], tmp_path: Path) -> l
 
 
 def record_of(row) -> dict:
-    """A Spark row's record in the shape of `aasa`'s NDJSON (absent keys are None)."""
+    """A Spark row (or its `asDict`) as `aasa`'s NDJSON record (absent keys are None)."""
     decisions = row["decisions"]
     if decisions is not None:
-        decisions = [{k: v for k, v in d.asDict().items() if v is not None} for d in decisions]
+        decisions = [{k: v for k, v in (d if isinstance(d, dict) else d.asDict()).items() if v is not None} for d in decisions]
     return {"url": row["url"], "domain": row["domain"], "apps": row["apps"], "decisions": decisions, "error": row["error"]}
 
 
@@ -259,3 +261,35 @@ def test_record_schema_reads_every_key_aasa_writes(aasa, small_rules):
         assert set(record) <= names, record
         for decision in record.get("decisions", []):
             assert set(decision) <= decision_names, decision
+
+
+def test_on_a_cluster_the_executors_find_the_shipped_files(aasa, small_rules, small_compiled, tmp_path):
+    """Executors in JVMs of their own (`local-cluster`): their shipped-files directory is not
+    the driver's, so the paths must be resolved on the executor."""
+    import pyspark
+
+    urls = SYNTHETIC_URLS[:10] + [""]
+    urls_file = tmp_path / "urls.txt"
+    urls_file.write_text("\n".join(urls) + "\n")
+    environment = dict(os.environ)
+    # A standalone worker starts its executors from SPARK_HOME and works in SPARK_WORKER_DIR.
+    environment.setdefault("SPARK_HOME", str(Path(pyspark.__file__).parent))
+    environment["SPARK_WORKER_DIR"] = str(tmp_path / "work")
+    environment["PYSPARK_PYTHON"] = sys.executable
+    run = subprocess.run(
+        [sys.executable, str(Path(__file__).parent / "cluster_job.py"), aasa, str(small_compiled), str(small_rules), str(urls_file)],
+        capture_output=True,
+        env=environment,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr.decode()[-3000:]
+    result = json.loads(run.stdout.decode().strip().splitlines()[-1])
+    assert result["executor_root"] != result["driver_root"]
+    rows = {row["n"]: row for row in result["rows"]}
+    assert sorted(rows) == list(range(len(urls)))
+    plain = plain_records(aasa, small_rules, urls[:-1], tmp_path)
+    for n, expected in enumerate(plain):
+        assert record_of(rows[n]) == normalised(expected), urls[n]
+    assert rows[len(urls) - 1]["error"] == "empty URL"
+    # Spark ships a local directory only with a local master: the module says so by failing.
+    assert result["rules_refusal"] is not None and "local directory" in result["rules_refusal"], result["rules_refusal"]
