@@ -36,7 +36,7 @@ test: deps
 # .build/ with pyspark and pytest, each installed only when missing.
 spark-test: deps java $(VENV)/.pyspark-$(PYSPARK_VERSION)
 	$(SWIFT) build -c release --product aasa
-	AASA_BINARY=$(CURDIR)/$(BIN)/aasa $(VENV)/bin/python -m pytest -q contrib/spark/tests
+	AASA_BINARY=$(CURDIR)/$(BIN)/aasa $(VENV)/bin/python -m pytest -q -p no:cacheprovider contrib/spark/tests
 
 java:
 	@command -v java >/dev/null 2>&1 || { \
