@@ -142,6 +142,40 @@ extension ClassifyTests {
         XCTAssertEqual(lone.lineCount, 1)
     }
 
+    func test_matchOnStandardInput_readsLinesAsClassifyDoes() throws {
+        let document = corpus.appendingPathComponent("museum.example/apple-app-site-association").path
+        let match = ["match", document, "--domain", "museum.example"]
+        let lines = [museumURL, "", "  \t", "not a url", "\r", String(repeating: " ", count: 70_000), museumURL]
+        let input = Data([0xEF, 0xBB, 0xBF] + Array(lines.joined(separator: "\n").utf8))
+        let recorded = try CLIRunner.run(match + ["--blank-lines", "record"], stdin: input)
+        XCTAssertEqual(recorded.status, 0, recorded.stderr)
+        let records = rows(recorded)
+        XCTAssertEqual(records.count, lines.count, recorded.stdout)
+        for (line, record) in zip(lines, records) {
+            let blank = line.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\r" }
+            XCTAssertEqual(record == #"{"url": "", "error": "empty line"}"#, blank, "\(line.prefix(20).debugDescription): \(record)")
+        }
+        XCTAssertTrue(records[0].hasPrefix("{\"url\": \"\(museumURL)\", \"apps\": [\"MUSE4EX123"), "byte order mark dropped: \(records[0])")
+        XCTAssertEqual(records[0], records[6])
+        let strict = try CLIRunner.run(match + ["--blank-lines", "record", "--strict"], stdin: Data("\(museumURL)\n\n".utf8))
+        XCTAssertEqual(strict.status, 1, "an empty-line record is an error record: \(strict.stderr)")
+        let skipped = try CLIRunner.run(match, stdin: input)
+        XCTAssertEqual(skipped.status, 0, skipped.stderr)
+        XCTAssertEqual(rows(skipped), [records[0], records[3], records[6]], "blank lines give no record by default")
+        let unknown = try CLIRunner.run(match + ["--blank-lines", "keep"], stdin: Data())
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("--blank-lines must be skip or record"), unknown.stderr)
+
+        let gzip = Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x4B, 0x4C, 0x04, 0x00])
+        let compressed = try CLIRunner.run(match, stdin: gzip)
+        XCTAssertEqual(compressed.status, 5, compressed.stderr)
+        XCTAssertEqual(compressed.stdout, "")
+        XCTAssertTrue(compressed.stderr.contains("the input is gzip-compressed; decompress it first: zcat FILE | aasa match"), compressed.stderr)
+        let lone = try CLIRunner.run(match, stdin: Data([0x1F, 0x0A]))
+        XCTAssertEqual(lone.status, 0, "one byte of the signature is not the signature: \(lone.stderr)")
+        XCTAssertEqual(lone.lineCount, 1)
+    }
+
     func test_jsonLineOnLineInput_pointsToTheNDJSONInputFormat() throws {
         let run = try CLIRunner.run(["classify", "--rules", corpus.path], stdin: Data("{\"url\": \"\(museumURL)\"}\n".utf8))
         XCTAssertEqual(run.status, 0, run.stderr)

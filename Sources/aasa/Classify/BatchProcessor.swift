@@ -19,6 +19,60 @@ struct LineBatch: Sendable {
     }
 }
 
+extension LineBatch {
+    /// One line of a batch, as SPEC 14 judges it.
+    enum Line {
+        case url(UnsafeBufferPointer<UInt8>)
+        case invalid(text: String, error: String)
+        case blank
+    }
+
+    /// Calls `body` for every line of the batch, in order, blank lines included.
+    ///
+    /// For `match`, which reads a line at a time; `BatchProcessor` has its own loop, without
+    /// the closure per line, because it is the classify hot path.
+    func forEachLine(maxLineBytes: Int, _ body: (Line) throws -> Void) throws {
+        if let preassembled {
+            switch preassembled {
+            case .url(var bytes): try bytes.withUnsafeMutableBufferPointer { try body(.url(UnsafeBufferPointer($0))) }
+            case .invalid(let text, let message): try body(.invalid(text: text, error: message))
+            }
+            return
+        }
+        func deliver(_ line: URLLineReader.Line) throws {
+            switch line {
+            case .url(let bytes): try body(.url(bytes))
+            case .invalid(let text, let error): try body(.invalid(text: text, error: error.description))
+            }
+        }
+        try raw.withUnsafeBufferPointer { all in
+            guard let base = all.baseAddress else { return }
+            var start = 0
+            while start < all.count {
+                var end = all.count
+                if let found = memchr(base + start, 0x0A, all.count - start) {
+                    end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                }
+                let segment = UnsafeBufferPointer(rebasing: all[start..<end])
+                switch LineAssembler.judgeWholeLine(segment, maxLineBytes: maxLineBytes) {
+                case .line(let line): try deliver(line)
+                case .blank: try body(.blank)
+                case .tooLongForWindow:
+                    var assembler = LineAssembler(maxLineBytes: maxLineBytes)
+                    assembler.append(segment)
+                    var delivered = false
+                    try assembler.finish {
+                        delivered = true
+                        try deliver($0)
+                    }
+                    if !delivered { try body(.blank) }
+                }
+                start = end + 1
+            }
+        }
+    }
+}
+
 /// Runs the lines of one batch through a classifier, appending records in input order.
 struct BatchProcessor {
     let parser: InputRecordParser

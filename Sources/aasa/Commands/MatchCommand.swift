@@ -6,17 +6,20 @@ enum MatchCommand {
     static let spec = CommandSpec(
         name: "match",
         abstract: "Decide, for each URL, which apps of one AASA file it opens.",
-        usage: "aasa match <file> --domain <domain> [--app <app-id>] [--engine dfa|reference] [<url> ...]",
+        usage: "aasa match <file> --domain <domain> [--app <app-id>] [--engine dfa|reference] [--blank-lines skip|record] [<url> ...]",
         options: [
             .init(name: "domain", valueName: "domain", help: "The host that serves the file (required)."),
             .init(name: "app", valueName: "app-id", help: "Decide for this app only."),
             .init(name: "engine", valueName: "engine", help: "dfa (the compiled engine, default) or reference (the oracle)."),
+            .init(name: "blank-lines", valueName: "skip|record", help: "Standard input: skip (default) or an \"empty line\" error record, so output row n is input line n."),
         ] + CommandSupport.configurationOptions,
         flags: [.init(name: "strict", help: "Exit 1 when some records are errors (default: error records are data, exit 0).")],
         discussion: """
             URLs come from the arguments, or one per line on standard input when none are given
             (a leading UTF-8 byte order mark, LF or CRLF and surrounding spaces and tabs
-            removed; blank lines skipped).
+            removed; blank lines skipped, or given an "empty line" error record with
+            --blank-lines record). Compressed input (gzip, zstd, xz) is refused with the command
+            that decompresses it, status 5, as by classify.
             Each URL gives one line of JSON, keys in this order:
               {"url": …, "apps": [apps whose decision is match], "decisions": [{"app": …,
                "decision": "match"|"exclude"|"no_match", "entry": i, "rule": j}, …]}
@@ -57,6 +60,10 @@ enum MatchCommand {
         case .success(let value): engine = value
         case .failure(let code): return code
         }
+        let blankLines = parsed.value("blank-lines") ?? "skip"
+        guard ["skip", "record"].contains(blankLines) else {
+            return CommandSupport.usageError(spec, "--blank-lines must be skip or record")
+        }
         let app = parsed.value("app")
         let output = OutputStream(fileDescriptor: STDOUT_FILENO)
         var errors = 0
@@ -86,14 +93,25 @@ enum MatchCommand {
                     if !trimmed.isEmpty { try emit(trimmed) }
                 }
             } else {
-                var reader = URLLineReader(fileDescriptor: STDIN_FILENO, maxLineBytes: configuration.input.maxLineBytes)
-                try reader.forEachLine { line in
-                    switch line {
-                    case .url(let bytes):
-                        try emit(String(decoding: bytes, as: UTF8.self))
-                    case .invalid(let text, let error):
-                        errors += 1
-                        try output.append { RecordWriter.appendError(url: text, error: error.description, to: &$0) }
+                // classify's reader: the same byte order mark, compression and blank-line rules.
+                var reader = RawBatchReader(fileDescriptor: STDIN_FILENO, maxLineBytes: configuration.input.maxLineBytes)
+                if case .compressed(let name, let command) = try reader.examineStart() {
+                    printError("aasa match: the input is \(name)-compressed; decompress it first: \(command) FILE | aasa match ...")
+                    return .inputOutput
+                }
+                while let batch = try reader.next() {
+                    try batch.forEachLine(maxLineBytes: configuration.input.maxLineBytes) { line in
+                        switch line {
+                        case .url(let bytes):
+                            try emit(String(decoding: bytes, as: UTF8.self))
+                        case .invalid(let text, let error):
+                            errors += 1
+                            try output.append { RecordWriter.appendError(url: text, error: error, to: &$0) }
+                        case .blank:
+                            guard blankLines == "record" else { return }
+                            errors += 1
+                            try output.append { RecordWriter.appendError(url: "", error: BatchProcessor.emptyLine, to: &$0) }
+                        }
                     }
                 }
             }

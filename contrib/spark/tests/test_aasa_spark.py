@@ -1,0 +1,295 @@
+"""`aasa_spark.classify` on a local Spark (`local[2]`), checked against plain `aasa classify` runs.
+
+The rules are a small directory written here, and, when `../shared` is there, the real
+documents of `../shared/corpus/domains` with a sample of `../shared/corpus/urls`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Optional
+
+import pytest
+from pyspark.sql import functions as F
+
+from aasa_spark import RECORD_SCHEMA, classify
+from conftest import REPOSITORY
+
+SHARED = REPOSITORY.parent / "shared" / "corpus"
+RECORD_KEYS = ("url", "domain", "apps", "decisions", "error")
+
+SHOP_DOCUMENT = {
+    "applinks": {
+        "details": [
+            {
+                "appIDs": ["ABCDE12345.com.example.shop", "ABCDE12345.com.example.shop.beta"],
+                "components": [
+                    {"/": "/products/secret", "exclude": True},
+                    {"/": "/products/*"},
+                    {"/": "/cart", "?": {"coupon": "?*"}},
+                ],
+            }
+        ]
+    }
+}
+NEWS_DOCUMENT = {
+    "applinks": {"apps": [], "details": [{"appID": "NEWS123456.org.example.news", "paths": ["NOT /news/draft/*", "/news/*"]}]}
+}
+
+SYNTHETIC_URLS = [
+    "https://shop.example/products/42",
+    "https://shop.example/products/secret",
+    "https://shop.example/cart?coupon=SPRING",
+    "https://shop.example/cart",
+    "https://news.example/news/today",
+    "https://news.example/news/draft/x",
+    "https://nobody.example/products/42",
+    "  https://shop.example/products/padded\t",
+    "https://shop.example/produits/cr%C3%A8me",
+    "https://shop.example/products/crème",
+    "not a url",
+    "ftp://shop.example/products/1",
+    'https://shop.example/products/"quoted"\\',
+    '{"url": "https://shop.example/products/1"}',
+    "https://shop.example/" + "p/" * 5000,
+]
+
+
+def write_small_rules(folder: Path) -> Path:
+    """Both directory layouts: DOMAIN.json and DOMAIN/.well-known/apple-app-site-association."""
+    folder.mkdir()
+    (folder / "shop.example.json").write_text(json.dumps(SHOP_DOCUMENT))
+    well_known = folder / "news.example" / ".well-known"
+    well_known.mkdir(parents=True)
+    (well_known / "apple-app-site-association").write_text(json.dumps(NEWS_DOCUMENT))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def small_rules(tmp_path_factory) -> Path:
+    return write_small_rules(tmp_path_factory.mktemp("aasa") / "rules-small")
+
+
+@pytest.fixture(scope="module")
+def small_compiled(aasa, small_rules, tmp_path_factory) -> Path:
+    return compile_rules(aasa, small_rules, tmp_path_factory.mktemp("aasa") / "small.aasac")
+
+
+def compile_rules(aasa: str, rules: Path, output: Path) -> Path:
+    subprocess.run([aasa, "compile", str(rules), "-o", str(output)], check=True, capture_output=True)
+    return output
+
+
+def plain_records(aasa: str, rules: Path, lines: list[str], tmp_path: Path) -> list[dict]:
+    """What `aasa classify --rules` prints for `lines`, one record per line, parsed."""
+    path = tmp_path / "plain-input.txt"
+    path.write_bytes(b"".join(line.encode("utf-8") + b"\n" for line in lines))
+    run = subprocess.run(
+        [aasa, "classify", "--rules", str(rules), "--input", str(path), "--blank-lines", "record", "--quiet"],
+        capture_output=True,
+        check=True,
+    )
+    records = [json.loads(line) for line in run.stdout.decode("utf-8").splitlines()]
+    assert len(records) == len(lines)
+    return records
+
+
+def record_of(row) -> dict:
+    """A Spark row (or its `asDict`) as `aasa`'s NDJSON record (absent keys are None)."""
+    decisions = row["decisions"]
+    if decisions is not None:
+        decisions = [{k: v for k, v in (d if isinstance(d, dict) else d.asDict()).items() if v is not None} for d in decisions]
+    return {"url": row["url"], "domain": row["domain"], "apps": row["apps"], "decisions": decisions, "error": row["error"]}
+
+
+def normalised(record: dict) -> dict:
+    return {key: record.get(key) for key in RECORD_KEYS}
+
+
+def is_plain_line(url: Optional[str]) -> bool:
+    """A URL that a plain run reads as it is: one line (a DataFrame value may hold newlines),
+    and not a JSON object (which, on line input only, gets a hint to use NDJSON input)."""
+    if url is None or "\n" in url or "\r" in url:
+        return False
+    trimmed = url.strip(" \t")
+    return trimmed != "" and not trimmed.startswith("{")
+
+
+def check_against_plain_run(spark, aasa, plain_rules: Path, urls: list[Optional[str]], tmp_path: Path, **where) -> None:
+    """Every row comes back once, with its own columns and the record a plain run gives its URL."""
+    rows = [(n, url, f"tag-{n}") for n, url in enumerate(urls)]
+    df = spark.createDataFrame(rows, "n long, link string, tag string").repartition(3)
+    result = classify(df, "link", binary=aasa, **where)
+    assert result.columns == ["url", "domain", "apps", "decisions", "error", "n", "tag"]
+    out = result.collect()
+    assert len(out) == len(urls), "rows in = rows out"
+    by_number = {row["n"]: row for row in out}
+    assert sorted(by_number) == list(range(len(urls))), "each input row exactly once"
+    for n, row in by_number.items():
+        assert row["tag"] == f"tag-{n}"
+
+    plain_lines = [url for url in urls if is_plain_line(url)]
+    expected = iter(plain_records(aasa, plain_rules, plain_lines, tmp_path))
+    for n, url in enumerate(urls):
+        row = by_number[n]
+        if is_plain_line(url):
+            assert record_of(row) == normalised(next(expected)), f"row {n}: {url[:100]!r}"
+        elif url is None or url.strip(" \t") == "":
+            assert row["error"] == "empty URL" and row["url"] == (None if url is None else ""), row
+        else:
+            # No plain line to compare with; the record must still be this row's.
+            assert row["url"] == url.strip(" \t"), row
+
+
+def test_compiled_artifact_gives_the_records_of_a_plain_run(spark, aasa, small_rules, small_compiled, tmp_path):
+    urls = SYNTHETIC_URLS + [None, "", "   ", "https://shop.example/products/a\nb"] + SYNTHETIC_URLS[:3]
+    check_against_plain_run(spark, aasa, small_rules, urls, tmp_path, compiled=str(small_compiled))
+
+
+def test_rules_directory_is_shipped_whole(spark, aasa, small_rules, tmp_path):
+    check_against_plain_run(spark, aasa, small_rules, SYNTHETIC_URLS + [None, ""], tmp_path, rules=str(small_rules))
+
+
+def corpus_sample(count: int) -> list[str]:
+    path = SHARED / "urls" / "combined_http_dedup.txt"
+    lines = path.read_bytes().split(b"\n")
+    step = max(1, len(lines) // count)
+    return [line.decode("utf-8", "replace") for line in lines[::step][:count]]
+
+
+@pytest.mark.skipif(not (SHARED / "domains").is_dir(), reason="../shared/corpus is not there")
+def test_real_corpus_sample_gives_the_records_of_a_plain_run(spark, aasa, tmp_path):
+    rules = SHARED / "domains"
+    compiled = compile_rules(aasa, rules, tmp_path / "corpus.aasac")
+    urls = corpus_sample(3000) + SYNTHETIC_URLS + ["", None]
+    check_against_plain_run(spark, aasa, rules, urls, tmp_path, compiled=str(compiled))
+    check_against_plain_run(spark, aasa, rules, urls, tmp_path, rules=str(rules))
+
+
+def test_blank_and_invalid_lines_of_a_text_file_stay_aligned(spark, aasa, small_rules, small_compiled, tmp_path):
+    lines = [
+        b"https://shop.example/products/1",
+        b"",
+        b"   ",
+        b"https://shop.example/products/caf\xe9",
+        b"\xff\xfe not utf-8",
+        b"not a url",
+        b"https://shop.example/products/" + b"x" * 70_000,
+        b"https://news.example/news/today",
+    ]
+    path = tmp_path / "lines.txt"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    # One file, one partition: the row number is the line number.
+    df = spark.read.text(str(path)).coalesce(1).withColumn("line", F.monotonically_increasing_id())
+    out = {row["line"]: row for row in classify(df, "value", binary=aasa, compiled=str(small_compiled)).collect()}
+    assert sorted(out) == list(range(len(lines)))
+    # Spark holds text: invalid UTF-8 is U+FFFD by now, and that text is what gets classified.
+    texts = [line.decode("utf-8", "replace") for line in lines]
+    plain = plain_records(aasa, small_rules, texts, tmp_path)
+    for n, text in enumerate(texts):
+        row = record_of(out[n])
+        if text.strip() == "":
+            assert row["error"] == "empty URL" and row["url"] == "", row
+        elif len(text) > 65_536:
+            # Over the line limit as NDJSON too: an error record, still on its own row.
+            assert row["error"] is not None and row["error"].startswith("line of "), row["error"]
+            assert plain[n]["error"].startswith("line of "), plain[n]
+        else:
+            assert row == normalised(plain[n]), (n, text)
+    assert out[0]["apps"] == ["ABCDE12345.com.example.shop", "ABCDE12345.com.example.shop.beta"]
+    assert out[7]["apps"] == ["NEWS123456.org.example.news"]
+
+
+def test_error_records_do_not_fail_the_job(spark, aasa, small_compiled):
+    # The URL column may itself be called "url": the record's url takes its place.
+    df = spark.createDataFrame([("not a url", 1), ("", 2), ("ftp://x", 3)], "url string, n int")
+    out = classify(df, "url", binary=aasa, compiled=str(small_compiled)).collect()
+    assert [(row["url"], row["n"]) for row in out] == [("not a url", 1), ("", 2), ("ftp://x", 3)]
+    assert all(row["error"] for row in out)
+
+
+def test_unreadable_artifact_fails_the_job(spark, aasa, tmp_path):
+    corrupt = tmp_path / "corrupt.aasac"
+    corrupt.write_bytes(b"not an artifact\n")
+    df = spark.createDataFrame([("https://shop.example/products/1",)], "link string")
+    with pytest.raises(Exception, match="exited with status 3"):
+        classify(df, "link", binary=aasa, compiled=str(corrupt)).collect()
+
+
+def test_missing_artifact_or_rules_fail_before_the_job(spark, aasa, tmp_path):
+    df = spark.createDataFrame([("https://shop.example/products/1",)], "link string")
+    with pytest.raises(FileNotFoundError):
+        classify(df, "link", binary=aasa, compiled=str(tmp_path / "missing.aasac"))
+    with pytest.raises(FileNotFoundError):
+        classify(df, "link", binary=aasa, rules=str(tmp_path / "missing-rules"))
+    with pytest.raises(FileNotFoundError):
+        classify(df, "link", binary=str(tmp_path / "no-aasa"), rules=str(tmp_path))
+
+
+def test_bad_option_fails_the_job(spark, aasa, small_compiled):
+    df = spark.createDataFrame([("https://shop.example/products/1",)], "link string")
+    with pytest.raises(Exception, match="exited with status 2"):
+        classify(df, "link", binary=aasa, compiled=str(small_compiled), extra_args=["--no-such-option"]).collect()
+
+
+def test_exactly_one_source_of_rules_and_no_column_clash(spark, aasa, small_rules, small_compiled):
+    df = spark.createDataFrame([("https://shop.example/products/1", "x")], "link string, domain string")
+    with pytest.raises(ValueError, match="exactly one"):
+        classify(df.select("link"), "link", binary=aasa)
+    with pytest.raises(ValueError, match="exactly one"):
+        classify(df.select("link"), "link", binary=aasa, compiled=str(small_compiled), rules=str(small_rules))
+    with pytest.raises(ValueError, match="clash"):
+        classify(df, "link", binary=aasa, compiled=str(small_compiled))
+
+
+def test_record_schema_reads_every_key_aasa_writes(aasa, small_rules):
+    """The explicit schema must not drop a key: every key of a real record is a schema field."""
+    run = subprocess.run(
+        [aasa, "classify", "--rules", str(small_rules), "--input-format", "ndjson", "--quiet"],
+        input=b'{"url": "https://shop.example/products/secret", "id": 1}\n{"url": "x", "id": 2}\n',
+        capture_output=True,
+        check=True,
+    )
+    names = set(RECORD_SCHEMA.fieldNames())
+    decision_names = set(RECORD_SCHEMA["decisions"].dataType.elementType.fieldNames())
+    for line in run.stdout.decode().splitlines():
+        record = json.loads(line)
+        assert set(record) <= names, record
+        for decision in record.get("decisions", []):
+            assert set(decision) <= decision_names, decision
+
+
+def test_on_a_cluster_the_executors_find_the_shipped_files(aasa, small_rules, small_compiled, tmp_path):
+    """Executors in JVMs of their own (`local-cluster`): their shipped-files directory is not
+    the driver's, so the paths must be resolved on the executor."""
+    import pyspark
+
+    urls = SYNTHETIC_URLS[:10] + [""]
+    urls_file = tmp_path / "urls.txt"
+    urls_file.write_text("\n".join(urls) + "\n")
+    environment = dict(os.environ)
+    # A standalone worker starts its executors from SPARK_HOME and works in SPARK_WORKER_DIR.
+    environment.setdefault("SPARK_HOME", str(Path(pyspark.__file__).parent))
+    environment["SPARK_WORKER_DIR"] = str(tmp_path / "work")
+    environment["PYSPARK_PYTHON"] = sys.executable
+    run = subprocess.run(
+        [sys.executable, str(Path(__file__).parent / "cluster_job.py"), aasa, str(small_compiled), str(small_rules), str(urls_file)],
+        capture_output=True,
+        env=environment,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr.decode()[-3000:]
+    result = json.loads(run.stdout.decode().strip().splitlines()[-1])
+    assert result["executor_root"] != result["driver_root"]
+    rows = {row["n"]: row for row in result["rows"]}
+    assert sorted(rows) == list(range(len(urls)))
+    plain = plain_records(aasa, small_rules, urls[:-1], tmp_path)
+    for n, expected in enumerate(plain):
+        assert record_of(rows[n]) == normalised(expected), urls[n]
+    assert rows[len(urls) - 1]["error"] == "empty URL"
+    # Spark ships a local directory only with a local master: the module says so by failing.
+    assert result["rules_refusal"] is not None and "local directory" in result["rules_refusal"], result["rules_refusal"]
