@@ -25,7 +25,7 @@ final class FleetCLITests: XCTestCase {
         case 3: return #"{"applinks":{"substitutionVariables":{"s":["a","bb","ccc"]},"details":[{"appIDs":["\#(team).e"],"components":[{"/":"/$(s)/$(digit)*"}]}]}}"#
         case 4: return #"{"applinks":{"details":[{"appIDs":["\#(team).f"],"components":[{"/":"/q","?":{"id":"?*","ref":"$(alnum)*"}}]}]}}"#
         case 5: return #"{"applinks":{"apps":[],"details":[{"appID":"\#(team).g","paths":["/old/*","NOT /old/private/*"]}]}}"#
-        case 6: return #"{"applinks":{"details":[{"appIDs":["\#(team).h"],"components":[{"/":"/*","#":"frag*"}]}]}}"#
+        case 6: return ##"{"applinks":{"details":[{"appIDs":["\##(team).h"],"components":[{"/":"/*","#":"frag*"}]}]}}"##
         case 7: return #"{"applinks":{"details":[{"appIDs":["\#(team).i"],"components":[{"/":"/$(lang)_$(region)/*"}]}]}}"#
         case 8: return #"{"applinks":{"details":[]}}"#
         default: return #"{"applinks":{"details":[{"appIDs":["\#(team).j"],"components":[{"/":"*/end","?":"x=*"}]}]}}"#
