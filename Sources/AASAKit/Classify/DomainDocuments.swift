@@ -70,7 +70,10 @@ public struct DomainDocuments: Sendable {
             throw LoadFailure(description: "cannot list the rules directory \(path)")
         }
         var candidates: [(domain: String, rank: Int, file: String, name: String)] = []
-        for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) where !name.hasPrefix(".") {
+        // Sorted by bytes, compared as arrays: a fleet's names share long prefixes, and
+        // comparing `String.UTF8View`s was most of the cost of listing 100 000 of them.
+        let sortedNames = names.map { (bytes: Array($0.utf8), name: $0) }.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        for name in sortedNames.map(\.name) where !name.hasPrefix(".") {
             let full = (path as NSString).appendingPathComponent(name)
             if name.hasSuffix(".json") {
                 candidates.append((asciiLowercase(String(name.dropLast(5))), 2, full, name))
@@ -103,9 +106,8 @@ public struct DomainDocuments: Sendable {
                 chosen[key] = (candidate.rank, candidate.file, candidate.name)
             }
         }
-        let files = chosen.sorted { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }.map {
-            (domain: $0.key.string, file: $0.value.file)
-        }
+        let files = chosen.map { (key: Array($0.key.string.utf8), domain: $0.key.string, file: $0.value.file) }
+            .sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { (domain: $0.domain, file: $0.file) }
         return Listing(files: files, warnings: warnings)
     }
 
