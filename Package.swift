@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 // The AASA engine: one library (document → pattern → automaton → matcher), a thin CLI and a
-// benchmark harness. No package dependencies: SwiftPM cannot fetch here, and the only C library
-// (jemalloc) comes from Debian through a system-library target.
+// benchmark harness. No package dependencies: SwiftPM cannot fetch here, and the C libraries
+// (jemalloc; libcurl for `aasa fetch` and `aasa check`) come from Debian through system-library
+// targets.
 import PackageDescription
 
 let package = Package(
@@ -18,6 +19,13 @@ let package = Package(
             pkgConfig: "jemalloc",
             providers: [.apt(["libjemalloc-dev"])]
         ),
+        // Only the CLI links libcurl: the library never touches the network.
+        .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(
             name: "AASAKit",
             path: "Sources/AASAKit",
@@ -28,7 +36,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "aasa",
-            dependencies: ["AASAKit", "CJemalloc"],
+            dependencies: ["AASAKit", "CJemalloc", "CCurl"],
             path: "Sources/aasa",
             // As for the library: the CLI tests stream a million lines through this binary.
             swiftSettings: [.unsafeFlags(["-O", "-assert-config", "Debug"], .when(configuration: .debug))]

@@ -1,0 +1,173 @@
+import AASAKit
+import CCurl
+import Foundation
+
+/// The options `fetch` and `check` share: which domains, where to connect, how long to wait,
+/// whom to trust, and the CDN's address.
+struct NetworkOptions {
+    var domains: [String] = []
+    var transfers = Transfers.Options()
+    var cdnTemplate = NetworkOptions.appleCDN
+    /// The temporary CA bundle to delete when the command ends.
+    var temporaryBundle: String?
+
+    static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1/{domain}"
+
+    static let specOptions: [CommandSpec.Option] = [
+        .init(name: "domains", valueName: "file", help: "Read domains from FILE, one a line (# comments; - for stdin)."),
+        .init(name: "jobs", valueName: "n", help: "Connections at once (default 32)."),
+        .init(name: "connect-timeout", valueName: "seconds", help: "Time to connect (default 10)."),
+        .init(name: "timeout", valueName: "seconds", help: "Time for a whole request (default 30)."),
+        .init(name: "retries", valueName: "n", help: "Retries of a transient failure: no connection, 5xx, 429 (default 2)."),
+        .init(name: "retry-delay", valueName: "seconds", help: "First backoff before a retry, doubled each time (default 1)."),
+        .init(name: "limit", valueName: "bytes", help: "Largest document accepted (default 131072, Apple's limit; K, M suffixes)."),
+        .init(name: "ca-file", valueName: "pem", help: "Trust these CA certificates too (added to the system store)."),
+        .init(name: "cdn-url", valueName: "template", help: "The CDN URL, {domain} replaced (default Apple's CDN)."),
+        .init(
+            name: "connect-to", valueName: "host:port:addr:port",
+            help: "Connect to addr:port for host:port, as curl --connect-to (repeatable; empty parts match any).",
+            repeatable: true),
+    ]
+
+    /// Parses the shared options; a `UsageError` names what is wrong.
+    static func parse(_ parsed: ParsedArguments) -> Result<NetworkOptions, UsageError> {
+        var options = NetworkOptions()
+        var inputs = parsed.positionals
+        if let file = parsed.value("domains") {
+            let data: Data?
+            if file == "-" {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            } else {
+                data = FileManager.default.contents(atPath: file)
+            }
+            guard let data else { return .failure(UsageError(message: "cannot read --domains \(file)")) }
+            for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+                let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                if !trimmed.isEmpty { inputs.append(trimmed) }
+            }
+        }
+        guard !inputs.isEmpty else { return .failure(UsageError(message: "no domains: give DOMAIN arguments or --domains FILE")) }
+        var seen = Set<String>()
+        for input in inputs {
+            switch DomainName.validate(input) {
+            case .success(let domain):
+                if seen.insert(domain).inserted { options.domains.append(domain) }
+            case .failure(let error):
+                return .failure(UsageError(message: error.message))
+            }
+        }
+        func number(_ name: String, _ range: ClosedRange<Double>) -> Result<Double?, UsageError> {
+            guard let text = parsed.value(name) else { return .success(nil) }
+            guard let value = Double(text), value.isFinite, range.contains(value) else {
+                return .failure(UsageError(message: "--\(name) needs a number from \(range.lowerBound) to \(range.upperBound)"))
+            }
+            return .success(value)
+        }
+        do {
+            if let value = try number("jobs", 1...1024).get() {
+                guard value == value.rounded() else { return .failure(UsageError(message: "--jobs needs a whole number")) }
+                options.transfers.jobs = Int(value)
+            }
+            if let value = try number("retries", 0...10).get() {
+                guard value == value.rounded() else { return .failure(UsageError(message: "--retries needs a whole number")) }
+                options.transfers.retries = Int(value)
+            }
+            if let value = try number("connect-timeout", 0.001...600).get() { options.transfers.connectTimeout = value }
+            if let value = try number("timeout", 0.001...3600).get() { options.transfers.timeout = value }
+            if let value = try number("retry-delay", 0...600).get() { options.transfers.retryDelay = value }
+        } catch {
+            return .failure(error)
+        }
+        if let text = parsed.value("limit") {
+            guard let bytes = byteCount(text), bytes >= 1, bytes <= 1 << 30 else {
+                return .failure(UsageError(message: "--limit needs a byte count such as 131072 or 128K"))
+            }
+            options.transfers.limit = bytes
+        }
+        if let template = parsed.value("cdn-url") {
+            guard template.contains("{domain}"), template.hasPrefix("https://") || template.hasPrefix("http://") else {
+                return .failure(UsageError(message: "--cdn-url needs an http(s) URL containing {domain}"))
+            }
+            options.cdnTemplate = template
+        }
+        for entry in parsed.values("connect-to") {
+            guard entry.split(separator: ":", omittingEmptySubsequences: false).count >= 4 else {
+                return .failure(UsageError(message: "--connect-to needs HOST:PORT:ADDR:PORT (parts may be empty), not '\(entry)'"))
+            }
+            options.transfers.connectTo.append(entry)
+        }
+        if let caFile = parsed.value("ca-file") {
+            switch bundle(adding: caFile) {
+            case .success(let path):
+                options.transfers.caBundle = path
+                options.temporaryBundle = path
+            case .failure(let error):
+                return .failure(error)
+            }
+        }
+        return .success(options)
+    }
+
+    /// "131072", "128K", "1M".
+    static func byteCount(_ text: String) -> Int? {
+        let multipliers: [Character: Int] = ["K": 1024, "k": 1024, "M": 1 << 20, "m": 1 << 20]
+        if let last = text.last, let multiplier = multipliers[last] {
+            return Int(text.dropLast()).flatMap { $0.multipliedReportingOverflow(by: multiplier).overflow ? nil : $0 * multiplier }
+        }
+        return Int(text)
+    }
+
+    /// A temporary CA bundle holding the system store and `file`: libcurl's CAINFO replaces the
+    /// store, and `--ca-file` is meant to add to it (a staging CA next to the public ones). A
+    /// file, rather than an in-memory blob, lets libcurl parse the bundle once and share it
+    /// between connections.
+    static func bundle(adding file: String) -> Result<String, UsageError> {
+        guard let added = FileManager.default.contents(atPath: file),
+            String(decoding: added, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----")
+        else {
+            return .failure(UsageError(message: "--ca-file \(file) cannot be read or holds no PEM certificate"))
+        }
+        var bundle = Data()
+        if let system = systemBundlePath(), let contents = FileManager.default.contents(atPath: system) {
+            bundle.append(contents)
+            bundle.append(Data("\n".utf8))
+        }
+        bundle.append(added)
+        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("aasa-ca-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard descriptor >= 0 else { return .failure(UsageError(message: "cannot create a temporary CA bundle")) }
+        let path = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            try handle.write(contentsOf: bundle)
+            try handle.close()
+        } catch {
+            unlink(path)
+            return .failure(UsageError(message: "cannot write a temporary CA bundle: \(error)"))
+        }
+        return .success(path)
+    }
+
+    /// The CA bundle libcurl was built to use, else Debian's.
+    static func systemBundlePath() -> String? {
+        _ = curl_global_init(Int(CURL_GLOBAL_SSL))
+        if let handle = curl_easy_init() {
+            defer { curl_easy_cleanup(handle) }
+            var path: UnsafeMutablePointer<CChar>?
+            if aasa_easy_getinfo_string(handle, CURLINFO_CAINFO, &path) == CURLE_OK, let path {
+                return String(cString: path)
+            }
+        }
+        let debian = "/etc/ssl/certs/ca-certificates.crt"
+        return FileManager.default.fileExists(atPath: debian) ? debian : nil
+    }
+
+    func cleanUp() {
+        if let temporaryBundle { unlink(temporaryBundle) }
+    }
+
+    func cdnURL(_ domain: String) -> String {
+        cdnTemplate.replacingOccurrences(of: "{domain}", with: domain)
+    }
+}
