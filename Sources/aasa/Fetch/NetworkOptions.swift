@@ -105,6 +105,9 @@ struct NetworkOptions {
             case .failure(let error):
                 return .failure(error)
             }
+        } else if let system = systemBundlePath(), FileManager.default.isReadableFile(atPath: system) {
+            // The same store, named as one file: see `Transfers.configure` on the parse cache.
+            options.transfers.caBundle = system
         }
         return .success(options)
     }
