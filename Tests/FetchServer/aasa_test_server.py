@@ -5,7 +5,8 @@ Usage: aasa_test_server.py WORKDIR
 
 Makes a throwaway CA and a server certificate for *.aasa.test with the openssl CLI, a self-signed
 "rogue" certificate for the same names, and serves HTTPS on 127.0.0.1 only: one port with the
-CA-signed certificate, one with the rogue one. Prints one JSON line {"port", "rogue_port", "ca"}
+CA-signed certificate, one with the rogue one. WORKDIR/connections.json counts the TLS connections
+by the Host of their first request. Prints one JSON line {"port", "rogue_port", "ca"}
 when ready, and exits when its standard input closes (the test process ended).
 
 Behaviour is chosen by the first label of the Host, up to a '-': "flaky-1a2b.aasa.test" is a flaky
@@ -33,6 +34,7 @@ DOC_A_REFORMATTED = b'''{
 DOC_B = b'{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/app/*"}, {"/": "/shop/*"}]}]}}'
 
 counters = {}
+connections = {}
 counters_lock = threading.Lock()
 
 
@@ -75,6 +77,15 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         host = (self.headers.get("Host") or "").split(":")[0].lower()
+        if not getattr(self, "counted", False):
+            # One handler serves one connection: WORKDIR/connections.json counts connections by
+            # the Host of their first request, so tests can see connection reuse.
+            self.counted = True
+            with counters_lock:
+                connections[host] = connections.get(host, 0) + 1
+                with open(os.path.join(self.server.workdir, "connections.json.tmp"), "w") as f:
+                    json.dump(connections, f)
+                os.replace(os.path.join(self.server.workdir, "connections.json.tmp"), os.path.join(self.server.workdir, "connections.json"))
         if host == "cdn.aasa.test" and self.path.startswith("/a/v1/"):
             return self.cdn(self.path[len("/a/v1/"):])
         kind = host.split(".")[0].split("-")[0]
@@ -142,9 +153,10 @@ class TLSServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256
 
-    def __init__(self, context):
+    def __init__(self, context, workdir):
         super().__init__(("127.0.0.1", 0), Handler)
         self.context = context
+        self.workdir = workdir
 
     def finish_request(self, request, client_address):
         # The handshake runs in the request's own thread, so a slow or refused one blocks nobody.
@@ -158,10 +170,10 @@ class TLSServer(ThreadingHTTPServer):
         pass
 
 
-def serve(certificate, key):
+def serve(workdir, certificate, key):
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(certificate, key)
-    server = TLSServer(context)
+    server = TLSServer(context, workdir)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server.server_address[1]
 
@@ -169,8 +181,8 @@ def serve(certificate, key):
 def main():
     workdir = sys.argv[1]
     make_certificates(workdir)
-    port = serve(os.path.join(workdir, "server.pem"), os.path.join(workdir, "server.key"))
-    rogue_port = serve(os.path.join(workdir, "rogue.pem"), os.path.join(workdir, "rogue.key"))
+    port = serve(workdir, os.path.join(workdir, "server.pem"), os.path.join(workdir, "server.key"))
+    rogue_port = serve(workdir, os.path.join(workdir, "rogue.pem"), os.path.join(workdir, "rogue.key"))
     print(json.dumps({"port": port, "rogue_port": rogue_port, "ca": os.path.join(workdir, "ca.pem")}), flush=True)
     sys.stdin.read()
 

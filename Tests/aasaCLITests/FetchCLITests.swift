@@ -284,6 +284,30 @@ final class FetchCLITests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 45)
     }
 
+    /// TLS connections the server accepted so far, by the Host of their first request.
+    private func connections(_ server: LoopbackServer) throws -> [String: Int] {
+        let file = server.folder.appendingPathComponent("connections.json")
+        guard let data = FileManager.default.contents(atPath: file.path) else { return [:] }
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Int])
+    }
+
+    func test_fetch_connectionsAreBoundedAndReused() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let server = try loopback()
+        let before = try connections(server)["cdn.aasa.test"] ?? 0
+        let domains = (0..<60).map { _ in domain("good") }
+        let (output, records) = try fetch(domains, out: out, ["--source", "cdn", "--jobs", "4"])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(records.filter { $0["outcome"] as? String == "fetched" }.count, 60)
+        let opened = (try connections(server)["cdn.aasa.test"] ?? 0) - before
+        XCTAssertGreaterThan(opened, 0)
+        XCTAssertLessThanOrEqual(opened, 4, "60 CDN requests over at most --jobs connections")
+        // The root path is asked on the connection the .well-known request opened.
+        let root = domain("root")
+        XCTAssertEqual(try fetch([root], out: out).1[0]["outcome"] as? String, "fetched")
+        XCTAssertEqual(try connections(server)[root], 1)
+    }
+
     // MARK: check
 
     private func check(_ domains: [String], _ extra: [String] = [], environment: String = "") throws -> (CLIRunner.Output, [[String: Any]]) {

@@ -49,10 +49,22 @@ final class Transfers {
     }
 
     let options: Options
+    /// One multi handle for every batch: its connection cache lets the root-path retry and the
+    /// CDN requests (one host for all domains) reuse the connections earlier batches opened.
+    private let multi: UnsafeMutableRawPointer?
 
     init(options: Options) {
         self.options = options
         _ = Transfers.globalInit
+        multi = curl_multi_init()
+        if let multi {
+            _ = aasa_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, options.jobs))
+            _ = aasa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, options.jobs))
+        }
+    }
+
+    deinit {
+        if let multi { curl_multi_cleanup(multi) }
     }
 
     /// libcurl's one-time process setup, done before the first handle exists.
@@ -63,12 +75,9 @@ final class Transfers {
     func run(_ requests: [Request], label: String = "fetched") -> [Response] {
         var responses = [Response?](repeating: nil, count: requests.count)
         guard !requests.isEmpty else { return [] }
-        guard let multi = curl_multi_init() else {
+        guard let multi else {
             return requests.map { Response(url: $0.url, failure: .connection, error: "cannot start libcurl") }
         }
-        defer { curl_multi_cleanup(multi) }
-        _ = aasa_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, options.jobs))
-        _ = aasa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, options.jobs))
         var fresh = Array(requests.indices.reversed())
         var waiting: [(due: Double, index: Int, attempt: Int)] = []
         var active: [UnsafeMutableRawPointer: TransferState] = [:]
