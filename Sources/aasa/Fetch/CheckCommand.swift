@@ -98,48 +98,66 @@ enum CheckCommand {
         }
         var configuration = Configuration()
         configuration.document.maxBytes = max(configuration.document.maxBytes, options.transfers.limit)
-        let fetcher = DocumentFetcher(transfers: Transfers(options: options.transfers), options: options)
-        let origins = fetcher.origin(options.domains)
-        let cdns = fetcher.cdn(options.domains)
+        let transfers = Transfers(options: options.transfers)
+        let fetcher = DocumentFetcher(transfers: transfers, options: options)
         let now = clock()
-        var output = ""
+        let stream = OutputStream(fileDescriptor: STDOUT_FILENO)
+        var outputClosed = false
         var anyError = false
-        for (index, domain) in options.domains.enumerated() {
-            let origin = origins[index]
-            let cdn = cdns[index]
-            var findings = originFindings(origin, domain: domain, configuration: configuration)
-            if let expectations, let body = origin.body {
-                findings += matrixFindings(expectations, body: body, domain: domain, configuration: configuration)
+        var counts = (errors: 0, warnings: 0)
+        // In slices, as in fetch: bounded memory, and records flow out as slices finish.
+        for start in stride(from: 0, to: options.domains.count, by: FetchCommand.sliceSize) {
+            let domains = Array(options.domains[start..<min(start + FetchCommand.sliceSize, options.domains.count)])
+            if options.domains.count > FetchCommand.sliceSize {
+                transfers.progressNote = " (domains \(start + 1)-\(start + domains.count) of \(options.domains.count))"
             }
-            let comparison = CopyComparison.compare(origin: origin.body, cdn: cdn.body, domain: domain, configuration: configuration)
-            findings += cdnFindings(cdn, origin: origin.body, comparison: comparison, domain: domain, state: &state, now: now, alertAfter: alertAfter)
-            let ok = !findings.contains { $0.severity == .error }
-            if !ok { anyError = true }
-            if format == "json" {
-                output += "{\"domain\": \(JSONWriter.escape(domain)), \"ok\": \(ok), \"findings\": ["
-                output += findings.map(\.json).joined(separator: ", ")
-                output += "], \"origin\": \(origin.record.json), \"cdn\": \(cdn.record.json), \"equivalence\": \"\(comparison.name)\"}\n"
-            } else {
-                if findings.isEmpty {
-                    output += "\(domain): ok (origin \(origin.record.url), \(origin.record.bytes ?? 0) bytes; CDN copy \(comparison.name))\n"
+            let origins = fetcher.origin(domains)
+            let cdns = fetcher.cdn(domains)
+            var output = ""
+            for (index, domain) in domains.enumerated() {
+                let origin = origins[index]
+                let cdn = cdns[index]
+                var findings = originFindings(origin, domain: domain, configuration: configuration)
+                if let expectations, let body = origin.body {
+                    findings += matrixFindings(expectations, body: body, domain: domain, configuration: configuration)
                 }
-                for finding in findings {
-                    output += "\(domain): \(finding.severity.rawValue) [\(finding.code)] \(finding.message)\n"
-                    if let url = finding.url { output += "  \(url)\n" }
+                let comparison = CopyComparison.compare(origin: origin.body, cdn: cdn.body, domain: domain, configuration: configuration)
+                findings += cdnFindings(
+                    cdn, origin: origin.body, comparison: comparison, domain: domain, state: &state, now: now, alertAfter: alertAfter)
+                let ok = !findings.contains { $0.severity == .error }
+                if !ok { anyError = true }
+                counts.errors += findings.count { $0.severity == .error }
+                counts.warnings += findings.count { $0.severity == .warning }
+                if format == "json" {
+                    output += "{\"domain\": \(JSONWriter.escape(domain)), \"ok\": \(ok), \"findings\": ["
+                    output += findings.map(\.json).joined(separator: ", ")
+                    output += "], \"origin\": \(origin.record.json), \"cdn\": \(cdn.record.json), \"equivalence\": \"\(comparison.name)\"}\n"
+                } else {
+                    if findings.isEmpty {
+                        output += "\(domain): ok (\(origin.record.url), \(origin.record.bytes ?? 0) bytes; CDN copy \(comparison.name))\n"
+                    }
+                    for finding in findings {
+                        output += "\(domain): \(finding.severity.rawValue) [\(finding.code)] \(finding.message)\n"
+                        if let url = finding.url { output += "  \(url)\n" }
+                    }
                 }
+            }
+            if format == "text", start + domains.count == options.domains.count {
+                output += "\(options.domains.count) domain\(options.domains.count == 1 ? "" : "s") checked: \(counts.errors) error\(counts.errors == 1 ? "" : "s"), \(counts.warnings) warning\(counts.warnings == 1 ? "" : "s")\n"
+            }
+            guard !outputClosed else { continue }
+            do {
+                try stream.write(output)
+                try stream.flush()
+            } catch OutputStream.WriteFailure.closed {
+                outputClosed = true
+            } catch {
+                printError("aasa check: \(error)")
+                return .inputOutput
             }
         }
         if let statePath, let state, let problem = DocumentStore.writeAtomically(Array(state.json.utf8), to: statePath) {
             printError("aasa check: \(problem)")
-            return .inputOutput
-        }
-        let stream = OutputStream(fileDescriptor: STDOUT_FILENO)
-        do {
-            try stream.write(output)
-            try stream.flush()
-        } catch OutputStream.WriteFailure.closed {
-        } catch {
-            printError("aasa check: \(error)")
             return .inputOutput
         }
         return anyError ? .failure : .success

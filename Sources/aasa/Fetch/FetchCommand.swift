@@ -37,6 +37,9 @@ enum FetchCommand {
             error (a URL given as a domain, a bad option).
             """)
 
+    /// Domains fetched per batch.
+    static let sliceSize = 256
+
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
         do {
@@ -67,46 +70,67 @@ enum FetchCommand {
             return .inputOutput
         }
         let store = DocumentStore(root: out)
-        var validators: [String: FetchMetadata] = [:]
-        for domain in options.domains { validators[domain] = store.metadata(domain) }
-        let fetcher = DocumentFetcher(transfers: Transfers(options: options.transfers), options: options)
-        let results = source == .origin ? fetcher.origin(options.domains, validators: validators) : fetcher.cdn(options.domains, validators: validators)
+        let transfers = Transfers(options: options.transfers)
+        let fetcher = DocumentFetcher(transfers: transfers, options: options)
         var configuration = Configuration()
         configuration.document.maxBytes = max(configuration.document.maxBytes, options.transfers.limit)
-        let fetchedAt = ISO8601DateFormatter().string(from: Date())
-        var output = ""
-        var failed = 0
-        for result in results {
-            var record = result.record
-            if record.outcome == .fetched, let body = result.body {
-                do {
-                    _ = try AASADocument(bytes: body, configuration: configuration)
-                    let metadata = FetchMetadata(
-                        url: record.url, status: record.status ?? 200, contentType: record.contentType, etag: result.etag,
-                        lastModified: result.lastModified, bytes: body.count, sha256: SHA256.hex(body), fetchedAt: fetchedAt)
-                    if let problem = store.save(record.domain, document: body, metadata: metadata) {
-                        record.outcome = .failed
-                        record.failure = .storage
-                        record.error = problem
-                    }
-                } catch {
-                    record.outcome = .failed
-                    record.failure = .invalidDocument
-                    record.error = "not a usable AASA document (\(error)); the stored copy is kept"
-                }
-            }
-            if record.outcome == .failed { failed += 1 }
-            output += record.json + "\n"
-        }
         let stream = OutputStream(fileDescriptor: STDOUT_FILENO)
-        do {
-            try stream.write(output)
-            try stream.flush()
-        } catch OutputStream.WriteFailure.closed {
-        } catch {
-            printError("aasa fetch: \(error)")
-            return .inputOutput
+        var failed = 0
+        var outputClosed = false
+        // Slices bound the bodies held at once (slice × --limit) and let records flow out
+        // while later domains are fetched; the connections stay open across slices.
+        for start in stride(from: 0, to: options.domains.count, by: sliceSize) {
+            let domains = Array(options.domains[start..<min(start + sliceSize, options.domains.count)])
+            if options.domains.count > sliceSize {
+                transfers.progressNote = " (domains \(start + 1)-\(start + domains.count) of \(options.domains.count))"
+            }
+            var validators: [String: FetchMetadata] = [:]
+            for domain in domains { validators[domain] = store.metadata(domain) }
+            let results = source == .origin ? fetcher.origin(domains, validators: validators) : fetcher.cdn(domains, validators: validators)
+            let fetchedAt = ISO8601DateFormatter().string(from: Date())
+            var output = ""
+            for result in results {
+                let record = keep(result, in: store, fetchedAt: fetchedAt, configuration: configuration)
+                if record.outcome == .failed { failed += 1 }
+                output += record.json + "\n"
+            }
+            guard !outputClosed else { continue }
+            do {
+                try stream.write(output)
+                try stream.flush()
+            } catch OutputStream.WriteFailure.closed {
+                // The reader went away (`| head`); the documents are still stored.
+                outputClosed = true
+            } catch {
+                printError("aasa fetch: \(error)")
+                return .inputOutput
+            }
         }
         return failed == 0 ? .success : .failure
+    }
+
+    /// Validates a fetched document and stores it; the record says what became of it.
+    static func keep(
+        _ result: DocumentFetcher.Fetched, in store: DocumentStore, fetchedAt: String, configuration: Configuration
+    ) -> FetchRecord {
+        var record = result.record
+        guard record.outcome == .fetched, let body = result.body else { return record }
+        do {
+            _ = try AASADocument(bytes: body, configuration: configuration)
+        } catch {
+            record.outcome = .failed
+            record.failure = .invalidDocument
+            record.error = "not a usable AASA document (\(error)); the stored copy is kept"
+            return record
+        }
+        let metadata = FetchMetadata(
+            url: record.url, status: record.status ?? 200, contentType: record.contentType, etag: result.etag,
+            lastModified: result.lastModified, bytes: body.count, sha256: SHA256.hex(body), fetchedAt: fetchedAt)
+        if let problem = store.save(record.domain, document: body, metadata: metadata) {
+            record.outcome = .failed
+            record.failure = .storage
+            record.error = problem
+        }
+        return record
     }
 }

@@ -49,6 +49,8 @@ final class Transfers {
     }
 
     let options: Options
+    /// Appended to the progress line, e.g. which slice of the domains this batch is.
+    var progressNote = ""
     /// One multi handle for every batch: its connection cache lets the root-path retry and the
     /// CDN requests (one host for all domains) reuse the connections earlier batches opened.
     private let multi: UnsafeMutableRawPointer?
@@ -90,7 +92,7 @@ final class Transfers {
             for handle in idle { curl_easy_cleanup(handle) }
         }
         var done = 0
-        let progress = ProgressLine(enabled: options.progress, label: label, total: requests.count)
+        let progress = ProgressLine(enabled: options.progress, label: label, total: requests.count, note: progressNote)
         while done < requests.count {
             let now = Self.now()
             while active.count < max(1, options.jobs) {
@@ -331,12 +333,14 @@ final class ProgressLine {
     let enabled: Bool
     let label: String
     let total: Int
+    let note: String
     private var last = 0.0
 
-    init(enabled: Bool, label: String, total: Int) {
+    init(enabled: Bool, label: String, total: Int, note: String) {
         self.enabled = enabled && isatty(STDERR_FILENO) == 1
         self.label = label
         self.total = total
+        self.note = note
     }
 
     func update(_ done: Int) {
@@ -344,7 +348,7 @@ final class ProgressLine {
         let now = Transfers.now()
         guard now - last > 0.1 || done == total else { return }
         last = now
-        FileHandle.standardError.write(Data("\r\(label) \(done)/\(total)".utf8))
+        FileHandle.standardError.write(Data("\r\(label) \(done)/\(total)\(note)".utf8))
     }
 
     func finish() {
