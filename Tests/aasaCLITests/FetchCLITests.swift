@@ -308,6 +308,26 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(try connections(server)[root], 1)
     }
 
+    func test_entitlements_fetchChecksEachDomainsOriginDocument() throws {
+        let folder = try makeTemporaryFolder("aasa-entitlements")
+        let good = domain("good")
+        let missing = domain("missing")
+        let contents: [String: Any] = [
+            "application-identifier": "ABCDE12345.com.example.app",
+            "com.apple.developer.associated-domains": ["applinks:\(good)?mode=developer", "applinks:\(missing)"],
+        ]
+        let file = folder.appendingPathComponent("app.entitlements")
+        try PropertyListSerialization.data(fromPropertyList: contents, format: .binary, options: 0).write(to: file)
+        let server = try loopback()
+        let output = try CLIRunner.run(["entitlements", file.path, "--fetch", "--format", "json"] + network(server))
+        XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
+        let lines = try records(output)
+        XCTAssertEqual(lines.map { $0["domain"] as? String }, [good, missing])
+        XCTAssertEqual(lines.map { $0["ok"] as? Bool }, [true, false])
+        XCTAssertEqual((lines[1]["findings"] as? [[String: Any]])?.first?["code"] as? String, "no-document")
+        XCTAssertTrue(((lines[1]["findings"] as? [[String: Any]])?.first?["message"] as? String ?? "").contains("404"), "\(lines[1])")
+    }
+
     // MARK: check
 
     private func check(_ domains: [String], _ extra: [String] = [], environment: String = "") throws -> (CLIRunner.Output, [[String: Any]]) {

@@ -30,7 +30,8 @@ struct NetworkOptions {
     ]
 
     /// Parses the shared options; a `UsageError` names what is wrong.
-    static func parse(_ parsed: ParsedArguments) -> Result<NetworkOptions, UsageError> {
+    /// `requireDomains`: false for commands whose domains come from elsewhere (entitlements).
+    static func parse(_ parsed: ParsedArguments, requireDomains: Bool = true) -> Result<NetworkOptions, UsageError> {
         var options = NetworkOptions()
         var inputs = parsed.positionals
         if let file = parsed.value("domains") {
@@ -47,7 +48,7 @@ struct NetworkOptions {
                 if !trimmed.isEmpty { inputs.append(trimmed) }
             }
         }
-        guard !inputs.isEmpty else { return .failure(UsageError(message: "no domains: give DOMAIN arguments or --domains FILE")) }
+        guard !inputs.isEmpty || !requireDomains else { return .failure(UsageError(message: "no domains: give DOMAIN arguments or --domains FILE")) }
         var seen = Set<String>()
         for input in inputs {
             switch DomainName.validate(input) {
