@@ -50,7 +50,8 @@ final class FetchCLITests: XCTestCase {
         }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("FetchServer/aasa_test_server.py")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-fetch-server-\(getpid())-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "aasa-fetch-server-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -108,7 +109,8 @@ final class FetchCLITests: XCTestCase {
         let parsed = try records(output)
         if !domains.isEmpty {
             guard parsed.count == domains.count else {
-                throw MissingRecords(message: "expected \(domains.count) records, status \(output.status): \(output.stdout) \(output.stderr)")
+                throw MissingRecords(
+                    message: "expected \(domains.count) records, status \(output.status): \(output.stdout) \(output.stderr)")
             }
         }
         return (output, parsed)
@@ -162,7 +164,8 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(records[0]["location"] as? String, "https://www.example.test/elsewhere")
         XCTAssertEqual(records[1]["failure"] as? String, "http-status")
         XCTAssertEqual(records[1]["status"] as? Int, 404)
-        XCTAssertTrue((records[1]["error"] as? String ?? "").contains("/apple-app-site-association"), "the root path was tried too")
+        XCTAssertTrue(
+            (records[1]["error"] as? String ?? "").contains("/apple-app-site-association"), "the root path was tried too")
         XCTAssertFalse(FileManager.default.fileExists(atPath: documentPath(out, redirect)))
     }
 
@@ -238,7 +241,8 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(output.status, 1)
         XCTAssertEqual(records[0]["outcome"] as? String, "failed")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: documentPath(out, toggle))), good)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent(toggle).appendingPathComponent(".well-known").path)
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: out.appendingPathComponent(toggle).appendingPathComponent(".well-known").path)
         XCTAssertEqual(leftovers.sorted(), ["apple-app-site-association", "apple-app-site-association.meta.json"])
     }
 
@@ -276,7 +280,8 @@ final class FetchCLITests: XCTestCase {
         let list = out.appendingPathComponent("domains.txt")
         try Data(("# the list\n" + domains.joined(separator: "\n") + "\n").utf8).write(to: list)
         let started = Date()
-        let (output, records) = try fetch([], out: out.appendingPathComponent("rules"), ["--domains", list.path, "--retries", "1"])
+        let (output, records) = try fetch(
+            [], out: out.appendingPathComponent("rules"), ["--domains", list.path, "--retries", "1"])
         XCTAssertEqual(output.status, 0, String(output.stdout.prefix(2000)) + output.stderr)
         guard records.count == 1000 else { return XCTFail("\(records.count) records") }
         XCTAssertEqual(records.map { $0["domain"] as? String ?? "" }, domains)
@@ -325,19 +330,23 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(lines.map { $0["domain"] as? String }, [good, missing])
         XCTAssertEqual(lines.map { $0["ok"] as? Bool }, [true, false])
         XCTAssertEqual((lines[1]["findings"] as? [[String: Any]])?.first?["code"] as? String, "no-document")
-        XCTAssertTrue(((lines[1]["findings"] as? [[String: Any]])?.first?["message"] as? String ?? "").contains("404"), "\(lines[1])")
+        XCTAssertTrue(
+            ((lines[1]["findings"] as? [[String: Any]])?.first?["message"] as? String ?? "").contains("404"), "\(lines[1])")
     }
 
     // MARK: check
 
-    private func check(_ domains: [String], _ extra: [String] = [], environment: String = "") throws -> (CLIRunner.Output, [[String: Any]]) {
+    private func check(
+        _ domains: [String], _ extra: [String] = [], environment: String = "", port: Int? = nil, timeout: String = "10"
+    ) throws -> (CLIRunner.Output, [[String: Any]]) {
         let server = try loopback()
-        let arguments = ["check"] + domains + network(server) + ["--format", "json"] + extra
+        let arguments = ["check"] + domains + network(server, port: port, timeout: timeout) + ["--format", "json"] + extra
         let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let output = try CLIRunner.runShell("\(environment) '\(CLIRunner.executable.path)' \(quoted)")
         let parsed = try records(output)
         guard parsed.count == domains.count else {
-            throw MissingRecords(message: "expected \(domains.count) records, status \(output.status): \(output.stdout) \(output.stderr)")
+            throw MissingRecords(
+                message: "expected \(domains.count) records, status \(output.status): \(output.stdout) \(output.stderr)")
         }
         return (output, parsed)
     }
@@ -371,20 +380,28 @@ final class FetchCLITests: XCTestCase {
         let names = ["text", "invalid", "redirect", "missing", "big"].map(domain)
         let (output, records) = try check(names)
         XCTAssertEqual(output.status, 1)
-        XCTAssertEqual(records.map(codes).map { $0.first }, ["content-type", "invalid-json", "redirect", "http-status", "too-large"])
+        XCTAssertEqual(
+            records.map(codes).map { $0.first }, ["content-type", "invalid-json", "redirect", "http-status", "too-large"])
         XCTAssertEqual(records[0]["ok"] as? Bool, true, "a text/plain type is a warning")
         XCTAssertEqual(records.map { $0["ok"] as? Bool }.dropFirst(), [false, false, false, false])
         let text = try CLIRunner.run(["check", names[0]] + network(try loopback()))
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdout.contains("\(names[0]): warning [content-type]"), text.stdout)
+        let stalled = try check([domain("stall")], timeout: "1.5")
+        XCTAssertEqual(stalled.1.map(codes).first?.first, "timeout", stalled.0.stdout)
+        let rogue = try check([domain("good")], port: try loopback().roguePort)
+        XCTAssertEqual(rogue.1.map(codes).first, ["tls", "cdn-unavailable"], rogue.0.stdout)
     }
 
     func test_check_matrixRunsOnTheOriginCopy() throws {
         let good = domain("good")
         let folder = try makeTemporaryFolder("aasa-check")
         let passing = folder.appendingPathComponent("pass.json")
-        try Data(#"{"opens_app": ["https://\#(good)/app/1"], "opens_web": ["https://\#(good)/about", "https://elsewhere.test/x"]}"#.utf8)
-            .write(to: passing)
+        try Data(
+            #"{"opens_app": ["https://\#(good)/app/1"], "opens_web": ["https://\#(good)/about", "https://elsewhere.test/x"]}"#
+                .utf8
+        )
+        .write(to: passing)
         let failing = folder.appendingPathComponent("fail.json")
         try Data(#"{"opens_app": ["https://\#(good)/shop/1"]}"#.utf8).write(to: failing)
         let pass = try check([good], ["--matrix", passing.path])

@@ -30,7 +30,8 @@ public struct AssociatedDomain: Sendable, Equatable {
             let query = String(rest[rest.index(after: question)...])
             rest = String(rest[..<question])
             guard query.hasPrefix("mode="), modes.contains(String(query.dropFirst(5))) else {
-                return .failure(DomainNameError(message: "'\(entry)': the only query is ?mode=developer, managed or developer+managed"))
+                return .failure(
+                    DomainNameError(message: "'\(entry)': the only query is ?mode=developer, managed or developer+managed"))
             }
             mode = String(query.dropFirst(5))
         }

@@ -51,7 +51,8 @@ public enum CopyComparison: Sendable, Equatable {
         }
         let diff: SemanticDiff
         do {
-            diff = try SemanticDiff(old: originDocument, new: cdnDocument, domain: domain, witnesses: 1, configuration: configuration)
+            diff = try SemanticDiff(
+                old: originDocument, new: cdnDocument, domain: domain, witnesses: 1, configuration: configuration)
         } catch {
             return .unproven("the copies cannot be compiled for comparison: \(error)")
         }

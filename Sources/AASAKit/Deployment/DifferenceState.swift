@@ -55,7 +55,8 @@ public struct DifferenceState: Sendable, Equatable {
     /// The state file's text, domains sorted so that the file diffs well.
     public var json: String {
         let rows = entries.sorted { $0.key < $1.key }.map { domain, entry in
-            "    \(JSONWriter.escape(domain)): {\"fingerprint\": \(JSONWriter.escape(entry.fingerprint)), \"first_seen\": \(Self.number(entry.firstSeen))}"
+            "    \(JSONWriter.escape(domain)): {\"fingerprint\": \(JSONWriter.escape(entry.fingerprint)), "
+                + "\"first_seen\": \(Self.number(entry.firstSeen))}"
         }
         return "{\n  \"differences\": {" + (rows.isEmpty ? "" : "\n" + rows.joined(separator: ",\n") + "\n  ") + "}\n}\n"
     }

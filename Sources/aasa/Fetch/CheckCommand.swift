@@ -8,12 +8,17 @@ enum CheckCommand {
     static let spec = CommandSpec(
         name: "check",
         abstract: "Check domains' AASA deployment: origin, TLS, content type, lint, the CDN copy by meaning, a test matrix.",
-        usage: "aasa check [<domain> ...] [--domains <file>] [--matrix <m.json>] [--format text|json] [--state <file>] [--alert-after <duration>] [options]",
+        usage:
+            "aasa check [<domain> ...] [--domains <file>] [--matrix <m.json>] [--format text|json] [--state <file>] [--alert-after <duration>] [options]",
         options: [
-            .init(name: "matrix", valueName: "m.json", help: "Expectations as for aasa test; URLs of each domain are checked on its origin copy."),
+            .init(
+                name: "matrix", valueName: "m.json",
+                help: "Expectations as for aasa test; URLs of each domain are checked on its origin copy."),
             .init(name: "format", valueName: "format", help: "text (default) or json (one object per domain)."),
             .init(name: "state", valueName: "file", help: "Remember CDN differences across runs in FILE (for cron)."),
-            .init(name: "alert-after", valueName: "duration", help: "With --state: a difference older than this is an error (default 24h; s, m, h, d)."),
+            .init(
+                name: "alert-after", valueName: "duration",
+                help: "With --state: a difference older than this is an error (default 24h; s, m, h, d)."),
         ] + NetworkOptions.specOptions,
         discussion: """
             Codes (severity): origin: connection, tls, timeout, redirect, http-status, too-large
@@ -42,7 +47,8 @@ enum CheckCommand {
         var url: String?
 
         var json: String {
-            var text = "{\"code\": \(JSONWriter.escape(code)), \"severity\": \"\(severity.rawValue)\", \"message\": \(JSONWriter.escape(message))"
+            var text =
+                "{\"code\": \(JSONWriter.escape(code)), \"severity\": \"\(severity.rawValue)\", \"message\": \(JSONWriter.escape(message))"
             if let url { text += ", \"url\": \(JSONWriter.escape(url))" }
             return text + "}"
         }
@@ -121,9 +127,11 @@ enum CheckCommand {
                 if let expectations, let body = origin.body {
                     findings += matrixFindings(expectations, body: body, domain: domain, configuration: configuration)
                 }
-                let comparison = CopyComparison.compare(origin: origin.body, cdn: cdn.body, domain: domain, configuration: configuration)
+                let comparison = CopyComparison.compare(
+                    origin: origin.body, cdn: cdn.body, domain: domain, configuration: configuration)
                 findings += cdnFindings(
-                    cdn, origin: origin.body, comparison: comparison, domain: domain, state: &state, now: now, alertAfter: alertAfter)
+                    cdn, origin: origin.body, comparison: comparison, domain: domain, state: &state, now: now,
+                    alertAfter: alertAfter)
                 let ok = !findings.contains { $0.severity == .error }
                 if !ok { anyError = true }
                 counts.errors += findings.count { $0.severity == .error }
@@ -131,10 +139,12 @@ enum CheckCommand {
                 if format == "json" {
                     output += "{\"domain\": \(JSONWriter.escape(domain)), \"ok\": \(ok), \"findings\": ["
                     output += findings.map(\.json).joined(separator: ", ")
-                    output += "], \"origin\": \(origin.record.json), \"cdn\": \(cdn.record.json), \"equivalence\": \"\(comparison.name)\"}\n"
+                    output +=
+                        "], \"origin\": \(origin.record.json), \"cdn\": \(cdn.record.json), \"equivalence\": \"\(comparison.name)\"}\n"
                 } else {
                     if findings.isEmpty {
-                        output += "\(domain): ok (\(origin.record.url), \(origin.record.bytes ?? 0) bytes; CDN copy \(comparison.name))\n"
+                        output +=
+                            "\(domain): ok (\(origin.record.url), \(origin.record.bytes ?? 0) bytes; CDN copy \(comparison.name))\n"
                     }
                     for finding in findings {
                         output += "\(domain): \(finding.severity.rawValue) [\(finding.code)] \(finding.message)\n"
@@ -143,7 +153,9 @@ enum CheckCommand {
                 }
             }
             if format == "text", start + domains.count == options.domains.count {
-                output += "\(options.domains.count) domain\(options.domains.count == 1 ? "" : "s") checked: \(counts.errors) error\(counts.errors == 1 ? "" : "s"), \(counts.warnings) warning\(counts.warnings == 1 ? "" : "s")\n"
+                func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+                output += "\(plural(options.domains.count, "domain")) checked: \(plural(counts.errors, "error")), "
+                output += "\(plural(counts.warnings, "warning"))\n"
             }
             guard !outputClosed else { continue }
             do {
@@ -166,7 +178,9 @@ enum CheckCommand {
     static func originFindings(_ origin: DocumentFetcher.Fetched, domain: String, configuration: Configuration) -> [Finding] {
         guard let body = origin.body else {
             let code = origin.record.failure?.rawValue ?? "http-status"
-            return [Finding(code: code, severity: .error, message: "\(origin.record.url): \(origin.record.error ?? "no document")")]
+            return [
+                Finding(code: code, severity: .error, message: "\(origin.record.url): \(origin.record.error ?? "no document")")
+            ]
         }
         var findings: [Finding] = []
         if !FetchRecord.isJSONContentType(origin.record.contentType) {
@@ -195,19 +209,29 @@ enum CheckCommand {
         case .success(let failures):
             return failures.map { Finding(code: "matrix-failed", severity: .error, message: $0.text, url: $0.url) }
         case .failure:
-            return [Finding(code: "matrix-failed", severity: .error, message: "the origin document cannot be compiled for the matrix")]
+            return [
+                Finding(code: "matrix-failed", severity: .error, message: "the origin document cannot be compiled for the matrix")
+            ]
         }
     }
 
     static func cdnFindings(
-        _ cdn: DocumentFetcher.Fetched, origin: [UInt8]?, comparison: CopyComparison, domain: String, state: inout DifferenceState?, now: Double,
+        _ cdn: DocumentFetcher.Fetched, origin: [UInt8]?, comparison: CopyComparison, domain: String,
+        state: inout DifferenceState?, now: Double,
         alertAfter: Double
     ) -> [Finding] {
         if cdn.body == nil {
             if cdn.record.failure == .httpStatus, let status = cdn.record.status, (400...499).contains(status) {
-                return [Finding(code: "cdn-missing", severity: .error, message: "the CDN has no copy (\(cdn.record.url): HTTP \(status))")]
+                return [
+                    Finding(
+                        code: "cdn-missing", severity: .error, message: "the CDN has no copy (\(cdn.record.url): HTTP \(status))")
+                ]
             }
-            return [Finding(code: "cdn-unavailable", severity: .warning, message: "\(cdn.record.url): \(cdn.record.error ?? "no document")")]
+            return [
+                Finding(
+                    code: "cdn-unavailable", severity: .warning,
+                    message: "\(cdn.record.url): \(cdn.record.error ?? "no document")")
+            ]
         }
         switch comparison {
         case .equivalent:
@@ -216,7 +240,11 @@ enum CheckCommand {
         case .unavailable:
             return []
         case .unproven(let reason):
-            return [Finding(code: "cdn-unproven", severity: .warning, message: "no difference from the origin found, but not proven: \(reason)")]
+            return [
+                Finding(
+                    code: "cdn-unproven", severity: .warning,
+                    message: "no difference from the origin found, but not proven: \(reason)")
+            ]
         case .differs(let examples):
             var code = "cdn-differs"
             var severity = Diagnostic.Severity.warning
@@ -236,7 +264,8 @@ enum CheckCommand {
             return examples.prefix(5).map { example in
                 Finding(
                     code: code, severity: severity,
-                    message: "the CDN copy\(since.isEmpty ? "" : " (differing\(since))") decides this URL differently for \(example.app): \(example.origin.rawValue) at the origin, \(example.cdn.rawValue) on the CDN",
+                    message: "the CDN copy\(since.isEmpty ? "" : " (differing\(since))") decides this URL differently for "
+                        + "\(example.app): \(example.origin.rawValue) at the origin, \(example.cdn.rawValue) on the CDN",
                     url: example.url)
             }
         }

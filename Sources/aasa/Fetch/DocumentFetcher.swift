@@ -34,7 +34,8 @@ struct DocumentFetcher {
             return record.outcome == .failed && (record.failure == .httpStatus || record.failure == .redirect)
         }
         guard !retry.isEmpty else { return results }
-        let second = transfers.run(retry.map { request(Self.rootURL(domains[$0]), validators[domains[$0]]) }, label: "origin root")
+        let second = transfers.run(
+            retry.map { request(Self.rootURL(domains[$0]), validators[domains[$0]]) }, label: "origin root")
         for (index, response) in zip(retry, second) {
             let domain = domains[index]
             let root = fetched(domain, .origin, response, conditional: validators[domain]?.url == response.url)
@@ -63,12 +64,16 @@ struct DocumentFetcher {
         return request
     }
 
-    private func fetched(_ domain: String, _ source: FetchRecord.Source, _ response: Transfers.Response, conditional: Bool) -> Fetched {
+    private func fetched(_ domain: String, _ source: FetchRecord.Source, _ response: Transfers.Response, conditional: Bool)
+        -> Fetched
+    {
         var record = FetchRecord(domain: domain, source: source, url: response.url, outcome: .failed, status: response.status)
         record.contentType = response.header("content-type")
         if let failure = response.failure {
             record.failure = failure
             record.error = response.error
+            // A transfer that broke off has no response to describe, except a body too large.
+            if failure != .tooLarge { record.contentType = nil }
             return Fetched(record: record)
         }
         let status = response.status ?? 0
@@ -77,7 +82,8 @@ struct DocumentFetcher {
             record.outcome = .fetched
             record.bytes = response.body.count
             return Fetched(
-                record: record, body: response.body, etag: response.header("etag"), lastModified: response.header("last-modified"))
+                record: record, body: response.body, etag: response.header("etag"), lastModified: response.header("last-modified")
+            )
         case 304 where conditional:
             record.outcome = .notModified
             record.contentType = nil

@@ -8,11 +8,16 @@ enum EntitlementsCommand {
     static let spec = CommandSpec(
         name: "entitlements",
         abstract: "Check an app's associated domains: each applinks: domain's AASA file must name the app.",
-        usage: "aasa entitlements <file> [--rules <dir> | --fetch] [--matrix <m.json>] [--app-id <id>] [--format text|json] [options]",
+        usage:
+            "aasa entitlements <file> [--rules <dir> | --fetch] [--matrix <m.json>] [--app-id <id>] [--format text|json] [options]",
         options: [
-            .init(name: "rules", valueName: "dir", help: "Read the documents from a rules directory (as classify and fetch --out use)."),
+            .init(
+                name: "rules", valueName: "dir",
+                help: "Read the documents from a rules directory (as classify and fetch --out use)."),
             .init(name: "app-id", valueName: "id", help: "The app ID (default: application-identifier in the file)."),
-            .init(name: "matrix", valueName: "m.json", help: "Expectations as for aasa test, for this app, each URL on its domain's document."),
+            .init(
+                name: "matrix", valueName: "m.json",
+                help: "Expectations as for aasa test, for this app, each URL on its domain's document."),
             .init(name: "format", valueName: "format", help: "text (default) or json (one object per applinks entry)."),
         ] + NetworkOptions.specOptions.filter { $0.name != "domains" },
         flags: [.init(name: "fetch", help: "Fetch each domain's document from its origin instead (the options below apply).")],
@@ -76,11 +81,14 @@ enum EntitlementsCommand {
             return .unreadableDocument
         }
         var fileFindings: [CheckCommand.Finding] = []
-        let appID = parsed.value("app-id") ?? (plist["application-identifier"] as? String)
+        let appID =
+            parsed.value("app-id") ?? (plist["application-identifier"] as? String)
             ?? (plist["com.apple.application-identifier"] as? String)
         if appID == nil {
             fileFindings.append(
-                .init(code: "no-app-id", severity: .error, message: "no application-identifier in the file; give --app-id TEAMID.bundle.id"))
+                .init(
+                    code: "no-app-id", severity: .error,
+                    message: "no application-identifier in the file; give --app-id TEAMID.bundle.id"))
         }
         let entries = (plist["com.apple.developer.associated-domains"] as? [Any] ?? []).compactMap { $0 as? String }
         var applinks: [(entry: String, parsed: Result<AssociatedDomain, DomainNameError>)] = []
@@ -89,7 +97,9 @@ enum EntitlementsCommand {
         }
         if applinks.isEmpty {
             fileFindings.append(
-                .init(code: "no-applinks", severity: .warning, message: "com.apple.developer.associated-domains has no applinks: entry"))
+                .init(
+                    code: "no-applinks", severity: .warning,
+                    message: "com.apple.developer.associated-domains has no applinks: entry"))
         }
         var configuration = Configuration()
         let documents: [String: Result<[UInt8], Problem>]
@@ -111,7 +121,9 @@ enum EntitlementsCommand {
             let fetched = DocumentFetcher(transfers: Transfers(options: options.transfers), options: options).origin(unique)
             var byDomain: [String: Result<[UInt8], Problem>] = [:]
             for (domain, result) in zip(unique, fetched) {
-                byDomain[domain] = result.body.map { .success($0) } ?? .failure(Problem("\(result.record.url): \(result.record.error ?? "no document")"))
+                byDomain[domain] =
+                    result.body.map { .success($0) }
+                    ?? .failure(Problem("\(result.record.url): \(result.record.error ?? "no document")"))
             }
             documents = byDomain
         } else {
@@ -121,9 +133,12 @@ enum EntitlementsCommand {
         var anyError = fileFindings.contains { $0.severity == .error }
         if !fileFindings.isEmpty {
             if format == "json" {
-                output += "{\"entry\": null, \"ok\": \(!anyError), \"findings\": [\(fileFindings.map(\.json).joined(separator: ", "))]}\n"
+                output +=
+                    "{\"entry\": null, \"ok\": \(!anyError), \"findings\": [\(fileFindings.map(\.json).joined(separator: ", "))]}\n"
             } else {
-                for finding in fileFindings { output += "\(file): \(finding.severity.rawValue) [\(finding.code)] \(finding.message)\n" }
+                for finding in fileFindings {
+                    output += "\(file): \(finding.severity.rawValue) [\(finding.code)] \(finding.message)\n"
+                }
             }
         }
         for (entry, parsedEntry) in applinks {
@@ -138,7 +153,8 @@ enum EntitlementsCommand {
                 mode = associated.mode
                 let key = associated.port.map { "\(associated.domain):\($0)" } ?? associated.domain
                 findings += documentFindings(
-                    documents[key] ?? .failure(Problem("no document")), domain: associated.domain, appID: appID, expectations: expectations,
+                    documents[key] ?? .failure(Problem("no document")), domain: associated.domain, appID: appID,
+                    expectations: expectations,
                     configuration: configuration)
             }
             let ok = !findings.contains { $0.severity == .error }
@@ -185,7 +201,9 @@ enum EntitlementsCommand {
         var result: [String: Result<[UInt8], Problem>] = [:]
         for domain in domains {
             let candidates = [
-                store.documentPath(domain), ((path as NSString).appendingPathComponent(domain) as NSString).appendingPathComponent("apple-app-site-association"),
+                store.documentPath(domain),
+                ((path as NSString).appendingPathComponent(domain) as NSString).appendingPathComponent(
+                    "apple-app-site-association"),
                 (path as NSString).appendingPathComponent("\(domain).json"),
             ]
             // The order `classify --rules` uses: .well-known, then the plain file, then DOMAIN.json.
@@ -194,7 +212,8 @@ enum EntitlementsCommand {
                 continue
             }
             do {
-                result[domain] = .success(try AASADocument.bytes(ofFile: file, maxBytes: configuration.document.maxBytes, regularFileOnly: true))
+                result[domain] = .success(
+                    try AASADocument.bytes(ofFile: file, maxBytes: configuration.document.maxBytes, regularFileOnly: true))
             } catch {
                 result[domain] = .failure(Problem("cannot read \(file): \(error)"))
             }
@@ -215,7 +234,9 @@ enum EntitlementsCommand {
         do {
             parsed = try AASADocument(bytes: bytes, configuration: configuration)
         } catch {
-            return [.init(code: "invalid-document", severity: .error, message: "the document of \(domain) is not usable: \(error)")]
+            return [
+                .init(code: "invalid-document", severity: .error, message: "the document of \(domain) is not usable: \(error)")
+            ]
         }
         guard let appID else { return [] }
         guard parsed.appIDs.contains(where: { $0.utf8.elementsEqual(appID.utf8) }) else {
@@ -223,7 +244,9 @@ enum EntitlementsCommand {
             return [
                 .init(
                     code: "app-not-listed", severity: .error,
-                    message: "the document of \(domain) does not name \(appID) in applinks.details (it names \(named.isEmpty ? "no app" : named))")
+                    message:
+                        "the document of \(domain) does not name \(appID) in applinks.details (it names \(named.isEmpty ? "no app" : named))"
+                )
             ]
         }
         guard let expectations else { return [] }
@@ -237,7 +260,11 @@ enum EntitlementsCommand {
         case .success(let failures):
             return failures.map { .init(code: "matrix-failed", severity: .error, message: $0.text, url: $0.url) }
         case .failure:
-            return [.init(code: "matrix-failed", severity: .error, message: "the document of \(domain) cannot be compiled for the matrix")]
+            return [
+                .init(
+                    code: "matrix-failed", severity: .error,
+                    message: "the document of \(domain) cannot be compiled for the matrix")
+            ]
         }
     }
 }

@@ -9,7 +9,9 @@ enum FetchCommand {
         abstract: "Download domains' AASA files into a rules directory (for classify), refreshing them on later runs.",
         usage: "aasa fetch [<domain> ...] [--domains <file>] --out <dir> [--source origin|cdn] [options]",
         options: [
-            .init(name: "out", valueName: "dir", help: "The rules directory (required): DIR/DOMAIN/.well-known/apple-app-site-association."),
+            .init(
+                name: "out", valueName: "dir",
+                help: "The rules directory (required): DIR/DOMAIN/.well-known/apple-app-site-association."),
             .init(name: "source", valueName: "source", help: "origin (default: the domain's own server) or cdn (Apple's CDN)."),
         ] + NetworkOptions.specOptions,
         discussion: """
@@ -86,7 +88,8 @@ enum FetchCommand {
             }
             var validators: [String: FetchMetadata] = [:]
             for domain in domains { validators[domain] = store.metadata(domain) }
-            let results = source == .origin ? fetcher.origin(domains, validators: validators) : fetcher.cdn(domains, validators: validators)
+            let results =
+                source == .origin ? fetcher.origin(domains, validators: validators) : fetcher.cdn(domains, validators: validators)
             let fetchedAt = ISO8601DateFormatter().string(from: Date())
             var output = ""
             for result in results {

@@ -20,7 +20,8 @@ struct NetworkOptions {
         .init(name: "timeout", valueName: "seconds", help: "Time for a whole request (default 30)."),
         .init(name: "retries", valueName: "n", help: "Retries of a transient failure: no connection, 5xx, 429 (default 2)."),
         .init(name: "retry-delay", valueName: "seconds", help: "First backoff before a retry, doubled each time (default 1)."),
-        .init(name: "limit", valueName: "bytes", help: "Largest document accepted (default 131072, Apple's limit; K, M suffixes)."),
+        .init(
+            name: "limit", valueName: "bytes", help: "Largest document accepted (default 131072, Apple's limit; K, M suffixes)."),
         .init(name: "ca-file", valueName: "pem", help: "Trust these CA certificates too (added to the system store)."),
         .init(name: "cdn-url", valueName: "template", help: "The CDN URL, {domain} replaced (default Apple's CDN)."),
         .init(
@@ -48,7 +49,9 @@ struct NetworkOptions {
                 if !trimmed.isEmpty { inputs.append(trimmed) }
             }
         }
-        guard !inputs.isEmpty || !requireDomains else { return .failure(UsageError(message: "no domains: give DOMAIN arguments or --domains FILE")) }
+        guard !inputs.isEmpty || !requireDomains else {
+            return .failure(UsageError(message: "no domains: give DOMAIN arguments or --domains FILE"))
+        }
         var seen = Set<String>()
         for input in inputs {
             switch DomainName.validate(input) {
@@ -94,7 +97,8 @@ struct NetworkOptions {
         }
         for entry in parsed.values("connect-to") {
             guard entry.split(separator: ":", omittingEmptySubsequences: false).count >= 4 else {
-                return .failure(UsageError(message: "--connect-to needs HOST:PORT:ADDR:PORT (parts may be empty), not '\(entry)'"))
+                return .failure(
+                    UsageError(message: "--connect-to needs HOST:PORT:ADDR:PORT (parts may be empty), not '\(entry)'"))
             }
             options.transfers.connectTo.append(entry)
         }
@@ -117,7 +121,9 @@ struct NetworkOptions {
     static func byteCount(_ text: String) -> Int? {
         let multipliers: [Character: Int] = ["K": 1024, "k": 1024, "M": 1 << 20, "m": 1 << 20]
         if let last = text.last, let multiplier = multipliers[last] {
-            return Int(text.dropLast()).flatMap { $0.multipliedReportingOverflow(by: multiplier).overflow ? nil : $0 * multiplier }
+            return Int(text.dropLast()).flatMap {
+                $0.multipliedReportingOverflow(by: multiplier).overflow ? nil : $0 * multiplier
+            }
         }
         return Int(text)
     }

@@ -106,14 +106,17 @@ final class Transfers {
                     break
                 }
                 guard let handle = idle.popLast() ?? curl_easy_init() else {
-                    responses[next.index] = Response(url: requests[next.index].url, failure: .connection, error: "cannot start libcurl")
+                    responses[next.index] = Response(
+                        url: requests[next.index].url, failure: .connection, error: "cannot start libcurl")
                     done += 1
                     continue
                 }
-                let state = TransferState(request: requests[next.index], index: next.index, attempt: next.attempt, limit: options.limit)
+                let state = TransferState(
+                    request: requests[next.index], index: next.index, attempt: next.attempt, limit: options.limit)
                 configure(handle, state)
                 if curl_multi_add_handle(multi, handle) != CURLM_OK {
-                    responses[next.index] = Response(url: requests[next.index].url, failure: .connection, error: "cannot start the transfer")
+                    responses[next.index] = Response(
+                        url: requests[next.index].url, failure: .connection, error: "cannot start the transfer")
                     done += 1
                     curl_easy_cleanup(handle)
                     continue
@@ -154,7 +157,9 @@ final class Transfers {
             }
         }
         progress.finish()
-        return requests.indices.map { responses[$0] ?? Response(url: requests[$0].url, failure: .connection, error: "not performed") }
+        return requests.indices.map {
+            responses[$0] ?? Response(url: requests[$0].url, failure: .connection, error: "not performed")
+        }
     }
 
     private func configure(_ handle: UnsafeMutableRawPointer, _ state: TransferState) {
@@ -192,7 +197,8 @@ final class Transfers {
     }
 
     private func finish(_ state: TransferState, code: CURLcode, status: Int) -> Response {
-        var response = Response(url: state.request.url, status: status > 0 ? status : nil, headers: state.headers, body: state.body)
+        var response = Response(
+            url: state.request.url, status: status > 0 ? status : nil, headers: state.headers, body: state.body)
         response.attempts = state.attempt
         let detail = String(cString: state.errorBuffer)
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
@@ -306,7 +312,9 @@ private let bodyCallback: aasa_data_callback = { data, size, count, context in
         state.tooLarge = true
         return 0
     }
-    data.withMemoryRebound(to: UInt8.self, capacity: length) { state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length)) }
+    data.withMemoryRebound(to: UInt8.self, capacity: length) {
+        state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+    }
     return length
 }
 

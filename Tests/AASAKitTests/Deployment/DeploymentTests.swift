@@ -21,7 +21,9 @@ final class DeploymentTests: XCTestCase {
         XCTAssertEqual(try DomainName.validate("xn--bcher-kva.example").get(), "xn--bcher-kva.example")
         guard case .failure(let url) = DomainName.validate("https://example.com/path") else { return XCTFail("a URL") }
         XCTAssertTrue(url.message.contains("try example.com"), url.message)
-        for bad in ["", "exa mple.com", "-a.com", "a..com", "example.com:443", String(repeating: "a", count: 64) + ".com", "bücher.de"] {
+        for bad in [
+            "", "exa mple.com", "-a.com", "a..com", "example.com:443", String(repeating: "a", count: 64) + ".com", "bücher.de",
+        ] {
             guard case .failure = DomainName.validate(bad) else { return XCTFail("'\(bad)' accepted") }
         }
     }
@@ -34,14 +36,16 @@ final class DeploymentTests: XCTestCase {
         XCTAssertNil(FetchMetadata(json: Array("{\"url\": 1}".utf8)))
     }
 
-    private let original = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/app/*"}]}]}}"#
+    private let original =
+        #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/app/*"}]}]}}"#
 
     func test_copyComparison_byMeaningNotBytes() {
         let reformatted = """
             { "applinks": { "details": [ { "components": [ { "/": "/app/*", "exclude": false } ],
               "appIDs": [ "ABCDE12345.com.example.app" ] } ] } }
             """
-        let widened = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/app/*"}, {"/": "/shop/*"}]}]}}"#
+        let widened =
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/app/*"}, {"/": "/shop/*"}]}]}}"#
         func compare(_ cdn: String?) -> CopyComparison {
             CopyComparison.compare(
                 origin: Array(original.utf8), cdn: cdn.map { Array($0.utf8) }, domain: "example.com", configuration: .default)
@@ -73,10 +77,12 @@ final class DeploymentTests: XCTestCase {
     }
 
     func test_fetchRecord_jsonLeavesOutAbsentFields() {
-        let record = FetchRecord(domain: "a.example", source: .origin, url: "https://a.example/x", outcome: .notModified, status: 304)
+        let record = FetchRecord(
+            domain: "a.example", source: .origin, url: "https://a.example/x", outcome: .notModified, status: 304)
         XCTAssertEqual(
             record.json,
-            #"{"domain": "a.example", "source": "origin", "url": "https://a.example/x", "outcome": "not-modified", "status": 304}"#)
+            #"{"domain": "a.example", "source": "origin", "url": "https://a.example/x", "outcome": "not-modified", "status": 304}"#
+        )
         XCTAssertTrue(FetchRecord.isJSONContentType("Application/JSON; charset=utf-8"))
         XCTAssertFalse(FetchRecord.isJSONContentType("text/plain"))
         XCTAssertFalse(FetchRecord.isJSONContentType(nil))
