@@ -129,6 +129,7 @@ final class FetchCLITests: XCTestCase {
         let (output, records) = try fetch([good, root], out: out)
         XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
         XCTAssertEqual(records.map { $0["domain"] as? String }, [good, root])
+        XCTAssertEqual(output.stderr, "", "no progress line when standard error is not a terminal")
         XCTAssertEqual(records.map { $0["outcome"] as? String }, ["fetched", "fetched"])
         XCTAssertEqual(records[0]["url"] as? String, "https://\(good)/.well-known/apple-app-site-association")
         XCTAssertEqual(records[1]["url"] as? String, "https://\(root)/apple-app-site-association")

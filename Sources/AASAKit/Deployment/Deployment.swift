@@ -1,8 +1,8 @@
 /// Deployment: what a served `apple-app-site-association` looks like from outside, as values.
 ///
-/// `aasa fetch` and `aasa check` download documents from origins and from Apple's CDN; this
-/// folder holds everything about that which needs no network, so it can be tested without one
-/// and reused by other front ends:
+/// `aasa fetch`, `aasa check` and `aasa entitlements` download documents from origins and from
+/// Apple's CDN; this folder holds everything about that which needs no network, so that it can
+/// be tested without one and reused by other front ends:
 ///
 /// - `DomainName`: which inputs are host names a document can be fetched for (a URL pasted where
 ///   a domain belongs is refused with the host it probably meant).
@@ -13,50 +13,17 @@
 /// - `CopyComparison`: whether the CDN's copy decides every URL as the origin's does, by meaning
 ///   (the `SemanticDiff` engine), not by bytes.
 /// - `DifferenceState`: how long a CDN difference has lasted, across runs, for alerting.
+/// - `AssociatedDomain`: one `applinks:` entry of an app's entitlements.
 /// - `SHA256`: the digest recorded in the metadata (Foundation on Linux has none).
 ///
 /// What it will not do: open sockets, speak HTTP or TLS, follow redirects or write files. The
-/// CLI does the transfers with libcurl (only it links the library) and the atomic writes; this
+/// CLI does the transfers with libcurl (only the CLI links it, so the library stays free of
+/// network code and of a C dependency its other users do not need) and the atomic writes; this
 /// folder decides what the bytes and statuses mean.
-public enum DomainName {
-    /// The domain, lowercased, or why it is not one. A URL or a path gets a hint naming its host.
-    ///
-    /// Accepted: dot-separated labels of ASCII letters, digits, `-` and `_` (some real hosts
-    /// have underscores), 1 to 63 bytes each, 253 in all; a trailing dot is dropped. IDNs must be
-    /// given in their `xn--` form, as the file name and the TLS certificate use it.
-    public static func validate(_ input: String) -> Result<String, DomainNameError> {
-        var text = input
-        if text.contains("://") || text.contains("/") {
-            var rest = Substring(text)
-            if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
-            let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" }
-            let hint = host.isEmpty ? "" : " (try \(host))"
-            return .failure(DomainNameError(message: "'\(input)' is a URL or a path, not a domain\(hint)"))
-        }
-        if text.hasSuffix(".") { text.removeLast() }
-        let bytes = Array(text.utf8)
-        guard !bytes.isEmpty, bytes.count <= 253 else {
-            return .failure(DomainNameError(message: "'\(input)' is not a domain (1 to 253 characters)"))
-        }
-        let labels = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        for label in labels {
-            guard (1...63).contains(label.count),
-                label.allSatisfy({ isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }),
-                label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-")
-            else {
-                let hint = input.contains(":") ? " (a port is not part of a domain; use --connect-to for another port)" : ""
-                return .failure(DomainNameError(message: "'\(input)' is not a domain name\(hint)"))
-            }
-        }
-        return .success(String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
-    }
-
-    private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
-    }
-}
-
-public struct DomainNameError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+public enum Deployment {
+    /// Where Apple looks first, and the older place it looks when that serves no document.
+    public static let wellKnownPath = "/.well-known/apple-app-site-association"
+    public static let rootPath = "/apple-app-site-association"
+    /// Apple's CDN, which devices read instead of the origin (`{domain}` is replaced).
+    public static let appleCDNTemplate = "https://app-site-association.cdn-apple.com/a/v1/{domain}"
 }

@@ -16,8 +16,8 @@ struct DocumentFetcher {
     let transfers: Transfers
     let options: NetworkOptions
 
-    static func wellKnownURL(_ domain: String) -> String { "https://\(domain)/.well-known/apple-app-site-association" }
-    static func rootURL(_ domain: String) -> String { "https://\(domain)/apple-app-site-association" }
+    static func wellKnownURL(_ domain: String) -> String { "https://\(domain)\(Deployment.wellKnownPath)" }
+    static func rootURL(_ domain: String) -> String { "https://\(domain)\(Deployment.rootPath)" }
 
     /// The origin copies; `validators` (by domain) make the request for the URL they name
     /// conditional.

@@ -11,7 +11,7 @@ struct NetworkOptions {
     /// The temporary CA bundle to delete when the command ends.
     var temporaryBundle: String?
 
-    static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1/{domain}"
+    static let appleCDN = Deployment.appleCDNTemplate
 
     static let specOptions: [CommandSpec.Option] = [
         .init(name: "domains", valueName: "file", help: "Read domains from FILE, one a line (# comments; - for stdin)."),
