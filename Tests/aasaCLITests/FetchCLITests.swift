@@ -93,6 +93,18 @@ final class FetchCLITests: XCTestCase {
         return arguments
     }
 
+    /// `base` (option-value pairs) with `extra` appended; an option `extra` sets again is
+    /// dropped from `base`, since each option may be given once.
+    private func merged(_ base: [String], _ extra: [String]) -> [String] {
+        var kept: [String] = []
+        var index = 0
+        while index + 1 < base.count {
+            if !extra.contains(base[index]) { kept += [base[index], base[index + 1]] }
+            index += 2
+        }
+        return kept + extra
+    }
+
     private func records(_ output: CLIRunner.Output) throws -> [[String: Any]] {
         try output.stdout.split(separator: "\n").map {
             try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], String($0))
@@ -105,7 +117,7 @@ final class FetchCLITests: XCTestCase {
     ) throws -> (CLIRunner.Output, [[String: Any]]) {
         let server = try loopback()
         let output = try CLIRunner.run(
-            ["fetch"] + domains + ["--out", out.path] + network(server, port: port, trust: trust, timeout: timeout) + extra)
+            ["fetch"] + domains + ["--out", out.path] + merged(network(server, port: port, trust: trust, timeout: timeout), extra))
         let parsed = try records(output)
         if !domains.isEmpty {
             guard parsed.count == domains.count else {
@@ -182,6 +194,37 @@ final class FetchCLITests: XCTestCase {
         let once = try fetch([domain("flaky")], out: out, ["--retries", "0"]).1
         XCTAssertEqual(once[0]["failure"] as? String, "http-status")
         XCTAssertEqual(once[0]["status"] as? Int, 500)
+    }
+
+    /// A loopback port nobody listens on: bound, then closed.
+    private func closedPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw XCTSkip("no socket") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Int32 in
+                guard bind(descriptor, raw, length) == 0 else { return -1 }
+                return getsockname(descriptor, raw, &length)
+            }
+        }
+        guard bound == 0 else { throw XCTSkip("cannot bind a loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func test_fetch_refusedConnectionsAreRetriedWithBackoffThenReported() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let port = try closedPort()
+        let started = Date()
+        let (output, records) = try fetch([domain("good")], out: out, ["--retries", "2", "--retry-delay", "0.3"], port: port)
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(records[0]["failure"] as? String, "connection", output.stdout)
+        XCTAssertGreaterThanOrEqual(elapsed, 0.9, "two retries after 0.3 s and 0.6 s")
+        XCTAssertLessThan(elapsed, 10)
     }
 
     func test_fetch_stallingBodyTimesOutInBoundedTime() throws {

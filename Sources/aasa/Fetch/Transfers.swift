@@ -85,9 +85,10 @@ final class Transfers {
         var active: [UnsafeMutableRawPointer: TransferState] = [:]
         var idle: [UnsafeMutableRawPointer] = []
         defer {
-            for handle in active.keys {
+            for (handle, state) in active {
                 curl_multi_remove_handle(multi, handle)
                 curl_easy_cleanup(handle)
+                state.release()
             }
             for handle in idle { curl_easy_cleanup(handle) }
         }
@@ -135,8 +136,8 @@ final class Transfers {
                 _ = aasa_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
                 curl_multi_remove_handle(multi, handle)
                 let response = finish(state, code: code, status: status)
-                state.release()
                 curl_easy_reset(handle)
+                state.release()
                 idle.append(handle)
                 if let delay = retryDelay(response, attempt: state.attempt) {
                     waiting.append((Self.now() + delay, state.index, state.attempt + 1))
@@ -287,7 +288,7 @@ final class TransferState {
     }
 
     /// Drops what libcurl held: the lists and the reference the callbacks used. Called once
-    /// the handle is out of the multi handle and before it is reset.
+    /// the handle is out of the multi handle and reset, so nothing points here any more.
     func release() {
         curl_slist_free_all(headerList)
         curl_slist_free_all(connectToList)
