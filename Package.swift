@@ -9,6 +9,7 @@ let package = Package(
     name: "aasa",
     products: [
         .library(name: "AASAKit", targets: ["AASAKit"]),
+        .library(name: "AASAWeb", targets: ["AASAWeb"]),
         .executable(name: "aasa", targets: ["aasa"]),
         .executable(name: "aasa-bench", targets: ["aasa-bench"]),
     ],
@@ -19,7 +20,7 @@ let package = Package(
             pkgConfig: "jemalloc",
             providers: [.apt(["libjemalloc-dev"])]
         ),
-        // Only the CLI links libcurl: the library never touches the network.
+        // Only AASAWeb links libcurl: AASAKit never touches the network.
         .systemLibrary(
             name: "CCurl",
             path: "Sources/CCurl",
@@ -34,9 +35,15 @@ let package = Package(
             // 100 000-comparison differential suites finish in seconds instead of minutes.
             swiftSettings: [.unsafeFlags(["-O", "-assert-config", "Debug"], .when(configuration: .debug))]
         ),
+        // fetch, check, entitlements --fetch: transfers through libcurl, atomic writes.
+        .target(
+            name: "AASAWeb",
+            dependencies: ["AASAKit", "CCurl"],
+            path: "Sources/AASAWeb"
+        ),
         .executableTarget(
             name: "aasa",
-            dependencies: ["AASAKit", "CJemalloc", "CCurl"],
+            dependencies: ["AASAKit", "AASAWeb", "CJemalloc"],
             path: "Sources/aasa",
             // As for the library: the CLI tests stream a million lines through this binary.
             swiftSettings: [.unsafeFlags(["-O", "-assert-config", "Debug"], .when(configuration: .debug))]

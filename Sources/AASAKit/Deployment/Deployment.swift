@@ -17,9 +17,9 @@
 /// - `SHA256`: the digest recorded in the metadata (Foundation on Linux has none).
 ///
 /// What it will not do: open sockets, speak HTTP or TLS, follow redirects or write files. The
-/// CLI does the transfers with libcurl (only the CLI links it, so the library stays free of
-/// network code and of a C dependency its other users do not need) and the atomic writes; this
-/// folder decides what the bytes and statuses mean.
+/// `AASAWeb` target does the transfers with libcurl and the atomic writes, so that a program
+/// that only matches URLs never links libcurl; this folder decides what the bytes and statuses
+/// mean.
 public enum Deployment {
     /// Where Apple looks first, and the older place it looks when that serves no document.
     public static let wellKnownPath = "/.well-known/apple-app-site-association"

@@ -1,4 +1,5 @@
 import AASAKit
+import AASAWeb
 import Foundation
 
 /// `aasa check DOMAIN...`: is each domain's deployment what devices need? The origin's answer
@@ -105,7 +106,7 @@ enum CheckCommand {
         var configuration = Configuration()
         configuration.document.maxBytes = max(configuration.document.maxBytes, options.transfers.limit)
         let transfers = Transfers(options: options.transfers)
-        let fetcher = DocumentFetcher(transfers: transfers, options: options)
+        let fetcher = DocumentFetcher(transfers: transfers, cdnTemplate: options.cdnTemplate)
         let now = clock()
         let stream = OutputStream(fileDescriptor: STDOUT_FILENO)
         var outputClosed = false

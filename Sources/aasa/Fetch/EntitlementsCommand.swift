@@ -1,4 +1,5 @@
 import AASAKit
+import AASAWeb
 import Foundation
 
 /// `aasa entitlements FILE [--rules DIR | --fetch]`: the app's side of universal links. Lists
@@ -118,7 +119,7 @@ enum EntitlementsCommand {
             defer { options.cleanUp() }
             configuration.document.maxBytes = max(configuration.document.maxBytes, options.transfers.limit)
             let unique = Array(Set(domains)).sorted()
-            let fetched = DocumentFetcher(transfers: Transfers(options: options.transfers), options: options).origin(unique)
+            let fetched = DocumentFetcher(transfers: Transfers(options: options.transfers)).origin(unique)
             var byDomain: [String: Result<[UInt8], Problem>] = [:]
             for (domain, result) in zip(unique, fetched) {
                 byDomain[domain] =

@@ -1,4 +1,5 @@
 import AASAKit
+import AASAWeb
 import Foundation
 
 /// `aasa fetch DOMAIN... --out DIR [--source origin|cdn]`: download each domain's document into
@@ -73,7 +74,7 @@ enum FetchCommand {
         }
         let store = DocumentStore(root: out)
         let transfers = Transfers(options: options.transfers)
-        let fetcher = DocumentFetcher(transfers: transfers, options: options)
+        let fetcher = DocumentFetcher(transfers: transfers, cdnTemplate: options.cdnTemplate)
         var configuration = Configuration()
         configuration.document.maxBytes = max(configuration.document.maxBytes, options.transfers.limit)
         let stream = OutputStream(fileDescriptor: STDOUT_FILENO)

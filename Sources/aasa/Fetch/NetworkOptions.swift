@@ -1,5 +1,5 @@
 import AASAKit
-import CCurl
+import AASAWeb
 import Foundation
 
 /// The options `fetch` and `check` share: which domains, where to connect, how long to wait,
@@ -34,6 +34,7 @@ struct NetworkOptions {
     /// `requireDomains`: false for commands whose domains come from elsewhere (entitlements).
     static func parse(_ parsed: ParsedArguments, requireDomains: Bool = true) -> Result<NetworkOptions, UsageError> {
         var options = NetworkOptions()
+        options.transfers.userAgent = "aasa/\(AASAVersion.current)"
         var inputs = parsed.positionals
         if let file = parsed.value("domains") {
             let data: Data?
@@ -103,15 +104,15 @@ struct NetworkOptions {
             options.transfers.connectTo.append(entry)
         }
         if let caFile = parsed.value("ca-file") {
-            switch bundle(adding: caFile) {
+            switch TrustStore.bundle(adding: caFile) {
             case .success(let path):
                 options.transfers.caBundle = path
                 options.temporaryBundle = path
             case .failure(let error):
-                return .failure(error)
+                return .failure(UsageError(message: "--ca-file \(error)"))
             }
-        } else if let system = systemBundlePath(), FileManager.default.isReadableFile(atPath: system) {
-            // The same store, named as one file: see `Transfers.configure` on the parse cache.
+        } else if let system = TrustStore.systemBundlePath(), FileManager.default.isReadableFile(atPath: system) {
+            // The same store, named as one file: see `Transfers` on the parse cache.
             options.transfers.caBundle = system
         }
         return .success(options)
@@ -128,56 +129,8 @@ struct NetworkOptions {
         return Int(text)
     }
 
-    /// A temporary CA bundle holding the system store and `file`: libcurl's CAINFO replaces the
-    /// store, and `--ca-file` is meant to add to it (a staging CA next to the public ones). A
-    /// file, rather than an in-memory blob, lets libcurl parse the bundle once and share it
-    /// between connections.
-    static func bundle(adding file: String) -> Result<String, UsageError> {
-        guard let added = FileManager.default.contents(atPath: file),
-            String(decoding: added, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----")
-        else {
-            return .failure(UsageError(message: "--ca-file \(file) cannot be read or holds no PEM certificate"))
-        }
-        var bundle = Data()
-        if let system = systemBundlePath(), let contents = FileManager.default.contents(atPath: system) {
-            bundle.append(contents)
-            bundle.append(Data("\n".utf8))
-        }
-        bundle.append(added)
-        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("aasa-ca-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard descriptor >= 0 else { return .failure(UsageError(message: "cannot create a temporary CA bundle")) }
-        let path = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        do {
-            try handle.write(contentsOf: bundle)
-            try handle.close()
-        } catch {
-            unlink(path)
-            return .failure(UsageError(message: "cannot write a temporary CA bundle: \(error)"))
-        }
-        return .success(path)
-    }
-
-    /// The CA bundle libcurl was built to use, else Debian's.
-    static func systemBundlePath() -> String? {
-        _ = curl_global_init(Int(CURL_GLOBAL_SSL))
-        if let handle = curl_easy_init() {
-            defer { curl_easy_cleanup(handle) }
-            var path: UnsafeMutablePointer<CChar>?
-            if aasa_easy_getinfo_string(handle, CURLINFO_CAINFO, &path) == CURLE_OK, let path {
-                return String(cString: path)
-            }
-        }
-        let debian = "/etc/ssl/certs/ca-certificates.crt"
-        return FileManager.default.fileExists(atPath: debian) ? debian : nil
-    }
-
     func cleanUp() {
         if let temporaryBundle { unlink(temporaryBundle) }
     }
 
-    func cdnURL(_ domain: String) -> String {
-        cdnTemplate.replacingOccurrences(of: "{domain}", with: domain)
-    }
 }

@@ -10,52 +10,65 @@ import Foundation
 /// file), and certificates are verified against the system store plus any `--ca-file`.
 /// Retries cover what may succeed a moment later: no connection, 5xx, and 429 after its
 /// `Retry-After`; a timeout is final, so a stalled server costs one `--timeout`, not several.
-final class Transfers {
-    struct Options {
-        var jobs = 32
-        var connectTimeout = 10.0
-        var timeout = 30.0
-        var limit = 131_072
-        var retries = 2
+public final class Transfers {
+    /// How the transfers run; the defaults are `aasa fetch`'s.
+    public struct Options: Sendable {
+        public var jobs = 32
+        public var connectTimeout = 10.0
+        public var timeout = 30.0
+        public var limit = 131_072
+        public var retries = 2
         /// The first backoff; each further retry doubles it.
-        var retryDelay = 1.0
+        public var retryDelay = 1.0
         /// A `Retry-After` longer than this is not waited for: the failure is reported.
-        var maxRetryAfter = 60.0
+        public var maxRetryAfter = 60.0
         /// A CA bundle file (system store plus `--ca-file`), when trust anchors were added.
-        var caBundle: String?
-        var connectTo: [String] = []
-        var progress = false
+        public var caBundle: String?
+        public var connectTo: [String] = []
+        public var progress = false
+        /// Sent as User-Agent, so that server logs can tell the checker from a device.
+        public var userAgent = "aasa"
+
+        public init() {}
     }
 
-    struct Request {
-        var url: String
+    /// One GET.
+    public struct Request: Sendable {
+        public var url: String
         /// Extra request headers, "Name: value".
-        var headers: [String] = []
+        public var headers: [String] = []
+
+        public init(url: String, headers: [String] = []) {
+            self.url = url
+            self.headers = headers
+        }
     }
 
-    struct Response {
-        var url: String
+    /// What came back for one request, after any retries.
+    public struct Response: Sendable {
+        public var url: String
         /// `nil` when no HTTP response arrived.
-        var status: Int?
+        public var status: Int?
         /// Lowercased names; the last value of a repeated header.
-        var headers: [String: String] = [:]
-        var body: [UInt8] = []
+        public var headers: [String: String] = [:]
+        public var body: [UInt8] = []
         /// The failure, or `nil` for any HTTP response read completely within the limit.
-        var failure: FetchRecord.FailureKind?
-        var error: String?
-        var attempts = 1
+        public var failure: FetchRecord.FailureKind?
+        public var error: String?
+        public var attempts = 1
 
-        func header(_ name: String) -> String? { headers[name] }
+        /// The value of a header, by its lowercased name.
+        public func header(_ name: String) -> String? { headers[name] }
     }
 
-    let options: Options
+    public let options: Options
     /// Appended to the progress line, e.g. which slice of the domains this batch is.
-    var progressNote = ""
+    public var progressNote = ""
     /// One multi handle for every batch: its connection cache lets the root-path retry and the
     /// CDN requests (one host for all domains) reuse the connections earlier batches opened.
     private let multi: UnsafeMutableRawPointer?
 
-    init(options: Options) {
+    public init(options: Options) {
         self.options = options
         _ = Transfers.globalInit
         multi = curl_multi_init()
@@ -74,7 +87,7 @@ final class Transfers {
 
     /// Performs every request, at most `jobs` at a time, and returns the responses in request
     /// order.
-    func run(_ requests: [Request], label: String = "fetched") -> [Response] {
+    public func run(_ requests: [Request], label: String = "fetched") -> [Response] {
         var responses = [Response?](repeating: nil, count: requests.count)
         guard !requests.isEmpty else { return [] }
         guard let multi else {
@@ -174,7 +187,7 @@ final class Transfers {
         _ = aasa_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         _ = aasa_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
         _ = aasa_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.timeout * 1000))
-        _ = aasa_easy_setopt_string(handle, CURLOPT_USERAGENT, "aasa/\(AASAVersion.current)")
+        _ = aasa_easy_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent)
         if let bundle = options.caBundle {
             _ = aasa_easy_setopt_string(handle, CURLOPT_CAINFO, bundle)
             // The bundle holds the whole store, so the CA folder adds nothing; and libcurl
@@ -257,6 +270,7 @@ final class Transfers {
         return date.timeIntervalSinceNow
     }
 
+    /// Monotonic seconds, for deadlines and backoff.
     static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)

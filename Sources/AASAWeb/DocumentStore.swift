@@ -9,23 +9,25 @@ import Foundation
 /// new one, never a part; and a failure leaves the last good document as it was. The document
 /// is renamed before its metadata: metadata that describes a newer document than the one on
 /// disk would make the next conditional request skip a document never stored.
-struct DocumentStore {
-    let root: String
+public struct DocumentStore: Sendable {
+    public let root: String
 
-    func folder(_ domain: String) -> String {
+    public init(root: String) { self.root = root }
+
+    public func folder(_ domain: String) -> String {
         ((root as NSString).appendingPathComponent(domain) as NSString).appendingPathComponent(".well-known")
     }
 
-    func documentPath(_ domain: String) -> String {
+    public func documentPath(_ domain: String) -> String {
         (folder(domain) as NSString).appendingPathComponent("apple-app-site-association")
     }
 
-    func metadataPath(_ domain: String) -> String {
+    public func metadataPath(_ domain: String) -> String {
         (folder(domain) as NSString).appendingPathComponent(FetchMetadata.fileName)
     }
 
     /// The metadata of the stored document, when both are there.
-    func metadata(_ domain: String) -> FetchMetadata? {
+    public func metadata(_ domain: String) -> FetchMetadata? {
         guard FileManager.default.fileExists(atPath: documentPath(domain)),
             let data = FileManager.default.contents(atPath: metadataPath(domain))
         else { return nil }
@@ -33,7 +35,7 @@ struct DocumentStore {
     }
 
     /// Stores the document and then its metadata; returns why it could not, or `nil`.
-    func save(_ domain: String, document: [UInt8], metadata: FetchMetadata) -> String? {
+    public func save(_ domain: String, document: [UInt8], metadata: FetchMetadata) -> String? {
         do {
             try FileManager.default.createDirectory(atPath: folder(domain), withIntermediateDirectories: true)
         } catch {
@@ -44,12 +46,12 @@ struct DocumentStore {
     }
 
     /// Writes `bytes` to a temporary file beside `path` and renames it over `path`.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) -> String? {
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) -> String? {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         var template = Array((directory as NSString).appendingPathComponent(".\(name).tmp-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard descriptor >= 0 else { return "cannot write in \(directory): \(CommandSupport.reason(errno))" }
+        guard descriptor >= 0 else { return "cannot write in \(directory): \(String(cString: strerror(errno)))" }
         let temporary = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }
         var written = 0
         var failure: Int32 = 0
@@ -71,7 +73,7 @@ struct DocumentStore {
         if failure == 0, rename(temporary, path) != 0 { failure = errno }
         guard failure == 0 else {
             unlink(temporary)
-            return "cannot write \(path): \(CommandSupport.reason(failure))"
+            return "cannot write \(path): \(String(cString: strerror(failure)))"
         }
         return nil
     }

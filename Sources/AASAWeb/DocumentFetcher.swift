@@ -4,24 +4,31 @@ import Foundation
 /// Turns domains into fetch records the way Apple looks for the file: the origin's
 /// `.well-known` path first, the root path only when `.well-known` served no document, and the
 /// CDN's copy at its own URL. Nothing is stored here; `fetch` stores, `check` inspects.
-struct DocumentFetcher {
-    struct Fetched {
-        var record: FetchRecord
+public struct DocumentFetcher {
+    /// One domain's outcome, with the document when one was served.
+    public struct Fetched: Sendable {
+        public var record: FetchRecord
         /// The served document: a 200 read completely within the limit.
-        var body: [UInt8]?
-        var etag: String?
-        var lastModified: String?
+        public var body: [UInt8]?
+        public var etag: String?
+        public var lastModified: String?
     }
 
-    let transfers: Transfers
-    let options: NetworkOptions
+    public let transfers: Transfers
+    /// The CDN's URL with `{domain}` to replace (`Deployment.appleCDNTemplate` by default).
+    public let cdnTemplate: String
 
-    static func wellKnownURL(_ domain: String) -> String { "https://\(domain)\(Deployment.wellKnownPath)" }
-    static func rootURL(_ domain: String) -> String { "https://\(domain)\(Deployment.rootPath)" }
+    public init(transfers: Transfers, cdnTemplate: String = Deployment.appleCDNTemplate) {
+        self.transfers = transfers
+        self.cdnTemplate = cdnTemplate
+    }
+
+    public static func wellKnownURL(_ domain: String) -> String { "https://\(domain)\(Deployment.wellKnownPath)" }
+    public static func rootURL(_ domain: String) -> String { "https://\(domain)\(Deployment.rootPath)" }
 
     /// The origin copies; `validators` (by domain) make the request for the URL they name
     /// conditional.
-    func origin(_ domains: [String], validators: [String: FetchMetadata] = [:]) -> [Fetched] {
+    public func origin(_ domains: [String], validators: [String: FetchMetadata] = [:]) -> [Fetched] {
         let first = transfers.run(
             domains.map { request(Self.wellKnownURL($0), validators[$0]) }, label: "origin")
         var results = zip(domains, first).map { domain, response in
@@ -49,8 +56,9 @@ struct DocumentFetcher {
         return results
     }
 
-    func cdn(_ domains: [String], validators: [String: FetchMetadata] = [:]) -> [Fetched] {
-        let responses = transfers.run(domains.map { request(options.cdnURL($0), validators[$0]) }, label: "cdn")
+    /// The CDN's copies, at `cdnTemplate`.
+    public func cdn(_ domains: [String], validators: [String: FetchMetadata] = [:]) -> [Fetched] {
+        let responses = transfers.run(domains.map { request(cdnTemplate.replacingOccurrences(of: "{domain}", with: $0), validators[$0]) }, label: "cdn")
         return zip(domains, responses).map { domain, response in
             fetched(domain, .cdn, response, conditional: validators[domain]?.url == response.url)
         }
