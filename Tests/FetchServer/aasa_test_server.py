@@ -130,6 +130,14 @@ class Handler(BaseHTTPRequestHandler):
                 self.end_headers()
                 return
             return self.send(200, DOC_A, headers=[("ETag", tag), ("Last-Modified", "Tue, 01 Dec 2026 10:00:00 GMT")])
+        if kind == "lastmod" and well_known:
+            stamp = "Mon, 30 Nov 2026 08:00:00 GMT"
+            if self.headers.get("If-Modified-Since") == stamp:
+                self.send_response(304)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            return self.send(200, DOC_A, headers=[("Last-Modified", stamp)])
         if kind == "toggle" and well_known:
             return self.send(200, DOC_A) if count(host) == 1 else self.send(500, b"broken", "text/plain")
         return self.send(404, b"", "text/plain")

@@ -274,6 +274,15 @@ final class FetchCLITests: XCTestCase {
         let after = try FileManager.default.attributesOfItem(atPath: path)
         XCTAssertEqual(before[.systemFileNumber] as? Int, after[.systemFileNumber] as? Int, "same inode: not rewritten")
         XCTAssertEqual(before[.modificationDate] as? Date, after[.modificationDate] as? Date)
+        let metadata = try String(contentsOfFile: path + ".meta.json", encoding: .utf8)
+        XCTAssertTrue(metadata.contains(#""etag": "\"v1\"""#), metadata)
+        // Last-Modified alone makes the refresh conditional too (If-Modified-Since).
+        let lastModified = domain("lastmod")
+        XCTAssertEqual(try fetch([lastModified], out: out).1[0]["outcome"] as? String, "fetched")
+        XCTAssertEqual(try fetch([lastModified], out: out).1[0]["outcome"] as? String, "not-modified")
+        // Without the metadata the request is unconditional again.
+        try FileManager.default.removeItem(atPath: documentPath(out, lastModified) + ".meta.json")
+        XCTAssertEqual(try fetch([lastModified], out: out).1[0]["outcome"] as? String, "fetched")
     }
 
     func test_fetch_failingRefreshKeepsTheLastGoodDocument() throws {
