@@ -7,7 +7,8 @@ import Foundation
 ///
 /// HTTP and TLS are libcurl's (never hand-written here); this file decides what to ask for and
 /// how to read the outcome. Redirects are never followed (Apple does not follow them for this
-/// file), and certificates are verified against the system store plus any `--ca-file`.
+/// file), and certificates are always verified: against libcurl's default store, or against
+/// `Options.caBundle` (`TrustStore.bundle(adding:)` makes one of the system store plus more).
 /// Retries cover what may succeed a moment later: no connection, 5xx, and 429 after its
 /// `Retry-After`; a timeout is final, so a stalled server costs one `--timeout`, not several.
 public final class Transfers {
@@ -22,7 +23,7 @@ public final class Transfers {
         public var retryDelay = 1.0
         /// A `Retry-After` longer than this is not waited for: the failure is reported.
         public var maxRetryAfter = 60.0
-        /// A CA bundle file (system store plus `--ca-file`), when trust anchors were added.
+        /// The one CA bundle file to trust (see `TrustStore`); `nil` for libcurl's default store.
         public var caBundle: String?
         public var connectTo: [String] = []
         public var progress = false
