@@ -90,6 +90,11 @@ let package = Package(
             path: "Tests/ChildRusage"
         ),
         .testTarget(
+            name: "AASAWebTests",
+            dependencies: ["AASAWeb"],
+            path: "Tests/AASAWebTests"
+        ),
+        .testTarget(
             name: "aasaCLITests",
             dependencies: ["AASAKit", "_AASATestSupport", "aasa", "child-rusage"],
             path: "Tests/aasaCLITests"
