@@ -11,12 +11,17 @@ PYTEST_VERSION := 8.3.5
 
 .PHONY: deps build demo test spark-test java bench fuzz clean
 
-# jemalloc is the only C library; install it when pkg-config cannot find it.
+# The C libraries, from Debian: jemalloc (the allocator) and libcurl (fetch and check); each is
+# installed when pkg-config cannot find it.
 deps:
 	@pkg-config --exists jemalloc 2>/dev/null || { \
 	  echo "installing libjemalloc-dev (pkg-config cannot find jemalloc)"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libjemalloc-dev pkg-config; }
+	@pkg-config --exists libcurl 2>/dev/null || { \
+	  echo "installing libcurl4-openssl-dev (pkg-config cannot find libcurl)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libcurl4-openssl-dev pkg-config; }
 
 build: deps
 	$(SWIFT) build -c release

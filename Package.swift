@@ -1,13 +1,15 @@
 // swift-tools-version:6.0
 // The AASA engine: one library (document → pattern → automaton → matcher), a thin CLI and a
-// benchmark harness. No package dependencies: SwiftPM cannot fetch here, and the only C library
-// (jemalloc) comes from Debian through a system-library target.
+// benchmark harness. No package dependencies: SwiftPM cannot fetch here, and the C libraries
+// (jemalloc; libcurl for `aasa fetch` and `aasa check`) come from Debian through system-library
+// targets.
 import PackageDescription
 
 let package = Package(
     name: "aasa",
     products: [
         .library(name: "AASAKit", targets: ["AASAKit"]),
+        .library(name: "AASAWeb", targets: ["AASAWeb"]),
         .executable(name: "aasa", targets: ["aasa"]),
         .executable(name: "aasa-bench", targets: ["aasa-bench"]),
     ],
@@ -18,6 +20,13 @@ let package = Package(
             pkgConfig: "jemalloc",
             providers: [.apt(["libjemalloc-dev"])]
         ),
+        // Only AASAWeb links libcurl: AASAKit never touches the network.
+        .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(
             name: "AASAKit",
             path: "Sources/AASAKit",
@@ -26,9 +35,15 @@ let package = Package(
             // 100 000-comparison differential suites finish in seconds instead of minutes.
             swiftSettings: [.unsafeFlags(["-O", "-assert-config", "Debug"], .when(configuration: .debug))]
         ),
+        // fetch, check, entitlements --fetch: transfers through libcurl, atomic writes.
+        .target(
+            name: "AASAWeb",
+            dependencies: ["AASAKit", "CCurl"],
+            path: "Sources/AASAWeb"
+        ),
         .executableTarget(
             name: "aasa",
-            dependencies: ["AASAKit", "CJemalloc"],
+            dependencies: ["AASAKit", "AASAWeb", "CJemalloc"],
             path: "Sources/aasa",
             // As for the library: the CLI tests stream a million lines through this binary.
             swiftSettings: [.unsafeFlags(["-O", "-assert-config", "Debug"], .when(configuration: .debug))]
@@ -73,6 +88,11 @@ let package = Package(
         .executableTarget(
             name: "child-rusage",
             path: "Tests/ChildRusage"
+        ),
+        .testTarget(
+            name: "AASAWebTests",
+            dependencies: ["AASAWeb"],
+            path: "Tests/AASAWebTests"
         ),
         .testTarget(
             name: "aasaCLITests",

@@ -7,7 +7,8 @@ enum ExitCode: Int32, Error {
     /// The command did its job: every record was written, or the check passed.
     case success = 0
     /// A check failed: `--strict` and error records, a failing `test` expectation, a `lint`
-    /// error, `diff` differences, a rule `cover` found no URL for.
+    /// error, `diff` differences, a rule `cover` found no URL for, a domain `fetch` could not
+    /// fetch, a `check` finding of severity error.
     case failure = 1
     /// The command line is wrong; usage was printed.
     case usage = 2
@@ -25,7 +26,8 @@ enum ExitCode: Int32, Error {
         EXIT STATUS (every command):
           0  done: every input line got its record (error records included), or the check passed
           1  a check failed: --strict and some records are errors, a test expectation failed,
-             lint found an error, diff found differences, cover found a rule without a URL
+             lint found an error, diff found differences, cover found a rule without a URL,
+             fetch could not fetch some domain, check found an error
           2  usage error (the message says what is wrong)
           3  a document, the rules or the compiled artifact could not be read
           4  diff found no difference but could not prove equivalence

@@ -17,6 +17,9 @@ let commands: [String: (ArraySlice<String>) -> ExitCode] = [
     "diff": DiffCommand.run,
     "cover": CoverCommand.run,
     "lint": LintCommand.run,
+    "fetch": FetchCommand.run,
+    "check": CheckCommand.run,
+    "entitlements": EntitlementsCommand.run,
 ]
 
 let overview = """
@@ -36,6 +39,9 @@ let overview = """
       lint       Report what is wrong in AASA files: codes, JSON paths, fix hints (text, json, sarif, github).
       diff       Show which URLs two versions of an AASA file decide differently, with example URLs.
       cover      Find a URL for every rule (or prove there is none); can write a test matrix.
+      fetch      Download domains' AASA files (origin or Apple's CDN) into a rules directory, refreshing them.
+      check      Check a deployment: origin status, TLS, type, lint, the CDN copy by meaning, a test matrix.
+      entitlements  Check an app's applinks: domains against their AASA files (rules directory or fetched).
       debug      Print a document's compiled automata (nfa | dfa), as stable text.
 
     Run 'aasa <command> --help' for a command's options. Semantics: docs/semantics.md.

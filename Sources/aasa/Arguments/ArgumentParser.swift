@@ -33,7 +33,8 @@ struct CommandSpec {
             }
         }
         if !discussion.isEmpty { text += "\n" + discussion + "\n" }
-        if options.contains(where: { $0.name == "limit" }) { text += "\n" + CommandSupport.limitsHelp + "\n" }
+        // `fetch` and `check` have a `--limit <bytes>` of their own, not the configuration limits.
+        if options.contains(where: { $0.name == "limit" && $0.valueName == "name=n" }) { text += "\n" + CommandSupport.limitsHelp + "\n" }
         return text
     }
 }

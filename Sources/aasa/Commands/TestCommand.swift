@@ -57,36 +57,59 @@ enum TestCommand {
         case .success(let value): document = value
         case .failure(let code): return code
         }
+        let failures: [MatrixFailure]
+        switch evaluate(
+            expectations, document: document, domain: parsed.value("domain"), engineName: engineName, configuration: configuration)
+        {
+        case .success(let value): failures = value
+        case .failure(let code): return code
+        }
+        for failure in failures { print("FAIL \(failure.text)") }
+        print("\(expectations.count - failures.count) passed, \(failures.count) failed")
+        return failures.isEmpty ? .success : .failure
+    }
+
+    /// One expectation that does not hold: the URL, and the line `aasa test` prints after FAIL.
+    struct MatrixFailure {
+        var url: String
+        var text: String
+    }
+
+    /// Checks `expectations` against `document`, on `domain` or else each URL's own host (also
+    /// for `aasa check --matrix`).
+    static func evaluate(
+        _ expectations: [Expectation], document: AASADocument, domain: String?, engineName: String, configuration: Configuration
+    ) -> Result<[MatrixFailure], ExitCode> {
         var engines: [String: any DecisionEngine] = [:]
-        var failures: [String] = []
+        var failures: [MatrixFailure] = []
         for expectation in expectations {
             if expectation.url.utf8.count > configuration.input.maxURLBytes {
-                failures.append("\(String(expectation.url.prefix(200)))…: \(URLSplitError.tooLong(length: expectation.url.utf8.count, limit: configuration.input.maxURLBytes))")
+                failures.append(MatrixFailure(url: expectation.url, text: "\(String(expectation.url.prefix(200)))…: \(URLSplitError.tooLong(length: expectation.url.utf8.count, limit: configuration.input.maxURLBytes))"))
                 continue
             }
-            let domain: String
-            if let given = parsed.value("domain") {
-                domain = given
+            let host: String
+            if let given = domain {
+                host = given
             } else {
                 do {
-                    domain = try URLSplitter.split(expectation.url).host.lowercased()
+                    host = try URLSplitter.split(expectation.url).host.lowercased()
                 } catch {
-                    failures.append("\(expectation.url): cannot be split: \(error)")
+                    failures.append(MatrixFailure(url: expectation.url, text: "\(expectation.url): cannot be split: \(error)"))
                     continue
                 }
             }
-            if engines[domain] == nil {
-                switch CommandSupport.engine(named: engineName, document: document, domain: domain, configuration: configuration) {
-                case .success(let engine): engines[domain] = engine
-                case .failure(let code): return code
+            if engines[host] == nil {
+                switch CommandSupport.engine(named: engineName, document: document, domain: host, configuration: configuration) {
+                case .success(let engine): engines[host] = engine
+                case .failure(let code): return .failure(code)
                 }
             }
-            guard let engine = engines[domain] else { continue }
+            guard let engine = engines[host] else { continue }
             let decision: URLDecision
             do {
                 decision = try engine.decide(expectation.url, app: expectation.app)
             } catch {
-                failures.append("\(expectation.url): cannot be split: \(error)")
+                failures.append(MatrixFailure(url: expectation.url, text: "\(expectation.url): cannot be split: \(error)"))
                 continue
             }
             let opened = !decision.matchedApps.isEmpty
@@ -97,11 +120,9 @@ enum TestCommand {
                 "\($0.app) \($0.kind.rawValue) by entry \($0.entry ?? -1) rule \($0.rule ?? -1)"
             }
             let reason = deciding.isEmpty ? "no rule matched" : deciding.joined(separator: "; ")
-            failures.append("\(expectation.url)\(who) \(wanted): \(reason)")
+            failures.append(MatrixFailure(url: expectation.url, text: "\(expectation.url)\(who) \(wanted): \(reason)"))
         }
-        for failure in failures { print("FAIL \(failure)") }
-        print("\(expectations.count - failures.count) passed, \(failures.count) failed")
-        return failures.isEmpty ? .success : .failure
+        return .success(failures)
     }
 
     static func loadMatrix(_ path: String) -> Result<[Expectation], MatrixError> {

@@ -1,0 +1,45 @@
+/// Host names a document can be fetched for. The name becomes the host of a URL and the name
+/// of a folder in a rules directory, so anything else (a URL, a path, a port) is refused before
+/// any request is made or any file written.
+public enum DomainName {
+    /// The domain, lowercased, or why it is not one. A URL or a path gets a hint naming its host.
+    ///
+    /// Accepted: dot-separated labels of ASCII letters, digits, `-` and `_` (some real hosts
+    /// have underscores), 1 to 63 bytes each, 253 in all; a trailing dot is dropped. IDNs must be
+    /// given in their `xn--` form, as the file name and the TLS certificate use it.
+    public static func validate(_ input: String) -> Result<String, DomainNameError> {
+        var text = input
+        if text.contains("://") || text.contains("/") {
+            var rest = Substring(text)
+            if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+            let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" }
+            let hint = host.isEmpty ? "" : " (try \(host))"
+            return .failure(DomainNameError(message: "'\(input)' is a URL or a path, not a domain\(hint)"))
+        }
+        if text.hasSuffix(".") { text.removeLast() }
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= 253 else {
+            return .failure(DomainNameError(message: "'\(input)' is not a domain (1 to 253 characters)"))
+        }
+        let labels = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        for label in labels {
+            guard (1...63).contains(label.count),
+                label.allSatisfy({ isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }),
+                label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-")
+            else {
+                let hint = input.contains(":") ? " (a port is not part of a domain; use --connect-to for another port)" : ""
+                return .failure(DomainNameError(message: "'\(input)' is not a domain name\(hint)"))
+            }
+        }
+        return .success(String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
+    }
+
+    private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+    }
+}
+
+public struct DomainNameError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

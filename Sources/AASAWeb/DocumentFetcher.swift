@@ -1,0 +1,110 @@
+import AASAKit
+import Foundation
+
+/// Turns domains into fetch records the way Apple looks for the file: the origin's
+/// `.well-known` path first, the root path only when `.well-known` served no document, and the
+/// CDN's copy at its own URL. Nothing is stored here; `fetch` stores, `check` inspects.
+public struct DocumentFetcher {
+    /// One domain's outcome, with the document when one was served.
+    public struct Fetched: Sendable {
+        public var record: FetchRecord
+        /// The served document: a 200 read completely within the limit.
+        public var body: [UInt8]?
+        public var etag: String?
+        public var lastModified: String?
+    }
+
+    public let transfers: Transfers
+    /// The CDN's URL with `{domain}` to replace (`Deployment.appleCDNTemplate` by default).
+    public let cdnTemplate: String
+
+    public init(transfers: Transfers, cdnTemplate: String = Deployment.appleCDNTemplate) {
+        self.transfers = transfers
+        self.cdnTemplate = cdnTemplate
+    }
+
+    public static func wellKnownURL(_ domain: String) -> String { "https://\(domain)\(Deployment.wellKnownPath)" }
+    public static func rootURL(_ domain: String) -> String { "https://\(domain)\(Deployment.rootPath)" }
+
+    /// The origin copies; `validators` (by domain) make the request for the URL they name
+    /// conditional.
+    public func origin(_ domains: [String], validators: [String: FetchMetadata] = [:]) -> [Fetched] {
+        let first = transfers.run(
+            domains.map { request(Self.wellKnownURL($0), validators[$0]) }, label: "origin")
+        var results = zip(domains, first).map { domain, response in
+            fetched(domain, .origin, response, conditional: validators[domain]?.url == response.url)
+        }
+        // The root path is asked only when `.well-known` answered without a document; a host
+        // that cannot be reached or trusted will not do better on another path.
+        let retry = results.indices.filter { index in
+            let record = results[index].record
+            return record.outcome == .failed && (record.failure == .httpStatus || record.failure == .redirect)
+        }
+        guard !retry.isEmpty else { return results }
+        let second = transfers.run(
+            retry.map { request(Self.rootURL(domains[$0]), validators[domains[$0]]) }, label: "origin root")
+        for (index, response) in zip(retry, second) {
+            let domain = domains[index]
+            let root = fetched(domain, .origin, response, conditional: validators[domain]?.url == response.url)
+            if root.record.outcome != .failed {
+                results[index] = root
+            } else {
+                let reason = root.record.error ?? "no document"
+                results[index].record.error = (results[index].record.error ?? "no document") + "; \(root.record.url): \(reason)"
+            }
+        }
+        return results
+    }
+
+    /// The CDN's copies, at `cdnTemplate`.
+    public func cdn(_ domains: [String], validators: [String: FetchMetadata] = [:]) -> [Fetched] {
+        let responses = transfers.run(domains.map { request(cdnTemplate.replacingOccurrences(of: "{domain}", with: $0), validators[$0]) }, label: "cdn")
+        return zip(domains, responses).map { domain, response in
+            fetched(domain, .cdn, response, conditional: validators[domain]?.url == response.url)
+        }
+    }
+
+    private func request(_ url: String, _ validator: FetchMetadata?) -> Transfers.Request {
+        var request = Transfers.Request(url: url)
+        guard let validator, validator.url == url else { return request }
+        if let etag = validator.etag { request.headers.append("If-None-Match: \(etag)") }
+        if let lastModified = validator.lastModified { request.headers.append("If-Modified-Since: \(lastModified)") }
+        return request
+    }
+
+    private func fetched(_ domain: String, _ source: FetchRecord.Source, _ response: Transfers.Response, conditional: Bool)
+        -> Fetched
+    {
+        var record = FetchRecord(domain: domain, source: source, url: response.url, outcome: .failed, status: response.status)
+        record.contentType = response.header("content-type")
+        if let failure = response.failure {
+            record.failure = failure
+            record.error = response.error
+            // A transfer that broke off has no response to describe, except a body too large.
+            if failure != .tooLarge { record.contentType = nil }
+            return Fetched(record: record)
+        }
+        let status = response.status ?? 0
+        switch status {
+        case 200:
+            record.outcome = .fetched
+            record.bytes = response.body.count
+            return Fetched(
+                record: record, body: response.body, etag: response.header("etag"), lastModified: response.header("last-modified")
+            )
+        case 304 where conditional:
+            record.outcome = .notModified
+            record.contentType = nil
+            return Fetched(record: record)
+        case 300...399:
+            record.failure = .redirect
+            record.location = response.header("location")
+            record.error = "redirect (\(status)) to \(record.location ?? "no Location"); Apple does not follow redirects"
+        default:
+            record.failure = .httpStatus
+            let tries = response.attempts > 1 ? " after \(response.attempts) attempts" : ""
+            record.error = "HTTP \(status)\(tries); only 200 serves the document"
+        }
+        return Fetched(record: record)
+    }
+}

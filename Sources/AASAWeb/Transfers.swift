@@ -1,0 +1,382 @@
+import AASAKit
+import CCurl
+import Foundation
+
+/// Many HTTPS GETs at once through libcurl's multi interface: bounded connections, connection
+/// reuse, timeouts, a size cap, and retries with backoff for transient failures only.
+///
+/// HTTP and TLS are libcurl's (never hand-written here); this file decides what to ask for and
+/// how to read the outcome. Redirects are never followed (Apple does not follow them for this
+/// file), and certificates are always verified: against libcurl's default store, or against
+/// `Options.caBundle` (`TrustStore.bundle(adding:)` makes one of the system store plus more).
+/// Retries cover what may succeed a moment later: no connection, 5xx, and 429 after its
+/// `Retry-After`; a timeout is final, so a stalled server costs one `--timeout`, not several.
+public final class Transfers {
+    /// How the transfers run; the defaults are `aasa fetch`'s.
+    public struct Options: Sendable {
+        public var jobs = 32
+        public var connectTimeout = 10.0
+        public var timeout = 30.0
+        public var limit = 131_072
+        public var retries = 2
+        /// The first backoff; each further retry doubles it.
+        public var retryDelay = 1.0
+        /// A `Retry-After` longer than this is not waited for: the failure is reported.
+        public var maxRetryAfter = 60.0
+        /// The one CA bundle file to trust (see `TrustStore`); `nil` for libcurl's default store.
+        public var caBundle: String?
+        public var connectTo: [String] = []
+        public var progress = false
+        /// Sent as User-Agent, so that server logs can tell the checker from a device.
+        public var userAgent = "aasa"
+
+        public init() {}
+    }
+
+    /// One GET.
+    public struct Request: Sendable {
+        public var url: String
+        /// Extra request headers, "Name: value".
+        public var headers: [String] = []
+
+        public init(url: String, headers: [String] = []) {
+            self.url = url
+            self.headers = headers
+        }
+    }
+
+    /// What came back for one request, after any retries.
+    public struct Response: Sendable {
+        public var url: String
+        /// `nil` when no HTTP response arrived.
+        public var status: Int?
+        /// Lowercased names; the last value of a repeated header.
+        public var headers: [String: String] = [:]
+        public var body: [UInt8] = []
+        /// The failure, or `nil` for any HTTP response read completely within the limit.
+        public var failure: FetchRecord.FailureKind?
+        public var error: String?
+        public var attempts = 1
+
+        /// The value of a header, by its lowercased name.
+        public func header(_ name: String) -> String? { headers[name] }
+    }
+
+    public let options: Options
+    /// Appended to the progress line, e.g. which slice of the domains this batch is.
+    public var progressNote = ""
+    /// One multi handle for every batch: its connection cache lets the root-path retry and the
+    /// CDN requests (one host for all domains) reuse the connections earlier batches opened.
+    private let multi: UnsafeMutableRawPointer?
+
+    public init(options: Options) {
+        self.options = options
+        _ = Transfers.globalInit
+        multi = curl_multi_init()
+        if let multi {
+            _ = aasa_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, options.jobs))
+            _ = aasa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, options.jobs))
+        }
+    }
+
+    deinit {
+        if let multi { curl_multi_cleanup(multi) }
+    }
+
+    /// libcurl's one-time process setup, done before the first handle exists.
+    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_SSL))
+
+    /// Performs every request, at most `jobs` at a time, and returns the responses in request
+    /// order.
+    public func run(_ requests: [Request], label: String = "fetched") -> [Response] {
+        var responses = [Response?](repeating: nil, count: requests.count)
+        guard !requests.isEmpty else { return [] }
+        guard let multi else {
+            return requests.map { Response(url: $0.url, failure: .connection, error: "cannot start libcurl") }
+        }
+        var fresh = Array(requests.indices.reversed())
+        var waiting: [(due: Double, index: Int, attempt: Int)] = []
+        var active: [UnsafeMutableRawPointer: TransferState] = [:]
+        var idle: [UnsafeMutableRawPointer] = []
+        defer {
+            for (handle, state) in active {
+                curl_multi_remove_handle(multi, handle)
+                curl_easy_cleanup(handle)
+                state.release()
+            }
+            for handle in idle { curl_easy_cleanup(handle) }
+        }
+        var done = 0
+        let progress = ProgressLine(enabled: options.progress, label: label, total: requests.count, note: progressNote)
+        while done < requests.count {
+            let now = Self.now()
+            while active.count < max(1, options.jobs) {
+                let next: (index: Int, attempt: Int)
+                if let due = waiting.firstIndex(where: { $0.due <= now }) {
+                    next = (waiting[due].index, waiting[due].attempt)
+                    waiting.remove(at: due)
+                } else if let index = fresh.popLast() {
+                    next = (index, 1)
+                } else {
+                    break
+                }
+                guard let handle = idle.popLast() ?? curl_easy_init() else {
+                    responses[next.index] = Response(
+                        url: requests[next.index].url, failure: .connection, error: "cannot start libcurl")
+                    done += 1
+                    continue
+                }
+                let state = TransferState(
+                    request: requests[next.index], index: next.index, attempt: next.attempt, limit: options.limit)
+                configure(handle, state)
+                if curl_multi_add_handle(multi, handle) != CURLM_OK {
+                    responses[next.index] = Response(
+                        url: requests[next.index].url, failure: .connection, error: "cannot start the transfer")
+                    done += 1
+                    curl_easy_cleanup(handle)
+                    continue
+                }
+                active[handle] = state
+            }
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                    let state = active.removeValue(forKey: handle)
+                else { continue }
+                let code = message.pointee.data.result
+                var status = 0
+                _ = aasa_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+                curl_multi_remove_handle(multi, handle)
+                let response = finish(state, code: code, status: status)
+                curl_easy_reset(handle)
+                state.release()
+                idle.append(handle)
+                if let delay = retryDelay(response, attempt: state.attempt) {
+                    waiting.append((Self.now() + delay, state.index, state.attempt + 1))
+                } else {
+                    responses[state.index] = response
+                    done += 1
+                    progress.update(done)
+                }
+            }
+            if done == requests.count { break }
+            // Sleep until libcurl has work or the next retry is due.
+            var wait = 1000.0
+            if let due = waiting.map(\.due).min() { wait = min(wait, max(0, (due - Self.now()) * 1000)) }
+            if active.isEmpty {
+                if wait > 0 { usleep(UInt32(min(wait, 1000) * 1000)) }
+            } else {
+                curl_multi_poll(multi, nil, 0, Int32(max(1, wait)), nil)
+            }
+        }
+        progress.finish()
+        return requests.indices.map {
+            responses[$0] ?? Response(url: requests[$0].url, failure: .connection, error: "not performed")
+        }
+    }
+
+    private func configure(_ handle: UnsafeMutableRawPointer, _ state: TransferState) {
+        let context = Unmanaged.passRetained(state).toOpaque()
+        state.retained = true
+        _ = aasa_easy_setopt_string(handle, CURLOPT_URL, state.request.url)
+        _ = aasa_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "https,http")
+        _ = aasa_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = aasa_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        _ = aasa_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+        _ = aasa_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        _ = aasa_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
+        _ = aasa_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.timeout * 1000))
+        _ = aasa_easy_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent)
+        if let bundle = options.caBundle {
+            _ = aasa_easy_setopt_string(handle, CURLOPT_CAINFO, bundle)
+            // The bundle holds the whole store, so the CA folder adds nothing; and libcurl
+            // caches a parsed bundle between connections only when no CA folder is set, which
+            // spares parsing some hundred certificates on every handshake.
+            _ = aasa_easy_setopt_string(handle, CURLOPT_CAPATH, nil)
+        }
+        _ = aasa_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, state.errorBuffer)
+        _ = aasa_easy_setopt_callback(handle, CURLOPT_WRITEFUNCTION, bodyCallback)
+        _ = aasa_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        _ = aasa_easy_setopt_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
+        _ = aasa_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        var headers: UnsafeMutablePointer<curl_slist>?
+        for header in state.request.headers { headers = curl_slist_append(headers, header) }
+        state.headerList = headers
+        if let headers { _ = aasa_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headers) }
+        var connectTo: UnsafeMutablePointer<curl_slist>?
+        for entry in options.connectTo { connectTo = curl_slist_append(connectTo, entry) }
+        state.connectToList = connectTo
+        if let connectTo { _ = aasa_easy_setopt_slist(handle, CURLOPT_CONNECT_TO, connectTo) }
+    }
+
+    private func finish(_ state: TransferState, code: CURLcode, status: Int) -> Response {
+        var response = Response(
+            url: state.request.url, status: status > 0 ? status : nil, headers: state.headers, body: state.body)
+        response.attempts = state.attempt
+        let detail = String(cString: state.errorBuffer)
+        let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if state.tooLarge, status == 200 {
+            response.failure = .tooLarge
+            response.error = "the body is larger than \(options.limit) bytes; refused"
+            response.body = []
+            return response
+        }
+        switch code {
+        case CURLE_OK:
+            return response
+        case CURLE_WRITE_ERROR where state.tooLarge:
+            // A long error page: the status says what went wrong.
+            response.body = []
+            return response
+        case CURLE_OPERATION_TIMEDOUT:
+            response.failure = .timeout
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+            CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED:
+            response.failure = .tls
+        default:
+            response.failure = .connection
+        }
+        response.status = nil
+        response.body = []
+        response.error = reason
+        return response
+    }
+
+    /// The delay before another attempt, or `nil` when the response is final.
+    private func retryDelay(_ response: Response, attempt: Int) -> Double? {
+        guard attempt <= options.retries else { return nil }
+        let backoff = options.retryDelay * pow(2, Double(attempt - 1))
+        if response.failure == .connection { return backoff }
+        guard response.failure == nil, let status = response.status else { return nil }
+        if status == 429 || status == 503, let after = response.header("retry-after") {
+            guard let seconds = Self.retryAfterSeconds(after), seconds <= options.maxRetryAfter else { return nil }
+            return max(seconds, 0)
+        }
+        if status == 429 || (500...599).contains(status) { return backoff }
+        return nil
+    }
+
+    /// `Retry-After` as seconds from now: a number of seconds, or an HTTP date.
+    static func retryAfterSeconds(_ value: String) -> Double? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(text) { return Double(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: text) else { return nil }
+        return date.timeIntervalSinceNow
+    }
+
+    /// Monotonic seconds, for deadlines and backoff.
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// One transfer's buffers, reached from libcurl's callbacks through an opaque pointer.
+final class TransferState {
+    let request: Transfers.Request
+    let index: Int
+    let attempt: Int
+    let limit: Int
+    var body: [UInt8] = []
+    var headers: [String: String] = [:]
+    var tooLarge = false
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var connectToList: UnsafeMutablePointer<curl_slist>?
+    var retained = false
+
+    init(request: Transfers.Request, index: Int, attempt: Int, limit: Int) {
+        self.request = request
+        self.index = index
+        self.attempt = attempt
+        self.limit = limit
+        errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    /// Drops what libcurl held: the lists and the reference the callbacks used. Called once
+    /// the handle is out of the multi handle and reset, so nothing points here any more.
+    func release() {
+        curl_slist_free_all(headerList)
+        curl_slist_free_all(connectToList)
+        headerList = nil
+        connectToList = nil
+        if retained {
+            retained = false
+            Unmanaged.passUnretained(self).release()
+        }
+    }
+
+    deinit { errorBuffer.deallocate() }
+}
+
+private let bodyCallback: aasa_data_callback = { data, size, count, context in
+    guard let context else { return 0 }
+    let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let data else { return length }
+    guard state.body.count + length <= state.limit else {
+        // Returning less than given makes libcurl stop the transfer (CURLE_WRITE_ERROR).
+        state.tooLarge = true
+        return 0
+    }
+    data.withMemoryRebound(to: UInt8.self, capacity: length) {
+        state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+    }
+    return length
+}
+
+private let headerCallback: aasa_data_callback = { data, size, count, context in
+    guard let context else { return 0 }
+    let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let data else { return length }
+    let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+        String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+    }.trimmingCharacters(in: .whitespacesAndNewlines)
+    if line.hasPrefix("HTTP/") {
+        // A new response (after a 100 Continue, say): only the last one's headers count.
+        state.headers = [:]
+    } else if let colon = line.firstIndex(of: ":"), state.headers.count < 200 {
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        state.headers[name] = String(line[line.index(after: colon)...].prefix(8192)).trimmingCharacters(in: .whitespaces)
+    }
+    return length
+}
+
+/// "fetched 120/1000" on standard error, rewritten in place, only when it is a terminal.
+final class ProgressLine {
+    let enabled: Bool
+    let label: String
+    let total: Int
+    let note: String
+    private var last = 0.0
+
+    init(enabled: Bool, label: String, total: Int, note: String) {
+        self.enabled = enabled && isatty(STDERR_FILENO) == 1
+        self.label = label
+        self.total = total
+        self.note = note
+    }
+
+    func update(_ done: Int) {
+        guard enabled else { return }
+        let now = Transfers.now()
+        guard now - last > 0.1 || done == total else { return }
+        last = now
+        FileHandle.standardError.write(Data("\r\(label) \(done)/\(total)\(note)".utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

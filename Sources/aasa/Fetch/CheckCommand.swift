@@ -1,0 +1,300 @@
+import AASAKit
+import AASAWeb
+import Foundation
+
+/// `aasa check DOMAIN...`: is each domain's deployment what devices need? The origin's answer
+/// (TLS, status, redirects, size, content type), the document's lint findings, the CDN copy
+/// compared by meaning, and optionally a test matrix; each finding with a stable code.
+enum CheckCommand {
+    static let spec = CommandSpec(
+        name: "check",
+        abstract: "Check domains' AASA deployment: origin, TLS, content type, lint, the CDN copy by meaning, a test matrix.",
+        usage:
+            "aasa check [<domain> ...] [--domains <file>] [--matrix <m.json>] [--format text|json] [--state <file>] [--alert-after <duration>] [options]",
+        options: [
+            .init(
+                name: "matrix", valueName: "m.json",
+                help: "Expectations as for aasa test; URLs of each domain are checked on its origin copy."),
+            .init(name: "format", valueName: "format", help: "text (default) or json (one object per domain)."),
+            .init(name: "state", valueName: "file", help: "Remember CDN differences across runs in FILE (for cron)."),
+            .init(
+                name: "alert-after", valueName: "duration",
+                help: "With --state: a difference older than this is an error (default 24h; s, m, h, d)."),
+        ] + NetworkOptions.specOptions,
+        discussion: """
+            Codes (severity): origin: connection, tls, timeout, redirect, http-status, too-large
+            (error), content-type (warning: not application/json); then the origin document's
+            lint findings (aasa lint's codes and severities); CDN: cdn-missing (error: the CDN
+            has no copy), cdn-unavailable (warning: the CDN could not be asked), cdn-differs
+            (warning: some URLs are decided differently, with an example URL per class),
+            cdn-unproven (warning: no difference found but equivalence not proven), and with
+            --state, cdn-differs-persistent (error) once the same pair of copies has differed
+            for longer than --alert-after; the state forgets a domain when its copies agree.
+            --matrix: matrix-failed (error) for each URL of the domain whose expectation fails.
+
+            json: one line per domain:
+              {"domain", "ok", "findings": [{"code", "severity", "message", "url"?}],
+               "origin": {fetch record}, "cdn": {fetch record},
+               "equivalence": "equivalent"|"differs"|"unproven"|"unavailable"}
+            (fetch records as aasa fetch prints them).
+
+            EXIT STATUS: 0 no finding is an error; 1 some finding is an error; 2 usage error.
+            """)
+
+    struct Finding {
+        var code: String
+        var severity: Diagnostic.Severity
+        var message: String
+        var url: String?
+
+        var json: String {
+            var text =
+                "{\"code\": \(JSONWriter.escape(code)), \"severity\": \"\(severity.rawValue)\", \"message\": \(JSONWriter.escape(message))"
+            if let url { text += ", \"url\": \(JSONWriter.escape(url))" }
+            return text + "}"
+        }
+    }
+
+    static func run(_ arguments: ArraySlice<String>) -> ExitCode {
+        let parsed: ParsedArguments
+        do {
+            parsed = try spec.parse(Array(arguments))
+        } catch {
+            return CommandSupport.usageError(spec, error.message)
+        }
+        if parsed.helpRequested {
+            print(spec.helpText, terminator: "")
+            return .success
+        }
+        let format = parsed.value("format") ?? "text"
+        guard ["text", "json"].contains(format) else { return CommandSupport.usageError(spec, "unknown format '\(format)'") }
+        var alertAfter = 86_400.0
+        if let text = parsed.value("alert-after") {
+            guard let seconds = duration(text) else {
+                return CommandSupport.usageError(spec, "--alert-after needs a duration such as 90s, 30m, 24h or 2d")
+            }
+            alertAfter = seconds
+        }
+        var options: NetworkOptions
+        switch NetworkOptions.parse(parsed) {
+        case .success(let value): options = value
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
+        defer { options.cleanUp() }
+        options.transfers.progress = true
+        var expectations: [TestCommand.Expectation]?
+        if let path = parsed.value("matrix") {
+            switch TestCommand.loadMatrix(path) {
+            case .success(let value): expectations = value
+            case .failure(let message): return CommandSupport.usageError(spec, "cannot read the matrix \(path): \(message)")
+            }
+        }
+        var state: DifferenceState?
+        let statePath = parsed.value("state")
+        if let statePath {
+            if let data = FileManager.default.contents(atPath: statePath) {
+                guard let value = DifferenceState(json: [UInt8](data)) else {
+                    return CommandSupport.usageError(spec, "--state \(statePath) is not a state file aasa check wrote")
+                }
+                state = value
+            } else if FileManager.default.fileExists(atPath: statePath) {
+                return CommandSupport.usageError(spec, "cannot read --state \(statePath)")
+            } else {
+                state = DifferenceState()
+            }
+        }
+        var configuration = Configuration()
+        configuration.document.maxBytes = max(configuration.document.maxBytes, options.transfers.limit)
+        let transfers = Transfers(options: options.transfers)
+        let fetcher = DocumentFetcher(transfers: transfers, cdnTemplate: options.cdnTemplate)
+        let now = clock()
+        let stream = OutputStream(fileDescriptor: STDOUT_FILENO)
+        var outputClosed = false
+        var anyError = false
+        var counts = (errors: 0, warnings: 0)
+        // In slices, as in fetch: bounded memory, and records flow out as slices finish.
+        for start in stride(from: 0, to: options.domains.count, by: FetchCommand.sliceSize) {
+            let domains = Array(options.domains[start..<min(start + FetchCommand.sliceSize, options.domains.count)])
+            if options.domains.count > FetchCommand.sliceSize {
+                transfers.progressNote = " (domains \(start + 1)-\(start + domains.count) of \(options.domains.count))"
+            }
+            let origins = fetcher.origin(domains)
+            let cdns = fetcher.cdn(domains)
+            var output = ""
+            for (index, domain) in domains.enumerated() {
+                let origin = origins[index]
+                let cdn = cdns[index]
+                var findings = originFindings(origin, domain: domain, configuration: configuration)
+                if let expectations, let body = origin.body {
+                    findings += matrixFindings(expectations, body: body, domain: domain, configuration: configuration)
+                }
+                let comparison = CopyComparison.compare(
+                    origin: origin.body, cdn: cdn.body, domain: domain, configuration: configuration)
+                findings += cdnFindings(
+                    cdn, origin: origin.body, comparison: comparison, domain: domain, state: &state, now: now,
+                    alertAfter: alertAfter)
+                let ok = !findings.contains { $0.severity == .error }
+                if !ok { anyError = true }
+                counts.errors += findings.count { $0.severity == .error }
+                counts.warnings += findings.count { $0.severity == .warning }
+                if format == "json" {
+                    output += "{\"domain\": \(JSONWriter.escape(domain)), \"ok\": \(ok), \"findings\": ["
+                    output += findings.map(\.json).joined(separator: ", ")
+                    output +=
+                        "], \"origin\": \(origin.record.json), \"cdn\": \(cdn.record.json), \"equivalence\": \"\(comparison.name)\"}\n"
+                } else {
+                    if findings.isEmpty {
+                        output +=
+                            "\(domain): ok (\(origin.record.url), \(origin.record.bytes ?? 0) bytes; CDN copy \(comparison.name))\n"
+                    }
+                    for finding in findings {
+                        output += "\(domain): \(finding.severity.rawValue) [\(finding.code)] \(finding.message)\n"
+                        if let url = finding.url { output += "  \(url)\n" }
+                    }
+                }
+            }
+            if format == "text", start + domains.count == options.domains.count {
+                func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+                output += "\(plural(options.domains.count, "domain")) checked: \(plural(counts.errors, "error")), "
+                output += "\(plural(counts.warnings, "warning"))\n"
+            }
+            guard !outputClosed else { continue }
+            do {
+                try stream.write(output)
+                try stream.flush()
+            } catch OutputStream.WriteFailure.closed {
+                outputClosed = true
+            } catch {
+                printError("aasa check: \(error)")
+                return .inputOutput
+            }
+        }
+        if let statePath, let state, let problem = DocumentStore.writeAtomically(Array(state.json.utf8), to: statePath) {
+            printError("aasa check: \(problem)")
+            return .inputOutput
+        }
+        return anyError ? .failure : .success
+    }
+
+    static func originFindings(_ origin: DocumentFetcher.Fetched, domain: String, configuration: Configuration) -> [Finding] {
+        guard let body = origin.body else {
+            let code = origin.record.failure?.rawValue ?? "http-status"
+            return [
+                Finding(code: code, severity: .error, message: "\(origin.record.url): \(origin.record.error ?? "no document")")
+            ]
+        }
+        var findings: [Finding] = []
+        if !FetchRecord.isJSONContentType(origin.record.contentType) {
+            findings.append(
+                Finding(
+                    code: "content-type", severity: .warning,
+                    message: "served as \(origin.record.contentType ?? "no Content-Type"); Apple asks for application/json"))
+        }
+        for finding in Linter.lint(bytes: body, domain: domain, configuration: configuration) {
+            var message = "\(finding.path): \(finding.message)"
+            if let hint = finding.hint { message += " (\(hint))" }
+            findings.append(Finding(code: finding.code, severity: finding.severity, message: message, url: finding.witness))
+        }
+        return findings
+    }
+
+    static func matrixFindings(
+        _ expectations: [TestCommand.Expectation], body: [UInt8], domain: String, configuration: Configuration
+    ) -> [Finding] {
+        // One matrix serves many domains: each domain answers for its own URLs.
+        let mine = expectations.filter { expectation in
+            (try? URLSplitter.split(expectation.url).host.lowercased()) == domain
+        }
+        guard !mine.isEmpty, let document = try? AASADocument(bytes: body, configuration: configuration) else { return [] }
+        switch TestCommand.evaluate(mine, document: document, domain: domain, engineName: "dfa", configuration: configuration) {
+        case .success(let failures):
+            return failures.map { Finding(code: "matrix-failed", severity: .error, message: $0.text, url: $0.url) }
+        case .failure:
+            return [
+                Finding(code: "matrix-failed", severity: .error, message: "the origin document cannot be compiled for the matrix")
+            ]
+        }
+    }
+
+    static func cdnFindings(
+        _ cdn: DocumentFetcher.Fetched, origin: [UInt8]?, comparison: CopyComparison, domain: String,
+        state: inout DifferenceState?, now: Double,
+        alertAfter: Double
+    ) -> [Finding] {
+        if cdn.body == nil {
+            if cdn.record.failure == .httpStatus, let status = cdn.record.status, (400...499).contains(status) {
+                return [
+                    Finding(
+                        code: "cdn-missing", severity: .error, message: "the CDN has no copy (\(cdn.record.url): HTTP \(status))")
+                ]
+            }
+            return [
+                Finding(
+                    code: "cdn-unavailable", severity: .warning,
+                    message: "\(cdn.record.url): \(cdn.record.error ?? "no document")")
+            ]
+        }
+        switch comparison {
+        case .equivalent:
+            state?.observeAgreement(domain: domain)
+            return []
+        case .unavailable:
+            return []
+        case .unproven(let reason):
+            return [
+                Finding(
+                    code: "cdn-unproven", severity: .warning,
+                    message: "no difference from the origin found, but not proven: \(reason)")
+            ]
+        case .differs(let examples):
+            var code = "cdn-differs"
+            var severity = Diagnostic.Severity.warning
+            var since = ""
+            if state != nil, let origin, let copy = cdn.body {
+                let fingerprint = DifferenceState.fingerprint(origin: origin, cdn: copy)
+                let lasted = state?.observeDifference(domain: domain, fingerprint: fingerprint, now: now) ?? 0
+                since = " for \(describe(lasted))"
+                if lasted > alertAfter {
+                    code = "cdn-differs-persistent"
+                    severity = .error
+                }
+            }
+            guard !examples.isEmpty else {
+                return [Finding(code: code, severity: severity, message: "the CDN copy is not a usable document\(since)")]
+            }
+            return examples.prefix(5).map { example in
+                Finding(
+                    code: code, severity: severity,
+                    message: "the CDN copy\(since.isEmpty ? "" : " (differing\(since))") decides this URL differently for "
+                        + "\(example.app): \(example.origin.rawValue) at the origin, \(example.cdn.rawValue) on the CDN",
+                    url: example.url)
+            }
+        }
+    }
+
+    /// Seconds since 1970; `AASA_CHECK_NOW` overrides it so that tests can move time forward
+    /// without sleeping.
+    static func clock() -> Double {
+        if let text = ProcessInfo.processInfo.environment["AASA_CHECK_NOW"], let value = Double(text) { return value }
+        return Date().timeIntervalSince1970
+    }
+
+    /// "90s", "30m", "24h", "2d", or plain seconds.
+    static func duration(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var number = Substring(text)
+        var unit = 1.0
+        if let last = text.last, let value = units[last] {
+            unit = value
+            number = number.dropLast()
+        }
+        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        return value * unit
+    }
+
+    static func describe(_ seconds: Double) -> String {
+        if seconds >= 7200 { return "\(Int(seconds / 3600))h" }
+        if seconds >= 120 { return "\(Int(seconds / 60))m" }
+        return "\(Int(seconds))s"
+    }
+}

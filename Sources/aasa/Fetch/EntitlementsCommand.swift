@@ -1,0 +1,271 @@
+import AASAKit
+import AASAWeb
+import Foundation
+
+/// `aasa entitlements FILE [--rules DIR | --fetch]`: the app's side of universal links. Lists
+/// the `applinks:` entries of an entitlements plist and checks that each domain's document
+/// names the app.
+enum EntitlementsCommand {
+    static let spec = CommandSpec(
+        name: "entitlements",
+        abstract: "Check an app's associated domains: each applinks: domain's AASA file must name the app.",
+        usage:
+            "aasa entitlements <file> [--rules <dir> | --fetch] [--matrix <m.json>] [--app-id <id>] [--format text|json] [options]",
+        options: [
+            .init(
+                name: "rules", valueName: "dir",
+                help: "Read the documents from a rules directory (as classify and fetch --out use)."),
+            .init(name: "app-id", valueName: "id", help: "The app ID (default: application-identifier in the file)."),
+            .init(
+                name: "matrix", valueName: "m.json",
+                help: "Expectations as for aasa test, for this app, each URL on its domain's document."),
+            .init(name: "format", valueName: "format", help: "text (default) or json (one object per applinks entry)."),
+        ] + NetworkOptions.specOptions.filter { $0.name != "domains" },
+        flags: [.init(name: "fetch", help: "Fetch each domain's document from its origin instead (the options below apply).")],
+        discussion: """
+            FILE is an entitlements property list, XML or binary (as codesign -d --entitlements
+            prints it). The app ID is application-identifier or
+            com.apple.application-identifier (TEAMID.bundle.id), or --app-id. Each
+            com.apple.developer.associated-domains entry applinks:DOMAIN[?mode=developer|managed]
+            is listed with its mode; a wildcard *.DOMAIN is served by DOMAIN's document.
+
+            Codes (severity): no-app-id (error), no-applinks (warning), invalid-entry (error:
+            not SERVICE:DOMAIN[?mode=...]), no-document (error: no document for the domain, or
+            the fetch failed, with its reason), invalid-document (error), app-not-listed
+            (error: the document names other apps only), matrix-failed (error).
+
+            json: one line per applinks entry:
+              {"entry", "domain", "mode"?, "app_id", "ok", "findings": [{"code", "severity",
+               "message", "url"?}]}
+            and one line {"entry": null, ...} for findings about the file itself.
+
+            EXIT STATUS: 0 no finding is an error; 1 some finding is an error; 2 usage error;
+            3 the entitlements file cannot be read or is not a property list.
+            """)
+
+    /// Why a file or a document could not be had, as a person reads it.
+    struct Problem: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static func run(_ arguments: ArraySlice<String>) -> ExitCode {
+        let parsed: ParsedArguments
+        do {
+            parsed = try spec.parse(Array(arguments))
+        } catch {
+            return CommandSupport.usageError(spec, error.message)
+        }
+        if parsed.helpRequested {
+            print(spec.helpText, terminator: "")
+            return .success
+        }
+        guard parsed.positionals.count == 1 else { return CommandSupport.usageError(spec, "expected one entitlements <file>") }
+        let rulesPath = parsed.value("rules")
+        let fetch = parsed.has("fetch")
+        guard (rulesPath != nil) != fetch else { return CommandSupport.usageError(spec, "give --rules DIR or --fetch") }
+        let format = parsed.value("format") ?? "text"
+        guard ["text", "json"].contains(format) else { return CommandSupport.usageError(spec, "unknown format '\(format)'") }
+        var expectations: [TestCommand.Expectation]?
+        if let path = parsed.value("matrix") {
+            switch TestCommand.loadMatrix(path) {
+            case .success(let value): expectations = value
+            case .failure(let message): return CommandSupport.usageError(spec, "cannot read the matrix \(path): \(message)")
+            }
+        }
+        let file = parsed.positionals[0]
+        let plist: [String: Any]
+        switch readPlist(file) {
+        case .success(let value): plist = value
+        case .failure(let problem):
+            printError("aasa entitlements: cannot read \(file): \(problem)")
+            return .unreadableDocument
+        }
+        var fileFindings: [CheckCommand.Finding] = []
+        let appID =
+            parsed.value("app-id") ?? (plist["application-identifier"] as? String)
+            ?? (plist["com.apple.application-identifier"] as? String)
+        if appID == nil {
+            fileFindings.append(
+                .init(
+                    code: "no-app-id", severity: .error,
+                    message: "no application-identifier in the file; give --app-id TEAMID.bundle.id"))
+        }
+        let entries = (plist["com.apple.developer.associated-domains"] as? [Any] ?? []).compactMap { $0 as? String }
+        var applinks: [(entry: String, parsed: Result<AssociatedDomain, DomainNameError>)] = []
+        for entry in entries where entry.hasPrefix("applinks:") {
+            applinks.append((entry, AssociatedDomain.parse(entry)))
+        }
+        if applinks.isEmpty {
+            fileFindings.append(
+                .init(
+                    code: "no-applinks", severity: .warning,
+                    message: "com.apple.developer.associated-domains has no applinks: entry"))
+        }
+        var configuration = Configuration()
+        let documents: [String: Result<[UInt8], Problem>]
+        let domains = applinks.compactMap { try? $0.parsed.get() }.map { associated in
+            associated.port.map { "\(associated.domain):\($0)" } ?? associated.domain
+        }
+        if fetch {
+            var options: NetworkOptions
+            var withDomains = parsed
+            withDomains.positionals = []
+            withDomains.options["domains"] = nil
+            switch NetworkOptions.parse(withDomains, requireDomains: false) {
+            case .success(let value): options = value
+            case .failure(let error): return CommandSupport.usageError(spec, error.message)
+            }
+            defer { options.cleanUp() }
+            configuration.document.maxBytes = max(configuration.document.maxBytes, options.transfers.limit)
+            let unique = Array(Set(domains)).sorted()
+            let fetched = DocumentFetcher(transfers: Transfers(options: options.transfers)).origin(unique)
+            var byDomain: [String: Result<[UInt8], Problem>] = [:]
+            for (domain, result) in zip(unique, fetched) {
+                byDomain[domain] =
+                    result.body.map { .success($0) }
+                    ?? .failure(Problem("\(result.record.url): \(result.record.error ?? "no document")"))
+            }
+            documents = byDomain
+        } else {
+            documents = loadRules(rulesPath ?? "", domains: domains, configuration: configuration)
+        }
+        var output = ""
+        var anyError = fileFindings.contains { $0.severity == .error }
+        if !fileFindings.isEmpty {
+            if format == "json" {
+                output +=
+                    "{\"entry\": null, \"ok\": \(!anyError), \"findings\": [\(fileFindings.map(\.json).joined(separator: ", "))]}\n"
+            } else {
+                for finding in fileFindings {
+                    output += "\(file): \(finding.severity.rawValue) [\(finding.code)] \(finding.message)\n"
+                }
+            }
+        }
+        for (entry, parsedEntry) in applinks {
+            var findings: [CheckCommand.Finding] = []
+            var domainName: String?
+            var mode: String?
+            switch parsedEntry {
+            case .failure(let error):
+                findings.append(.init(code: "invalid-entry", severity: .error, message: error.message))
+            case .success(let associated):
+                domainName = associated.domain
+                mode = associated.mode
+                let key = associated.port.map { "\(associated.domain):\($0)" } ?? associated.domain
+                findings += documentFindings(
+                    documents[key] ?? .failure(Problem("no document")), domain: associated.domain, appID: appID,
+                    expectations: expectations,
+                    configuration: configuration)
+            }
+            let ok = !findings.contains { $0.severity == .error }
+            if !ok { anyError = true }
+            if format == "json" {
+                var line = "{\"entry\": \(JSONWriter.escape(entry)), \"domain\": \(domainName.map(JSONWriter.escape) ?? "null")"
+                if let mode { line += ", \"mode\": \(JSONWriter.escape(mode))" }
+                line += ", \"app_id\": \(appID.map(JSONWriter.escape) ?? "null"), \"ok\": \(ok), \"findings\": ["
+                output += line + findings.map(\.json).joined(separator: ", ") + "]}\n"
+            } else {
+                let modeText = mode.map { " (mode \($0))" } ?? ""
+                if findings.isEmpty { output += "\(entry)\(modeText): ok, the document names \(appID ?? "the app")\n" }
+                for finding in findings {
+                    output += "\(entry)\(modeText): \(finding.severity.rawValue) [\(finding.code)] \(finding.message)\n"
+                    if let url = finding.url { output += "  \(url)\n" }
+                }
+            }
+        }
+        print(output, terminator: "")
+        return anyError ? .failure : .success
+    }
+
+    /// The plist's top-level dictionary. The size is bounded before parsing: an entitlements
+    /// file is a few kilobytes.
+    static func readPlist(_ file: String) -> Result<[String: Any], Problem> {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return .failure(Problem("no such file"))
+        }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
+            let size = (attributes[.size] as? NSNumber)?.intValue, size <= 1 << 20,
+            let data = FileManager.default.contents(atPath: file)
+        else { return .failure(Problem("it cannot be read, or it is over 1 MiB")) }
+        guard let value = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) else {
+            return .failure(Problem("not a property list (XML or binary)"))
+        }
+        guard let dictionary = value as? [String: Any] else { return .failure(Problem("the property list is not a dictionary")) }
+        return .success(dictionary)
+    }
+
+    /// The documents of `domains` in a rules directory, or why there is none.
+    static func loadRules(_ path: String, domains: [String], configuration: Configuration) -> [String: Result<[UInt8], Problem>] {
+        let store = DocumentStore(root: path)
+        var result: [String: Result<[UInt8], Problem>] = [:]
+        for domain in domains {
+            let candidates = [
+                store.documentPath(domain),
+                ((path as NSString).appendingPathComponent(domain) as NSString).appendingPathComponent(
+                    "apple-app-site-association"),
+                (path as NSString).appendingPathComponent("\(domain).json"),
+            ]
+            // The order `classify --rules` uses: .well-known, then the plain file, then DOMAIN.json.
+            guard let file = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                result[domain] = .failure(Problem("no document for \(domain) in \(path)"))
+                continue
+            }
+            do {
+                result[domain] = .success(
+                    try AASADocument.bytes(ofFile: file, maxBytes: configuration.document.maxBytes, regularFileOnly: true))
+            } catch {
+                result[domain] = .failure(Problem("cannot read \(file): \(error)"))
+            }
+        }
+        return result
+    }
+
+    static func documentFindings(
+        _ document: Result<[UInt8], Problem>, domain: String, appID: String?, expectations: [TestCommand.Expectation]?,
+        configuration: Configuration
+    ) -> [CheckCommand.Finding] {
+        let bytes: [UInt8]
+        switch document {
+        case .failure(let reason): return [.init(code: "no-document", severity: .error, message: reason.description)]
+        case .success(let value): bytes = value
+        }
+        let parsed: AASADocument
+        do {
+            parsed = try AASADocument(bytes: bytes, configuration: configuration)
+        } catch {
+            return [
+                .init(code: "invalid-document", severity: .error, message: "the document of \(domain) is not usable: \(error)")
+            ]
+        }
+        guard let appID else { return [] }
+        guard parsed.appIDs.contains(where: { $0.utf8.elementsEqual(appID.utf8) }) else {
+            let named = parsed.appIDs.prefix(5).joined(separator: ", ")
+            return [
+                .init(
+                    code: "app-not-listed", severity: .error,
+                    message:
+                        "the document of \(domain) does not name \(appID) in applinks.details (it names \(named.isEmpty ? "no app" : named))"
+                )
+            ]
+        }
+        guard let expectations else { return [] }
+        let mine = expectations.filter { (try? URLSplitter.split($0.url).host.lowercased()) == domain }.map { expectation in
+            var forApp = expectation
+            forApp.app = expectation.app ?? appID
+            return forApp
+        }
+        guard !mine.isEmpty else { return [] }
+        switch TestCommand.evaluate(mine, document: parsed, domain: domain, engineName: "dfa", configuration: configuration) {
+        case .success(let failures):
+            return failures.map { .init(code: "matrix-failed", severity: .error, message: $0.text, url: $0.url) }
+        case .failure:
+            return [
+                .init(
+                    code: "matrix-failed", severity: .error,
+                    message: "the document of \(domain) cannot be compiled for the matrix")
+            ]
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import AASAKit
+import AASAWeb
+import Foundation
+
+/// `aasa fetch DOMAIN... --out DIR [--source origin|cdn]`: download each domain's document into
+/// a rules directory that `aasa classify --rules DIR` reads, refreshing it on later runs.
+enum FetchCommand {
+    static let spec = CommandSpec(
+        name: "fetch",
+        abstract: "Download domains' AASA files into a rules directory (for classify), refreshing them on later runs.",
+        usage: "aasa fetch [<domain> ...] [--domains <file>] --out <dir> [--source origin|cdn] [options]",
+        options: [
+            .init(
+                name: "out", valueName: "dir",
+                help: "The rules directory (required): DIR/DOMAIN/.well-known/apple-app-site-association."),
+            .init(name: "source", valueName: "source", help: "origin (default: the domain's own server) or cdn (Apple's CDN)."),
+        ] + NetworkOptions.specOptions,
+        discussion: """
+            origin asks https://DOMAIN/.well-known/apple-app-site-association, then
+            https://DOMAIN/apple-app-site-association when the first served no document. As
+            Apple does, only a 200 counts, a redirect is never followed (the record names its
+            Location), a body past --limit is refused, and TLS is verified. cdn asks Apple's CDN
+            (https://app-site-association.cdn-apple.com/a/v1/DOMAIN, or --cdn-url), which is
+            what devices read.
+
+            Beside each document, apple-app-site-association.meta.json keeps its URL, status,
+            content type, ETag, Last-Modified, size, SHA-256 and fetch time; the next run sends
+            If-None-Match / If-Modified-Since, and a 304 leaves the file alone. A document that
+            is not valid AASA JSON is refused. A failure never removes or truncates the last
+            good document: new files are written beside it and renamed over it.
+
+            Output: one JSON line per domain, in input order:
+              {"domain", "source", "url", "outcome": "fetched"|"not-modified"|"failed",
+               "status"?, "bytes"?, "content_type"?, "location"?, "failure"?, "error"?}
+            failure is a stable code: connection, tls, timeout, redirect, http-status,
+            too-large, invalid-document, storage. A progress line goes to standard error when
+            it is a terminal.
+
+            EXIT STATUS: 0 every domain was fetched or not modified; 1 some failed; 2 usage
+            error (a URL given as a domain, a bad option).
+            """)
+
+    /// Domains fetched per batch.
+    static let sliceSize = 256
+
+    static func run(_ arguments: ArraySlice<String>) -> ExitCode {
+        let parsed: ParsedArguments
+        do {
+            parsed = try spec.parse(Array(arguments))
+        } catch {
+            return CommandSupport.usageError(spec, error.message)
+        }
+        if parsed.helpRequested {
+            print(spec.helpText, terminator: "")
+            return .success
+        }
+        guard let out = parsed.value("out") else { return CommandSupport.usageError(spec, "missing --out <dir>") }
+        let sourceName = parsed.value("source") ?? "origin"
+        guard let source = FetchRecord.Source(rawValue: sourceName) else {
+            return CommandSupport.usageError(spec, "unknown source '\(sourceName)' (choose origin or cdn)")
+        }
+        var options: NetworkOptions
+        switch NetworkOptions.parse(parsed) {
+        case .success(let value): options = value
+        case .failure(let error): return CommandSupport.usageError(spec, error.message)
+        }
+        defer { options.cleanUp() }
+        options.transfers.progress = true
+        do {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        } catch {
+            printError("aasa fetch: cannot create \(out): \(error.localizedDescription)")
+            return .inputOutput
+        }
+        let store = DocumentStore(root: out)
+        let transfers = Transfers(options: options.transfers)
+        let fetcher = DocumentFetcher(transfers: transfers, cdnTemplate: options.cdnTemplate)
+        var configuration = Configuration()
+        configuration.document.maxBytes = max(configuration.document.maxBytes, options.transfers.limit)
+        let stream = OutputStream(fileDescriptor: STDOUT_FILENO)
+        var failed = 0
+        var outputClosed = false
+        // Slices bound the bodies held at once (slice × --limit) and let records flow out
+        // while later domains are fetched; the connections stay open across slices.
+        for start in stride(from: 0, to: options.domains.count, by: sliceSize) {
+            let domains = Array(options.domains[start..<min(start + sliceSize, options.domains.count)])
+            if options.domains.count > sliceSize {
+                transfers.progressNote = " (domains \(start + 1)-\(start + domains.count) of \(options.domains.count))"
+            }
+            var validators: [String: FetchMetadata] = [:]
+            for domain in domains { validators[domain] = store.metadata(domain) }
+            let results =
+                source == .origin ? fetcher.origin(domains, validators: validators) : fetcher.cdn(domains, validators: validators)
+            let fetchedAt = ISO8601DateFormatter().string(from: Date())
+            var output = ""
+            for result in results {
+                let record = keep(result, in: store, fetchedAt: fetchedAt, configuration: configuration)
+                if record.outcome == .failed { failed += 1 }
+                output += record.json + "\n"
+            }
+            guard !outputClosed else { continue }
+            do {
+                try stream.write(output)
+                try stream.flush()
+            } catch OutputStream.WriteFailure.closed {
+                // The reader went away (`| head`); the documents are still stored.
+                outputClosed = true
+            } catch {
+                printError("aasa fetch: \(error)")
+                return .inputOutput
+            }
+        }
+        return failed == 0 ? .success : .failure
+    }
+
+    /// Validates a fetched document and stores it; the record says what became of it.
+    static func keep(
+        _ result: DocumentFetcher.Fetched, in store: DocumentStore, fetchedAt: String, configuration: Configuration
+    ) -> FetchRecord {
+        var record = result.record
+        guard record.outcome == .fetched, let body = result.body else { return record }
+        do {
+            _ = try AASADocument(bytes: body, configuration: configuration)
+        } catch {
+            record.outcome = .failed
+            record.failure = .invalidDocument
+            record.error = "not a usable AASA document (\(error)); the stored copy is kept"
+            return record
+        }
+        let metadata = FetchMetadata(
+            url: record.url, status: record.status ?? 200, contentType: record.contentType, etag: result.etag,
+            lastModified: result.lastModified, bytes: body.count, sha256: SHA256.hex(body), fetchedAt: fetchedAt)
+        if let problem = store.save(record.domain, document: body, metadata: metadata) {
+            record.outcome = .failed
+            record.failure = .storage
+            record.error = problem
+        }
+        return record
+    }
+}

@@ -1,0 +1,136 @@
+import AASAKit
+import AASAWeb
+import Foundation
+
+/// The options `fetch` and `check` share: which domains, where to connect, how long to wait,
+/// whom to trust, and the CDN's address.
+struct NetworkOptions {
+    var domains: [String] = []
+    var transfers = Transfers.Options()
+    var cdnTemplate = NetworkOptions.appleCDN
+    /// The temporary CA bundle to delete when the command ends.
+    var temporaryBundle: String?
+
+    static let appleCDN = Deployment.appleCDNTemplate
+
+    static let specOptions: [CommandSpec.Option] = [
+        .init(name: "domains", valueName: "file", help: "Read domains from FILE, one a line (# comments; - for stdin)."),
+        .init(name: "jobs", valueName: "n", help: "Connections at once (default 32)."),
+        .init(name: "connect-timeout", valueName: "seconds", help: "Time to connect (default 10)."),
+        .init(name: "timeout", valueName: "seconds", help: "Time for a whole request (default 30)."),
+        .init(name: "retries", valueName: "n", help: "Retries of a transient failure: no connection, 5xx, 429 (default 2)."),
+        .init(name: "retry-delay", valueName: "seconds", help: "First backoff before a retry, doubled each time (default 1)."),
+        .init(
+            name: "limit", valueName: "bytes", help: "Largest document accepted (default 131072, Apple's limit; K, M suffixes)."),
+        .init(name: "ca-file", valueName: "pem", help: "Trust these CA certificates too (added to the system store)."),
+        .init(name: "cdn-url", valueName: "template", help: "The CDN URL, {domain} replaced (default Apple's CDN)."),
+        .init(
+            name: "connect-to", valueName: "host:port:addr:port",
+            help: "Connect to addr:port for host:port, as curl --connect-to (repeatable; empty parts match any).",
+            repeatable: true),
+    ]
+
+    /// Parses the shared options; a `UsageError` names what is wrong.
+    /// `requireDomains`: false for commands whose domains come from elsewhere (entitlements).
+    static func parse(_ parsed: ParsedArguments, requireDomains: Bool = true) -> Result<NetworkOptions, UsageError> {
+        var options = NetworkOptions()
+        options.transfers.userAgent = "aasa/\(AASAVersion.current)"
+        var inputs = parsed.positionals
+        if let file = parsed.value("domains") {
+            let data: Data?
+            if file == "-" {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            } else {
+                data = FileManager.default.contents(atPath: file)
+            }
+            guard let data else { return .failure(UsageError(message: "cannot read --domains \(file)")) }
+            for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+                let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                if !trimmed.isEmpty { inputs.append(trimmed) }
+            }
+        }
+        guard !inputs.isEmpty || !requireDomains else {
+            return .failure(UsageError(message: "no domains: give DOMAIN arguments or --domains FILE"))
+        }
+        var seen = Set<String>()
+        for input in inputs {
+            switch DomainName.validate(input) {
+            case .success(let domain):
+                if seen.insert(domain).inserted { options.domains.append(domain) }
+            case .failure(let error):
+                return .failure(UsageError(message: error.message))
+            }
+        }
+        func number(_ name: String, _ range: ClosedRange<Double>) -> Result<Double?, UsageError> {
+            guard let text = parsed.value(name) else { return .success(nil) }
+            guard let value = Double(text), value.isFinite, range.contains(value) else {
+                return .failure(UsageError(message: "--\(name) needs a number from \(range.lowerBound) to \(range.upperBound)"))
+            }
+            return .success(value)
+        }
+        do {
+            if let value = try number("jobs", 1...1024).get() {
+                guard value == value.rounded() else { return .failure(UsageError(message: "--jobs needs a whole number")) }
+                options.transfers.jobs = Int(value)
+            }
+            if let value = try number("retries", 0...10).get() {
+                guard value == value.rounded() else { return .failure(UsageError(message: "--retries needs a whole number")) }
+                options.transfers.retries = Int(value)
+            }
+            if let value = try number("connect-timeout", 0.001...600).get() { options.transfers.connectTimeout = value }
+            if let value = try number("timeout", 0.001...3600).get() { options.transfers.timeout = value }
+            if let value = try number("retry-delay", 0...600).get() { options.transfers.retryDelay = value }
+        } catch {
+            return .failure(error)
+        }
+        if let text = parsed.value("limit") {
+            guard let bytes = byteCount(text), bytes >= 1, bytes <= 1 << 30 else {
+                return .failure(UsageError(message: "--limit needs a byte count such as 131072 or 128K"))
+            }
+            options.transfers.limit = bytes
+        }
+        if let template = parsed.value("cdn-url") {
+            guard template.contains("{domain}"), template.hasPrefix("https://") || template.hasPrefix("http://") else {
+                return .failure(UsageError(message: "--cdn-url needs an http(s) URL containing {domain}"))
+            }
+            options.cdnTemplate = template
+        }
+        for entry in parsed.values("connect-to") {
+            guard entry.split(separator: ":", omittingEmptySubsequences: false).count >= 4 else {
+                return .failure(
+                    UsageError(message: "--connect-to needs HOST:PORT:ADDR:PORT (parts may be empty), not '\(entry)'"))
+            }
+            options.transfers.connectTo.append(entry)
+        }
+        if let caFile = parsed.value("ca-file") {
+            switch TrustStore.bundle(adding: caFile) {
+            case .success(let path):
+                options.transfers.caBundle = path
+                options.temporaryBundle = path
+            case .failure(let error):
+                return .failure(UsageError(message: "--ca-file \(error)"))
+            }
+        } else if let system = TrustStore.systemBundlePath(), FileManager.default.isReadableFile(atPath: system) {
+            // The same store, named as one file: see `Transfers` on the parse cache.
+            options.transfers.caBundle = system
+        }
+        return .success(options)
+    }
+
+    /// "131072", "128K", "1M".
+    static func byteCount(_ text: String) -> Int? {
+        let multipliers: [Character: Int] = ["K": 1024, "k": 1024, "M": 1 << 20, "m": 1 << 20]
+        if let last = text.last, let multiplier = multipliers[last] {
+            return Int(text.dropLast()).flatMap {
+                $0.multipliedReportingOverflow(by: multiplier).overflow ? nil : $0 * multiplier
+            }
+        }
+        return Int(text)
+    }
+
+    func cleanUp() {
+        if let temporaryBundle { unlink(temporaryBundle) }
+    }
+
+}

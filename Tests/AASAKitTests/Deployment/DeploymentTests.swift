@@ -1,0 +1,90 @@
+import AASAKit
+import XCTest
+
+/// The network-free half of `aasa fetch` / `aasa check`: domain names, the digest, metadata,
+/// the CDN comparison by meaning, and the difference state.
+final class DeploymentTests: XCTestCase {
+    func test_sha256_knownVectors() {
+        XCTAssertEqual(SHA256.hex([]), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        XCTAssertEqual(SHA256.hex(Array("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(
+            SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        XCTAssertEqual(
+            SHA256.hex([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    func test_domainName_acceptsHostsAndRefusesURLsWithAHint() throws {
+        XCTAssertEqual(try DomainName.validate("App.Example.COM").get(), "app.example.com")
+        XCTAssertEqual(try DomainName.validate("example.com.").get(), "example.com")
+        XCTAssertEqual(try DomainName.validate("xn--bcher-kva.example").get(), "xn--bcher-kva.example")
+        guard case .failure(let url) = DomainName.validate("https://example.com/path") else { return XCTFail("a URL") }
+        XCTAssertTrue(url.message.contains("try example.com"), url.message)
+        for bad in [
+            "", "exa mple.com", "-a.com", "a..com", "example.com:443", String(repeating: "a", count: 64) + ".com", "bücher.de",
+        ] {
+            guard case .failure = DomainName.validate(bad) else { return XCTFail("'\(bad)' accepted") }
+        }
+    }
+
+    func test_fetchMetadata_roundTrips() {
+        let metadata = FetchMetadata(
+            url: "https://example.com/.well-known/apple-app-site-association", status: 200, contentType: "application/json",
+            etag: "\"v\\1\"", lastModified: nil, bytes: 12, sha256: SHA256.hex([1, 2]), fetchedAt: "2026-01-01T00:00:00Z")
+        XCTAssertEqual(FetchMetadata(json: Array(metadata.json.utf8)), metadata)
+        XCTAssertNil(FetchMetadata(json: Array("{\"url\": 1}".utf8)))
+    }
+
+    private let original =
+        #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/app/*"}]}]}}"#
+
+    func test_copyComparison_byMeaningNotBytes() {
+        let reformatted = """
+            { "applinks": { "details": [ { "components": [ { "/": "/app/*", "exclude": false } ],
+              "appIDs": [ "ABCDE12345.com.example.app" ] } ] } }
+            """
+        let widened =
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/app/*"}, {"/": "/shop/*"}]}]}}"#
+        func compare(_ cdn: String?) -> CopyComparison {
+            CopyComparison.compare(
+                origin: Array(original.utf8), cdn: cdn.map { Array($0.utf8) }, domain: "example.com", configuration: .default)
+        }
+        XCTAssertEqual(compare(original), .equivalent)
+        XCTAssertEqual(compare(reformatted), .equivalent)
+        guard case .differs(let examples) = compare(widened), let example = examples.first else { return XCTFail("differs") }
+        XCTAssertTrue(example.url.hasPrefix("https://example.com/shop"), example.url)
+        XCTAssertEqual(example.origin, .noMatch)
+        XCTAssertEqual(example.cdn, .match)
+        XCTAssertEqual(compare(nil).name, "unavailable")
+        XCTAssertEqual(compare("{not json").name, "differs")
+    }
+
+    func test_differenceState_lastsWhileTheSamePairDiffersAndIsForgottenOnAgreement() throws {
+        var state = DifferenceState()
+        let first = DifferenceState.fingerprint(origin: [1], cdn: [2])
+        XCTAssertEqual(state.observeDifference(domain: "a.example", fingerprint: first, now: 100), 0)
+        XCTAssertEqual(state.observeDifference(domain: "a.example", fingerprint: first, now: 400), 300)
+        let restored = try XCTUnwrap(DifferenceState(json: Array(state.json.utf8)))
+        XCTAssertEqual(restored, state)
+        state = restored
+        // A new origin copy restarts the clock.
+        let second = DifferenceState.fingerprint(origin: [3], cdn: [2])
+        XCTAssertEqual(state.observeDifference(domain: "a.example", fingerprint: second, now: 500), 0)
+        state.observeAgreement(domain: "a.example")
+        XCTAssertTrue(state.entries.isEmpty)
+        XCTAssertNil(DifferenceState(json: Array("[]".utf8)))
+    }
+
+    func test_fetchRecord_jsonLeavesOutAbsentFields() {
+        let record = FetchRecord(
+            domain: "a.example", source: .origin, url: "https://a.example/x", outcome: .notModified, status: 304)
+        XCTAssertEqual(
+            record.json,
+            #"{"domain": "a.example", "source": "origin", "url": "https://a.example/x", "outcome": "not-modified", "status": 304}"#
+        )
+        XCTAssertTrue(FetchRecord.isJSONContentType("Application/JSON; charset=utf-8"))
+        XCTAssertFalse(FetchRecord.isJSONContentType("text/plain"))
+        XCTAssertFalse(FetchRecord.isJSONContentType(nil))
+    }
+}

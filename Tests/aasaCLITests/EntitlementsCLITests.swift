@@ -1,0 +1,135 @@
+import Foundation
+import XCTest
+import _AASATestSupport
+
+/// `aasa entitlements` against a rules directory: XML and binary property lists, modes,
+/// wildcards, the app ID from the file or `--app-id`, stable codes and exit statuses. (The
+/// `--fetch` path runs against the loopback server in FetchCLITests.)
+final class EntitlementsCLITests: XCTestCase {
+    private let app = "ABCDE12345.com.example.app"
+
+    private func rules(_ folder: URL) throws -> URL {
+        let rules = folder.appendingPathComponent("rules")
+        let document =
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/app/*"}]}]}}"#
+        let other = #"{"applinks": {"details": [{"appIDs": ["ZZZZZ12345.com.example.other"], "components": [{"/": "*"}]}]}}"#
+        for (domain, text) in [("example.com", document), ("other.example", other)] {
+            let wellKnown = rules.appendingPathComponent(domain).appendingPathComponent(".well-known")
+            try FileManager.default.createDirectory(at: wellKnown, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: wellKnown.appendingPathComponent("apple-app-site-association"))
+        }
+        try Data("{not json".utf8).write(to: rules.appendingPathComponent("broken.example.json"))
+        return rules
+    }
+
+    private func plist(_ folder: URL, _ name: String, _ contents: [String: Any], binary: Bool = false) throws -> String {
+        let data = try PropertyListSerialization.data(fromPropertyList: contents, format: binary ? .binary : .xml, options: 0)
+        let url = folder.appendingPathComponent(name)
+        try data.write(to: url)
+        return url.path
+    }
+
+    private func records(_ output: CLIRunner.Output) throws -> [[String: Any]] {
+        try output.stdout.split(separator: "\n").map {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], String($0))
+        }
+    }
+
+    private func codes(_ record: [String: Any]) -> [String] {
+        (record["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+    }
+
+    func test_entitlements_binaryAndXMLPlistsListApplinksWithModes() throws {
+        let folder = try makeTemporaryFolder("aasa-entitlements")
+        let rules = try rules(folder)
+        let contents: [String: Any] = [
+            "application-identifier": app,
+            "com.apple.developer.associated-domains": [
+                "applinks:example.com", "applinks:*.example.com?mode=developer", "webcredentials:example.com",
+                "applinks:other.example?mode=managed",
+            ],
+        ]
+        for binary in [false, true] {
+            let file = try plist(folder, binary ? "app.bin.entitlements" : "app.entitlements", contents, binary: binary)
+            let output = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--format", "json"])
+            XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
+            let lines = try records(output)
+            XCTAssertEqual(
+                lines.map { $0["entry"] as? String },
+                ["applinks:example.com", "applinks:*.example.com?mode=developer", "applinks:other.example?mode=managed"])
+            XCTAssertEqual(lines.map { $0["domain"] as? String }, ["example.com", "example.com", "other.example"])
+            XCTAssertEqual(lines.map { $0["mode"] as? String }, [nil, "developer", "managed"])
+            XCTAssertEqual(lines.map(codes), [[], [], ["app-not-listed"]])
+            XCTAssertEqual(lines.map { $0["ok"] as? Bool }, [true, true, false])
+        }
+        let text = try CLIRunner.run([
+            "entitlements",
+            try plist(
+                folder, "one.entitlements",
+                [
+                    "com.apple.application-identifier": app, "com.apple.developer.associated-domains": ["applinks:example.com"],
+                ]), "--rules", rules.path,
+        ])
+        XCTAssertEqual(text.status, 0, text.stdout + text.stderr)
+        XCTAssertTrue(text.stdout.contains("applinks:example.com: ok"), text.stdout)
+    }
+
+    func test_entitlements_problemsHaveStableCodes() throws {
+        let folder = try makeTemporaryFolder("aasa-entitlements")
+        let rules = try rules(folder)
+        let file = try plist(
+            folder, "app.entitlements",
+            [
+                "com.apple.developer.associated-domains": [
+                    "applinks:missing.example", "applinks:https://example.com/x", "applinks:broken.example",
+                    "applinks:example.com?mode=sometimes",
+                ]
+            ])
+        let output = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--format", "json", "--app-id", app])
+        XCTAssertEqual(output.status, 1)
+        let lines = try records(output)
+        XCTAssertEqual(lines.map(codes), [["no-document"], ["invalid-entry"], ["invalid-document"], ["invalid-entry"]])
+        XCTAssertTrue(
+            ((lines[1]["findings"] as? [[String: Any]])?.first?["message"] as? String ?? "").contains("try example.com"),
+            "\(lines[1])")
+        let noApp = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--format", "json"])
+        XCTAssertEqual(try records(noApp).first.map(codes), ["no-app-id"])
+        let none = try CLIRunner.run([
+            "entitlements", try plist(folder, "none.entitlements", ["application-identifier": app]), "--rules", rules.path,
+        ])
+        XCTAssertEqual(none.status, 0, "no applinks entry is a warning")
+        XCTAssertTrue(none.stdout.contains("[no-applinks]"), none.stdout)
+    }
+
+    func test_entitlements_matrixIsCheckedForThisApp() throws {
+        let folder = try makeTemporaryFolder("aasa-entitlements")
+        let rules = try rules(folder)
+        let file = try plist(
+            folder, "app.entitlements",
+            ["application-identifier": app, "com.apple.developer.associated-domains": ["applinks:example.com"]])
+        let matrix = folder.appendingPathComponent("m.json")
+        try Data(
+            #"{"opens_app": ["https://example.com/app/1", "https://example.com/shop"], "opens_web": ["https://example.com/about"]}"#
+                .utf8
+        ).write(to: matrix)
+        let output = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--matrix", matrix.path, "--format", "json"])
+        XCTAssertEqual(output.status, 1)
+        let findings = try records(output).first?["findings"] as? [[String: Any]] ?? []
+        XCTAssertEqual(findings.compactMap { $0["code"] as? String }, ["matrix-failed"])
+        XCTAssertEqual(findings.first?["url"] as? String, "https://example.com/shop")
+    }
+
+    func test_entitlements_usageAndUnreadableFiles() throws {
+        let folder = try makeTemporaryFolder("aasa-entitlements")
+        let rules = try rules(folder)
+        XCTAssertEqual(try CLIRunner.run(["entitlements", "x.plist"]).status, 2, "needs --rules or --fetch")
+        XCTAssertEqual(try CLIRunner.run(["entitlements", "x.plist", "--rules", rules.path, "--fetch"]).status, 2)
+        XCTAssertEqual(
+            try CLIRunner.run(["entitlements", folder.appendingPathComponent("nope").path, "--rules", rules.path]).status, 3)
+        let garbage = folder.appendingPathComponent("garbage.plist")
+        try Data("not a plist".utf8).write(to: garbage)
+        let output = try CLIRunner.run(["entitlements", garbage.path, "--rules", rules.path])
+        XCTAssertEqual(output.status, 3)
+        XCTAssertTrue(output.stderr.contains("not a property list"), output.stderr)
+    }
+}

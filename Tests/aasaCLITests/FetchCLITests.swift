@@ -1,0 +1,494 @@
+import Foundation
+import XCTest
+import _AASATestSupport
+
+/// `aasa fetch` and `aasa check` against a loopback HTTPS server (Tests/FetchServer), with a CA
+/// and certificates made by openssl when the tests start. Every request goes to 127.0.0.1:
+/// `--connect-to ::127.0.0.1:PORT` routes the test domains (*.aasa.test) and the CDN
+/// (`--cdn-url https://cdn.aasa.test/...`) there. Skipped when python3 or openssl is missing.
+final class FetchCLITests: XCTestCase {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var server: LoopbackServer?
+    nonisolated(unsafe) private static var serverProblem: String?
+
+    private struct MissingRecords: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    private struct LoopbackServer {
+        var process: Process
+        var input: Pipe
+        var port: Int
+        var roguePort: Int
+        var caFile: String
+        var folder: URL
+    }
+
+    override class func tearDown() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let server {
+            try? server.input.fileHandleForWriting.close()
+            server.process.terminate()
+            server.process.waitUntilExit()
+            try? FileManager.default.removeItem(at: server.folder)
+        }
+        server = nil
+        super.tearDown()
+    }
+
+    /// The shared server, started on first use.
+    private func loopback() throws -> LoopbackServer {
+        Self.lock.lock()
+        defer { Self.lock.unlock() }
+        if let server = Self.server { return server }
+        if let problem = Self.serverProblem { throw XCTSkip(problem) }
+        for tool in ["/usr/bin/python3", "/usr/bin/openssl"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            Self.serverProblem = "\(tool) is missing"
+            throw XCTSkip("\(tool) is missing")
+        }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("FetchServer/aasa_test_server.py")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "aasa-fetch-server-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [script.path, folder.path]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let ready = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let port = ready["port"] as? Int,
+            let roguePort = ready["rogue_port"] as? Int, let ca = ready["ca"] as? String
+        else {
+            process.terminate()
+            Self.serverProblem = "the loopback server did not start: \(String(decoding: line, as: UTF8.self))"
+            throw XCTSkip(Self.serverProblem ?? "")
+        }
+        let server = LoopbackServer(process: process, input: input, port: port, roguePort: roguePort, caFile: ca, folder: folder)
+        Self.server = server
+        return server
+    }
+
+    /// A fresh test domain of the given kind (the server's behaviour), unique to this run.
+    private func domain(_ kind: String) -> String {
+        "\(kind)-\(UUID().uuidString.prefix(8).lowercased()).aasa.test"
+    }
+
+    private func network(_ server: LoopbackServer, port: Int? = nil, trust: Bool = true, timeout: String = "10") -> [String] {
+        var arguments = [
+            "--connect-to", "::127.0.0.1:\(port ?? server.port)", "--cdn-url", "https://cdn.aasa.test/a/v1/{domain}",
+            "--timeout", timeout, "--connect-timeout", "5", "--retry-delay", "0.05",
+        ]
+        if trust { arguments += ["--ca-file", server.caFile] }
+        return arguments
+    }
+
+    /// `base` (option-value pairs) with `extra` appended; an option `extra` sets again is
+    /// dropped from `base`, since each option may be given once.
+    private func merged(_ base: [String], _ extra: [String]) -> [String] {
+        var kept: [String] = []
+        var index = 0
+        while index + 1 < base.count {
+            if !extra.contains(base[index]) { kept += [base[index], base[index + 1]] }
+            index += 2
+        }
+        return kept + extra
+    }
+
+    private func records(_ output: CLIRunner.Output) throws -> [[String: Any]] {
+        try output.stdout.split(separator: "\n").map {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], String($0))
+        }
+    }
+
+    /// Runs `aasa fetch`; the records must be one per domain, or the test stops here.
+    private func fetch(
+        _ domains: [String], out: URL, _ extra: [String] = [], port: Int? = nil, trust: Bool = true, timeout: String = "10"
+    ) throws -> (CLIRunner.Output, [[String: Any]]) {
+        let server = try loopback()
+        let output = try CLIRunner.run(
+            ["fetch"] + domains + ["--out", out.path] + merged(network(server, port: port, trust: trust, timeout: timeout), extra))
+        let parsed = try records(output)
+        if !domains.isEmpty {
+            guard parsed.count == domains.count else {
+                throw MissingRecords(
+                    message: "expected \(domains.count) records, status \(output.status): \(output.stdout) \(output.stderr)")
+            }
+        }
+        return (output, parsed)
+    }
+
+    private func documentPath(_ out: URL, _ domain: String) -> String {
+        out.appendingPathComponent(domain).appendingPathComponent(".well-known/apple-app-site-association").path
+    }
+
+    // MARK: fetch
+
+    func test_fetch_wellKnownAndRootDocumentsLandWhereClassifyReadsThem() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let good = domain("good")
+        let root = domain("root")
+        let (output, records) = try fetch([good, root], out: out)
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertEqual(records.map { $0["domain"] as? String }, [good, root])
+        XCTAssertEqual(output.stderr, "", "no progress line when standard error is not a terminal")
+        XCTAssertEqual(records.map { $0["outcome"] as? String }, ["fetched", "fetched"])
+        XCTAssertEqual(records[0]["url"] as? String, "https://\(good)/.well-known/apple-app-site-association")
+        XCTAssertEqual(records[1]["url"] as? String, "https://\(root)/apple-app-site-association")
+        XCTAssertEqual(records[0]["status"] as? Int, 200)
+        XCTAssertEqual(records[0]["content_type"] as? String, "application/json")
+        let document = try Data(contentsOf: URL(fileURLWithPath: documentPath(out, good)))
+        XCTAssertEqual(records[0]["bytes"] as? Int, document.count)
+        let metadataURL = URL(fileURLWithPath: documentPath(out, good) + ".meta.json")
+        let metadata = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: metadataURL)) as? [String: Any])
+        let digest = try CLIRunner.runShell("sha256sum '\(documentPath(out, good))'").stdout.prefix(64)
+        XCTAssertEqual(metadata["sha256"] as? String, String(digest))
+        XCTAssertEqual(metadata["url"] as? String, records[0]["url"] as? String)
+        XCTAssertNotNil(metadata["fetched_at"] as? String)
+        let urls = "https://\(good)/app/1\nhttps://\(root)/app/2\nhttps://\(good)/other\n"
+        let classified = try CLIRunner.run(["classify", "--rules", out.path], stdin: Data(urls.utf8))
+        XCTAssertEqual(classified.status, 0, classified.stderr)
+        let lines = classified.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3, classified.stdout)
+        XCTAssertTrue(lines[0].contains("ABCDE12345.com.example.app"), classified.stdout)
+        XCTAssertTrue(lines[1].contains("ABCDE12345.com.example.app"), classified.stdout)
+        XCTAssertTrue(lines[2].contains("\"apps\": []"), classified.stdout)
+    }
+
+    func test_fetch_redirectAndMissingFailWithTheirCodes() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let redirect = domain("redirect")
+        let missing = domain("missing")
+        let (output, records) = try fetch([redirect, missing], out: out)
+        XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
+        XCTAssertEqual(records[0]["outcome"] as? String, "failed")
+        XCTAssertEqual(records[0]["failure"] as? String, "redirect")
+        XCTAssertEqual(records[0]["status"] as? Int, 301)
+        XCTAssertEqual(records[0]["location"] as? String, "https://www.example.test/elsewhere")
+        XCTAssertEqual(records[1]["failure"] as? String, "http-status")
+        XCTAssertEqual(records[1]["status"] as? Int, 404)
+        XCTAssertTrue(
+            (records[1]["error"] as? String ?? "").contains("/apple-app-site-association"), "the root path was tried too")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: documentPath(out, redirect)))
+    }
+
+    func test_fetch_transientFailuresAreRetried() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let flaky = domain("flaky")
+        let busy = domain("busy")
+        let started = Date()
+        let (output, records) = try fetch([flaky, busy], out: out)
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertEqual(records.map { $0["outcome"] as? String }, ["fetched", "fetched"])
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 1, "429 waits for its Retry-After: 1")
+        let once = try fetch([domain("flaky")], out: out, ["--retries", "0"]).1
+        XCTAssertEqual(once[0]["failure"] as? String, "http-status")
+        XCTAssertEqual(once[0]["status"] as? Int, 500)
+    }
+
+    /// A loopback port nobody listens on: bound, then closed.
+    private func closedPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw XCTSkip("no socket") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Int32 in
+                guard bind(descriptor, raw, length) == 0 else { return -1 }
+                return getsockname(descriptor, raw, &length)
+            }
+        }
+        guard bound == 0 else { throw XCTSkip("cannot bind a loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func test_fetch_refusedConnectionsAreRetriedWithBackoffThenReported() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let port = try closedPort()
+        let started = Date()
+        let (output, records) = try fetch([domain("good")], out: out, ["--retries", "2", "--retry-delay", "0.3"], port: port)
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(records[0]["failure"] as? String, "connection", output.stdout)
+        XCTAssertGreaterThanOrEqual(elapsed, 0.9, "two retries after 0.3 s and 0.6 s")
+        XCTAssertLessThan(elapsed, 10)
+    }
+
+    func test_fetch_stallingBodyTimesOutInBoundedTime() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let started = Date()
+        let (output, records) = try fetch([domain("stall")], out: out, timeout: "1.5")
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(records[0]["failure"] as? String, "timeout", output.stdout)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+    }
+
+    func test_fetch_oversizedAndInvalidBodiesAreRefused() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let big = domain("big")
+        let invalid = domain("invalid")
+        let (output, records) = try fetch([big, invalid], out: out)
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(records[0]["failure"] as? String, "too-large", output.stdout)
+        XCTAssertEqual(records[1]["failure"] as? String, "invalid-document", output.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: documentPath(out, big)))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: documentPath(out, invalid)))
+        let raised = try fetch([big], out: out, ["--limit", "256K"]).1
+        XCTAssertEqual(raised[0]["outcome"] as? String, "fetched", "\(raised)")
+    }
+
+    func test_fetch_untrustedCertificatesAreRefused() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let server = try loopback()
+        let rogue = try fetch([domain("good")], out: out, port: server.roguePort)
+        XCTAssertEqual(rogue.0.status, 1)
+        XCTAssertEqual(rogue.1[0]["failure"] as? String, "tls", rogue.0.stdout)
+        let untrusted = try fetch([domain("good")], out: out, trust: false)
+        XCTAssertEqual(untrusted.1[0]["failure"] as? String, "tls", "the test CA is not in the system store")
+    }
+
+    func test_fetch_etagMakesTheRefreshConditionalAndKeepsTheFile() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let etag = domain("etag")
+        XCTAssertEqual(try fetch([etag], out: out).1[0]["outcome"] as? String, "fetched")
+        let path = documentPath(out, etag)
+        let before = try FileManager.default.attributesOfItem(atPath: path)
+        Thread.sleep(forTimeInterval: 0.05)
+        let (output, records) = try fetch([etag], out: out)
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertEqual(records[0]["outcome"] as? String, "not-modified")
+        XCTAssertEqual(records[0]["status"] as? Int, 304)
+        let after = try FileManager.default.attributesOfItem(atPath: path)
+        XCTAssertEqual(before[.systemFileNumber] as? Int, after[.systemFileNumber] as? Int, "same inode: not rewritten")
+        XCTAssertEqual(before[.modificationDate] as? Date, after[.modificationDate] as? Date)
+        let metadata = try String(contentsOfFile: path + ".meta.json", encoding: .utf8)
+        XCTAssertTrue(metadata.contains(#""etag": "\"v1\"""#), metadata)
+        // Last-Modified alone makes the refresh conditional too (If-Modified-Since).
+        let lastModified = domain("lastmod")
+        XCTAssertEqual(try fetch([lastModified], out: out).1[0]["outcome"] as? String, "fetched")
+        XCTAssertEqual(try fetch([lastModified], out: out).1[0]["outcome"] as? String, "not-modified")
+        // Without the metadata the request is unconditional again.
+        try FileManager.default.removeItem(atPath: documentPath(out, lastModified) + ".meta.json")
+        XCTAssertEqual(try fetch([lastModified], out: out).1[0]["outcome"] as? String, "fetched")
+    }
+
+    func test_fetch_failingRefreshKeepsTheLastGoodDocument() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let toggle = domain("toggle")
+        XCTAssertEqual(try fetch([toggle], out: out).1[0]["outcome"] as? String, "fetched")
+        let good = try Data(contentsOf: URL(fileURLWithPath: documentPath(out, toggle)))
+        let (output, records) = try fetch([toggle], out: out, ["--retries", "0"])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(records[0]["outcome"] as? String, "failed")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: documentPath(out, toggle))), good)
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: out.appendingPathComponent(toggle).appendingPathComponent(".well-known").path)
+        XCTAssertEqual(leftovers.sorted(), ["apple-app-site-association", "apple-app-site-association.meta.json"])
+    }
+
+    func test_fetch_cdnSource() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let good = domain("good")
+        let nocdn = domain("nocdn")
+        let (output, records) = try fetch([good, nocdn], out: out, ["--source", "cdn"])
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(records[0]["source"] as? String, "cdn")
+        XCTAssertEqual(records[0]["url"] as? String, "https://cdn.aasa.test/a/v1/\(good)")
+        XCTAssertEqual(records[0]["outcome"] as? String, "fetched")
+        XCTAssertEqual(records[1]["status"] as? Int, 404)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: documentPath(out, good)))
+    }
+
+    func test_fetch_usageErrors() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let url = try CLIRunner.run(["fetch", "https://example.com/.well-known/apple-app-site-association", "--out", out.path])
+        XCTAssertEqual(url.status, 2)
+        XCTAssertTrue(url.stderr.contains("try example.com"), url.stderr)
+        XCTAssertEqual(try CLIRunner.run(["fetch", "example.com"]).status, 2, "no --out")
+        XCTAssertEqual(try CLIRunner.run(["fetch", "--out", out.path]).status, 2, "no domain")
+        XCTAssertEqual(try CLIRunner.run(["fetch", "example.com", "--out", out.path, "--source", "mirror"]).status, 2)
+        let help = try CLIRunner.run(["help", "fetch"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.contains("--connect-to"), help.stdout)
+        XCTAssertFalse(help.stdout.contains("LIMITS"), "fetch's --limit is a byte count")
+    }
+
+    func test_fetch_thousandDomainsAtOnceInInputOrder() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let run = UUID().uuidString.prefix(8).lowercased()
+        let domains = (0..<1000).map { "n-\(run)\($0).aasa.test" }
+        let list = out.appendingPathComponent("domains.txt")
+        try Data(("# the list\n" + domains.joined(separator: "\n") + "\n").utf8).write(to: list)
+        let started = Date()
+        let (output, records) = try fetch(
+            [], out: out.appendingPathComponent("rules"), ["--domains", list.path, "--retries", "1"])
+        XCTAssertEqual(output.status, 0, String(output.stdout.prefix(2000)) + output.stderr)
+        guard records.count == 1000 else { return XCTFail("\(records.count) records") }
+        XCTAssertEqual(records.map { $0["domain"] as? String ?? "" }, domains)
+        XCTAssertEqual(records.filter { $0["outcome"] as? String == "fetched" }.count, 1000)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 45)
+    }
+
+    /// TLS connections the server accepted so far, by the Host of their first request.
+    private func connections(_ server: LoopbackServer) throws -> [String: Int] {
+        let file = server.folder.appendingPathComponent("connections.json")
+        guard let data = FileManager.default.contents(atPath: file.path) else { return [:] }
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Int])
+    }
+
+    func test_fetch_connectionsAreBoundedAndReused() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let server = try loopback()
+        let before = try connections(server)["cdn.aasa.test"] ?? 0
+        let domains = (0..<60).map { _ in domain("good") }
+        let (output, records) = try fetch(domains, out: out, ["--source", "cdn", "--jobs", "4"])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(records.filter { $0["outcome"] as? String == "fetched" }.count, 60)
+        let opened = (try connections(server)["cdn.aasa.test"] ?? 0) - before
+        XCTAssertGreaterThan(opened, 0)
+        XCTAssertLessThanOrEqual(opened, 4, "60 CDN requests over at most --jobs connections")
+        // The root path is asked on the connection the .well-known request opened.
+        let root = domain("root")
+        XCTAssertEqual(try fetch([root], out: out).1[0]["outcome"] as? String, "fetched")
+        XCTAssertEqual(try connections(server)[root], 1)
+    }
+
+    func test_entitlements_fetchChecksEachDomainsOriginDocument() throws {
+        let folder = try makeTemporaryFolder("aasa-entitlements")
+        let good = domain("good")
+        let missing = domain("missing")
+        let contents: [String: Any] = [
+            "application-identifier": "ABCDE12345.com.example.app",
+            "com.apple.developer.associated-domains": ["applinks:\(good)?mode=developer", "applinks:\(missing)"],
+        ]
+        let file = folder.appendingPathComponent("app.entitlements")
+        try PropertyListSerialization.data(fromPropertyList: contents, format: .binary, options: 0).write(to: file)
+        let server = try loopback()
+        let output = try CLIRunner.run(["entitlements", file.path, "--fetch", "--format", "json"] + network(server))
+        XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
+        let lines = try records(output)
+        XCTAssertEqual(lines.map { $0["domain"] as? String }, [good, missing])
+        XCTAssertEqual(lines.map { $0["ok"] as? Bool }, [true, false])
+        XCTAssertEqual((lines[1]["findings"] as? [[String: Any]])?.first?["code"] as? String, "no-document")
+        XCTAssertTrue(
+            ((lines[1]["findings"] as? [[String: Any]])?.first?["message"] as? String ?? "").contains("404"), "\(lines[1])")
+    }
+
+    // MARK: check
+
+    private func check(
+        _ domains: [String], _ extra: [String] = [], environment: String = "", port: Int? = nil, timeout: String = "10"
+    ) throws -> (CLIRunner.Output, [[String: Any]]) {
+        let server = try loopback()
+        let arguments = ["check"] + domains + network(server, port: port, timeout: timeout) + ["--format", "json"] + extra
+        let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let output = try CLIRunner.runShell("\(environment) '\(CLIRunner.executable.path)' \(quoted)")
+        let parsed = try records(output)
+        guard parsed.count == domains.count else {
+            throw MissingRecords(
+                message: "expected \(domains.count) records, status \(output.status): \(output.stdout) \(output.stderr)")
+        }
+        return (output, parsed)
+    }
+
+    private func codes(_ record: [String: Any]) -> [String] {
+        (record["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+    }
+
+    func test_check_cdnCopiesComparedByMeaning() throws {
+        let good = domain("good")
+        let reformat = domain("reformat")
+        let differs = domain("differs")
+        let nocdn = domain("nocdn")
+        let (output, records) = try check([good, reformat, differs, nocdn])
+        XCTAssertEqual(output.status, 1, "cdn-missing is an error: " + output.stdout + output.stderr)
+        XCTAssertEqual(records.map { $0["domain"] as? String }, [good, reformat, differs, nocdn])
+        XCTAssertEqual(records.map { $0["equivalence"] as? String }, ["equivalent", "equivalent", "differs", "unavailable"])
+        XCTAssertEqual(records.map { $0["ok"] as? Bool }, [true, true, true, false])
+        XCTAssertEqual(codes(records[0]), [])
+        XCTAssertEqual(codes(records[1]), [])
+        XCTAssertEqual(codes(records[2]), ["cdn-differs"])
+        let example = (records[2]["findings"] as? [[String: Any]])?.first
+        XCTAssertEqual(example?["severity"] as? String, "warning")
+        XCTAssertTrue((example?["url"] as? String ?? "").hasPrefix("https://\(differs)/shop"), "\(records[2])")
+        XCTAssertEqual(codes(records[3]), ["cdn-missing"])
+        XCTAssertEqual((records[0]["origin"] as? [String: Any])?["outcome"] as? String, "fetched")
+        XCTAssertEqual((records[0]["cdn"] as? [String: Any])?["source"] as? String, "cdn")
+    }
+
+    func test_check_originProblemsHaveStableCodes() throws {
+        let names = ["text", "invalid", "redirect", "missing", "big"].map(domain)
+        let (output, records) = try check(names)
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(
+            records.map(codes).map { $0.first }, ["content-type", "invalid-json", "redirect", "http-status", "too-large"])
+        XCTAssertEqual(records[0]["ok"] as? Bool, true, "a text/plain type is a warning")
+        XCTAssertEqual(records.map { $0["ok"] as? Bool }.dropFirst(), [false, false, false, false])
+        let text = try CLIRunner.run(["check", names[0]] + network(try loopback()))
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("\(names[0]): warning [content-type]"), text.stdout)
+        let stalled = try check([domain("stall")], timeout: "1.5")
+        XCTAssertEqual(stalled.1.map(codes).first?.first, "timeout", stalled.0.stdout)
+        let rogue = try check([domain("good")], port: try loopback().roguePort)
+        XCTAssertEqual(rogue.1.map(codes).first, ["tls", "cdn-unavailable"], rogue.0.stdout)
+    }
+
+    func test_check_matrixRunsOnTheOriginCopy() throws {
+        let good = domain("good")
+        let folder = try makeTemporaryFolder("aasa-check")
+        let passing = folder.appendingPathComponent("pass.json")
+        try Data(
+            #"{"opens_app": ["https://\#(good)/app/1"], "opens_web": ["https://\#(good)/about", "https://elsewhere.test/x"]}"#
+                .utf8
+        )
+        .write(to: passing)
+        let failing = folder.appendingPathComponent("fail.json")
+        try Data(#"{"opens_app": ["https://\#(good)/shop/1"]}"#.utf8).write(to: failing)
+        let pass = try check([good], ["--matrix", passing.path])
+        XCTAssertEqual(pass.0.status, 0, pass.0.stdout + pass.0.stderr)
+        let fail = try check([good], ["--matrix", failing.path])
+        XCTAssertEqual(fail.0.status, 1)
+        let finding = (fail.1[0]["findings"] as? [[String: Any]])?.first
+        XCTAssertEqual(finding?["code"] as? String, "matrix-failed")
+        XCTAssertEqual(finding?["url"] as? String, "https://\(good)/shop/1")
+    }
+
+    func test_check_stateTurnsALastingDifferenceIntoAnAlert() throws {
+        let folder = try makeTemporaryFolder("aasa-check")
+        let state = folder.appendingPathComponent("state.json").path
+        let differs = domain("differs")
+        let heal = domain("heal")
+        let arguments = ["--state", state, "--alert-after", "30m"]
+        let first = try check([differs, heal], arguments, environment: "AASA_CHECK_NOW=1000000")
+        XCTAssertEqual(first.0.status, 0, first.0.stdout + first.0.stderr)
+        XCTAssertEqual(first.1.map(codes), [["cdn-differs"], ["cdn-differs"]])
+        let stored = try String(contentsOfFile: state, encoding: .utf8)
+        XCTAssertTrue(stored.contains(differs) && stored.contains(heal), stored)
+        // The heal domain's CDN now serves the origin's copy: it is forgotten.
+        let soon = try check([differs, heal], arguments, environment: "AASA_CHECK_NOW=1001700")
+        XCTAssertEqual(soon.0.status, 0, soon.0.stdout)
+        XCTAssertEqual(soon.1.map(codes), [["cdn-differs"], []])
+        XCTAssertFalse(try String(contentsOfFile: state, encoding: .utf8).contains(heal))
+        let late = try check([differs], arguments, environment: "AASA_CHECK_NOW=1001900")
+        XCTAssertEqual(late.0.status, 1, late.0.stdout)
+        XCTAssertEqual(late.1.map(codes), [["cdn-differs-persistent"]])
+        XCTAssertEqual((late.1[0]["findings"] as? [[String: Any]])?.first?["severity"] as? String, "error")
+        let without = try check([differs])
+        XCTAssertEqual(without.0.status, 0, "without --state a difference stays a warning")
+        let bad = try CLIRunner.run(["check", differs, "--alert-after", "soon"])
+        XCTAssertEqual(bad.status, 2)
+    }
+}
