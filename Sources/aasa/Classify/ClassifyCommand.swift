@@ -33,8 +33,9 @@ enum ClassifyCommand {
             Rules directory layout: DOMAIN.json, DOMAIN/apple-app-site-association or
             DOMAIN/.well-known/apple-app-site-association (the last wins); hidden files are
             skipped; a document that cannot be loaded (also: anything but a regular file, or a
-            broken symbolic link, where a document belongs) is reported at start and its URLs get
-            error records. Each non-blank input line gives exactly one record, in input order,
+            broken symbolic link, where a document belongs) is reported when its domain is first
+            met (documents are read and compiled on first use), listed in the summary and --stats,
+            and its URLs get error records. Each non-blank input line gives exactly one record, in input order,
             whatever --jobs is (every line with --blank-lines record). A leading UTF-8 byte order
             mark is dropped; compressed input (gzip, zstd, xz) is refused with the command that
             decompresses it. NDJSON records are the `aasa match` record with "domain" after
