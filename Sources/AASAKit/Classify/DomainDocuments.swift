@@ -71,7 +71,9 @@ public struct DomainDocuments: Sendable {
         }
         var candidates: [(domain: String, rank: Int, file: String, name: String)] = []
         // Sorted by bytes, compared as arrays: a fleet's names share long prefixes, and
-        // comparing `String.UTF8View`s was most of the cost of listing 100 000 of them.
+        // comparing `String.UTF8View`s was most of the cost of listing them.
+        // PERF: `aasa-bench --quick --suite fleet`, `--rules` start-up (empty input, callgrind):
+        // 26.0 M → 23.0 M instructions for 300 domains (−11%).
         let sortedNames = names.map { (bytes: Array($0.utf8), name: $0) }.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
         for name in sortedNames.map(\.name) where !name.hasPrefix(".") {
             let full = (path as NSString).appendingPathComponent(name)

@@ -16,20 +16,12 @@ public struct ExactString: Hashable, Sendable, CustomStringConvertible {
         self.string = string
     }
 
-    // PERF: both compare and hash the UTF-8 bytes as one block rather than byte by byte (a
-    // `Hasher.combine` per byte, a generic `elementsEqual`): about a tenth of the instructions
-    // of loading a real document (`aasa-bench --quick --suite fleet`, first-use instructions per
-    // URL with `--rules`, A/B in the commit that made this change).
     public static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-        guard lhs.string.utf8.count == rhs.string.utf8.count else { return false }
-        var left = lhs.string
-        var right = rhs.string
-        return left.withUTF8 { a in right.withUTF8 { b in a.elementsEqual(b) } }
+        lhs.string.utf8.elementsEqual(rhs.string.utf8)
     }
 
     public func hash(into hasher: inout Hasher) {
-        var text = string
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        for byte in string.utf8 { hasher.combine(byte) }
     }
 
     public var description: String { string }
