@@ -127,7 +127,7 @@ let artifactBases: [[UInt8]] = {
 }()
 
 /// A valid artifact (the first byte picks one), its payload mutated field by field as the
-/// rest of the bytes say, re-signed so that the checksum passes: decoding must refuse it or
+/// rest of the bytes say, re-signed so that the checksums pass: decoding must refuse it or
 /// yield documents that decide URLs without crashing, within libFuzzer's time and memory
 /// limits (`run.sh`), under the default configuration.
 ///
@@ -166,13 +166,8 @@ func fuzzArtifact(_ bytes: [UInt8]) {
         default: payload[offset] = payload[(offset + Int(field[4])) % payload.count]
         }
     }
-    var header = BinaryWriter()
-    header.append(CompiledArtifact.magic)
-    header.write(CompiledArtifact.version)
-    header.write(UInt32(0))
-    header.write(UInt64(payload.count))
-    header.write(CompiledArtifact.checksum(payload))
-    let artifact = header.bytes + payload
+    // Re-signed: the index checksum and every body checksum the index still locates.
+    let artifact = CompiledArtifact.resigned(Array(base[..<CompiledArtifact.headerSize]) + payload)
     guard let decoded = try? artifact.withUnsafeBytes({ raw in try CompiledArtifact.decode(raw) }) else {
         // What `aasa compile` wrote must load: a decoder that refuses everything passes the rest.
         if bytes.count < 7 {

@@ -199,17 +199,23 @@ extension ClassifyTests {
 }
 
 extension ClassifyTests {
-    /// `--limit` applies to loading an artifact as to compiling the documents: an artifact
-    /// compiled under the defaults is refused under a lowered `nfa-states`, with the way out.
+    /// `--limit` applies to loading an artifact as to compiling the documents: a domain
+    /// compiled under the defaults is refused under a lowered `nfa-states` when it is decoded
+    /// (on first use), with the way out, and its URLs get error records, as with `--rules`.
     func test_classify_compiledArtifactIsLoadedUnderTheGivenLimits() throws {
         let artifact = folder.appendingPathComponent("limits.aasac")
         let compile = try CLIRunner.run(["compile", corpus.path, "-o", artifact.path])
         XCTAssertEqual(compile.status, 0, compile.stderr)
-        let input = Data("https://example.com/\n".utf8)
+        let input = Data("https://old.example/\n".utf8)
         let loaded = try CLIRunner.run(["classify", "--compiled", artifact.path], stdin: input)
         XCTAssertEqual(loaded.status, 0, loaded.stderr)
+        XCTAssertFalse(loaded.stdout.contains(#""error""#), loaded.stdout)
         let refused = try CLIRunner.run(["classify", "--compiled", artifact.path, "--limit", "nfa-states=2"], stdin: input)
-        XCTAssertEqual(refused.status, 3, refused.stderr)
+        XCTAssertEqual(refused.status, 0, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("cannot use the document of old.example"), refused.stderr)
         XCTAssertTrue(refused.stderr.contains("over the nfa-states limit of 2 (raise it with --limit nfa-states=<n>)"), refused.stderr)
+        XCTAssertTrue(refused.stdout.contains(#""error": "the document could not be loaded: its entry in the artifact cannot be used: "#), refused.stdout)
+        let strict = try CLIRunner.run(["classify", "--compiled", artifact.path, "--limit", "nfa-states=2", "--strict"], stdin: input)
+        XCTAssertEqual(strict.status, 1, strict.stderr)
     }
 }

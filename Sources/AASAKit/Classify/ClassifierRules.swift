@@ -164,6 +164,32 @@ public final class ClassifierRules: Sendable {
         table = DomainTable(domains: domains.map(\.name))
     }
 
+    /// Rules over a mapped artifact: each domain decoded the first time a URL of its host
+    /// arrives; `onLoadFailure(domain, reason)` is called once for one that cannot be used (it
+    /// failed when compiled, or its entry is damaged).
+    public init(artifact mapped: CompiledArtifact.Mapped, onLoadFailure: (@Sendable (String, String) -> Void)? = nil) {
+        engine = .dfa
+        domains = mapped.entries.indices.map { index in
+            let entry = mapped.entries[index]
+            return Domain(name: entry.name, file: entry.file, loaded: nil) {
+                let loaded: Loaded
+                switch (entry.kind, mapped.document(index)) {
+                case (.failed(let reason), _):
+                    loaded = Loaded(state: .failed(reason), appIDs: [], rules: [])
+                case (_, .success(let compiled)):
+                    loaded = Loaded(
+                        state: .compiled(compiled), appIDs: compiled.appIDs,
+                        rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex) })
+                case (_, .failure(let error)):
+                    loaded = Loaded(state: .failed("its entry in the artifact cannot be used: \(error)"), appIDs: [], rules: [])
+                }
+                if let reason = loaded.failure { onLoadFailure?(entry.name, reason) }
+                return loaded
+            }
+        }
+        table = DomainTable(domains: domains.map(\.name))
+    }
+
     /// The domains whose document could not be used, with the reason (loading every document).
     public var failures: [(domain: String, reason: String)] {
         domains.compactMap { domain in domain.loaded.failure.map { (domain.name, $0) } }

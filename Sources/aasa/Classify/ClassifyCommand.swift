@@ -154,18 +154,18 @@ enum ClassifyCommand {
         }
         defer { for file in sideFiles { file.close() } }
 
-        // Rules: a compiled artifact, or documents to load and compile now.
+        // Rules: a compiled artifact, or a rules directory; either way each domain is decoded or
+        // compiled when a URL of its host first arrives.
         let rules: ClassifierRules
         if let artifactPath {
             do {
-                rules = ClassifierRules(artifact: try CompiledArtifact.load(path: artifactPath, configuration: configuration))
+                rules = ClassifierRules(artifact: try CompiledArtifact.open(path: artifactPath, configuration: configuration)) {
+                    domain, reason in printError("aasa classify: cannot use the document of \(domain): \(reason)")
+                }
             } catch {
                 let hint = error == .notAnArtifact ? " (AASA documents go to --rules)" : ""
                 printError("aasa classify: cannot load \(artifactPath): \(error)\(hint)")
                 return refused(.unreadableDocument)
-            }
-            for failure in rules.failures {
-                printError("aasa classify: cannot use the document of \(failure.domain): \(failure.reason)")
             }
         } else {
             switch RulesLoader.load(rulesPath ?? "", domain: domain, engine: engine, configuration: configuration, command: "classify", threads: jobs, lazy: true) {

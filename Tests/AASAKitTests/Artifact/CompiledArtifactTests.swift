@@ -120,9 +120,7 @@ final class CompiledArtifactTests: XCTestCase {
                 let at = random.int(CompiledArtifact.headerSize...(bytes.count - 1))
                 damaged[at] = UInt8(truncatingIfNeeded: random.next())
             }
-            let payload = Array(damaged[CompiledArtifact.headerSize...])
-            let sum = CompiledArtifact.checksum(payload)
-            for index in 0..<8 { damaged[24 + index] = UInt8(truncatingIfNeeded: sum >> UInt64(8 * index)) }
+            damaged = CompiledArtifact.resigned(damaged)
             do {
                 let domains = try decode(damaged)
                 // Whatever decoded must be usable without crashing.
@@ -139,4 +137,39 @@ final class CompiledArtifactTests: XCTestCase {
         }
         XCTAssertGreaterThan(refused, 0)
     }
+
+    /// Each domain's body is checked when it is decoded: damage in one body leaves the others
+    /// usable, and that domain's URLs get error records instead of the run being refused.
+    func test_mappedArtifact_damagedBodyFailsOnlyItsDomain() throws {
+        let rules = try corpusRules()
+        var bytes = CompiledArtifact.encode(rules)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString).aasac")
+        defer { try? FileManager.default.removeItem(at: file) }
+        // The last byte belongs to the last domain's body.
+        bytes[bytes.count - 1] ^= 0x5A
+        try Data(bytes).write(to: file)
+        let mapped = try CompiledArtifact.open(path: file.path)
+        XCTAssertEqual(mapped.entries.map(\.name), rules.domains.map(\.name))
+        XCTAssertThrowsError(try decode(bytes)) { XCTAssertEqual($0 as? ArtifactError, .checksumMismatch) }
+        let reported = Reported()
+        let lazy = ClassifierRules(artifact: mapped) { domain, _ in reported.add(domain) }
+        let last = try XCTUnwrap(lazy.domains.last)
+        if case .failed(let reason) = last.state {
+            XCTAssertTrue(reason.contains("checksum mismatch"), reason)
+        } else {
+            XCTFail("a damaged body must fail its domain")
+        }
+        for domain in lazy.domains.dropLast() {
+            guard case .compiled = domain.state else { return XCTFail("\(domain.name) should still decode") }
+        }
+        XCTAssertEqual(reported.names, [last.name])
+    }
+}
+
+/// Names reported by a load-failure callback, from any thread.
+final class Reported: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    func add(_ name: String) { lock.lock(); list.append(name); lock.unlock() }
+    var names: [String] { lock.lock(); defer { lock.unlock() }; return list }
 }
