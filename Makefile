@@ -3,8 +3,17 @@
 #   make test   install what is missing, run the whole suite
 SWIFT ?= swift
 BIN := .build/release
+PREFIX ?= /usr/local
+# The test build is the debug build optimised with every `assert` kept: the tests exercise the
+# code users run, invariant checks on, and the differential suites finish in seconds instead of
+# minutes. Said here rather than in Package.swift, whose unsafe flags SwiftPM refuses in a
+# package used as a versioned dependency. `swift build` and `swift test` get the same flags, so
+# they share one build; `swift test --filter X $(TEST_FLAGS)` reuses it too.
+TEST_FLAGS := -Xswiftc -O -Xswiftc -assert-config -Xswiftc Debug
 
-.PHONY: deps build demo test bench fuzz clean
+.PHONY: all deps build install demo test bench fuzz clean
+
+all: build
 
 # jemalloc is the only C library; install it when pkg-config cannot find it.
 deps:
@@ -13,17 +22,27 @@ deps:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libjemalloc-dev pkg-config; }
 
+# The CLI, AASAKit and libaasa (.build/release/libaasa-c.so, installed as libaasa.so).
 build: deps
 	$(SWIFT) build -c release
+
+# libaasa and its header (lib/libaasa.so, include/aasa.h), and the CLI (bin/aasa).
+install: build
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN)/libaasa-c.so $(DESTDIR)$(PREFIX)/lib/libaasa.so
+	install -m 644 Sources/CAASA/include/aasa.h $(DESTDIR)$(PREFIX)/include/aasa.h
+	install -m 755 $(BIN)/aasa $(DESTDIR)$(PREFIX)/bin/aasa
 
 demo: build
 	@./scripts/demo.sh $(BIN)/aasa
 
 test: deps
-	$(SWIFT) build
-	$(SWIFT) test
+	$(SWIFT) build $(TEST_FLAGS)
+	$(SWIFT) test $(TEST_FLAGS)
 	./Fuzz/run.sh 5
 	$(SWIFT) build -c release
+	./Tests/CABI/run.sh
+	./Tests/Consumer/run.sh
 	$(BIN)/aasa-bench --quick --baseline Benchmarks/Baselines/quick.json --tolerance 10 --ratio-tolerance 50
 
 # Longer fuzzing (60 s per target); findings go to Tests/Regressions/.

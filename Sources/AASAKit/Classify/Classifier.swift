@@ -10,7 +10,7 @@ public final class Classifier {
     public let format: RecordFormat
     // PERF: a Classifier is used by one thread at a time, so the dynamic exclusivity checks
     // on its hot properties only cost time (about 5% of a classify run, callgrind).
-    @exclusivity(unchecked) public private(set) var statistics: ClassifyStatistics
+    @exclusivity(unchecked) public internal(set) var statistics: ClassifyStatistics
     @exclusivity(unchecked) private var matchers: [DFAMatcher?]
     // TSV/CSV scratch for the apps and rules columns, reused so a record allocates nothing.
     @exclusivity(unchecked) private var appsColumn: [UInt8] = []
@@ -42,26 +42,51 @@ public final class Classifier {
     /// `extra` is optional rather than defaulting to an empty `Extra`: copying even an empty
     /// one retains and releases its two arrays, twice per URL (callgrind, classify run).
     public func classify(_ url: UnsafeBufferPointer<UInt8>, extra: Extra? = nil, into out: RecordBuffer) {
+        switch route(url) {
+        case .unsplittable(let message):
+            appendError(url: url, domain: nil, message: message, extra: extra, into: out)
+        case .noDomain:
+            appendRecord(url: url, domain: nil, decisions: [], ruleOf: [], extra: extra, into: out)
+        case .failed(let domainIndex, let message):
+            appendError(url: url, domain: domainIndex, message: message, extra: extra, into: out)
+        case .decided(let domainIndex, let decisions, let excluded):
+            appendRecord(url: url, domain: domainIndex, decisions: decisions, ruleOf: excluded, extra: extra, into: out, countInto: true)
+        }
+    }
+
+    /// What one URL came to, before it becomes a record (`classify`) or values (`classification`),
+    /// so that both say the same thing.
+    enum Routed {
+        /// Not a URL the engine can split: an error record without a domain.
+        case unsplittable(String)
+        /// No document serves the host.
+        case noDomain
+        /// The domain's document is unusable, or deciding the URL failed.
+        case failed(domain: Int, message: String)
+        /// Per app the deciding rule id (or -1) and whether that rule excludes.
+        case decided(domain: Int, decisions: [Int32], excluded: [Bool])
+    }
+
+    @inline(__always)
+    func route(_ url: UnsafeBufferPointer<UInt8>) -> Routed {
         statistics.records += 1
         let parts: URLParts
         do {
             parts = try URLSplitter.split(url)
         } catch {
             statistics.errors += 1
-            appendError(url: url, domain: nil, message: error.description, extra: extra, into: out)
-            return
+            return .unsplittable(error.description)
         }
         guard let domainIndex = rules.table.lookup(UnsafeBufferPointer(rebasing: url[parts.host])) else {
             statistics.withoutDomain += 1
-            appendRecord(url: url, domain: nil, decisions: [], ruleOf: [], extra: extra, into: out)
-            return
+            return .noDomain
         }
         let domain = rules.domains[domainIndex]
         statistics.domainRecords[domainIndex] += 1
         switch domain.state {
         case .failed(let reason):
             statistics.errors += 1
-            appendError(url: url, domain: domainIndex, message: "the document could not be loaded: \(reason)", extra: extra, into: out)
+            return .failed(domain: domainIndex, message: "the document could not be loaded: \(reason)")
         case .compiled(let compiled):
             let matcher: DFAMatcher
             if let existing = matchers[domainIndex] {
@@ -74,38 +99,27 @@ public final class Classifier {
             if matcher.workExceeded {
                 statistics.errors += 1
                 let error = URLSplitError.workLimitExceeded(limit: matcher.meter.limit)
-                appendError(url: url, domain: domainIndex, message: error.description, extra: extra, into: out)
-                return
+                return .failed(domain: domainIndex, message: error.description)
             }
-            record(domainIndex, decidingRule: matcher.decidingRule, rules: compiled.rules, url: url, extra: extra, into: out)
+            let ruleInfo = compiled.rules
+            scratchExcluded.removeAll(keepingCapacity: true)
+            for rule in matcher.decidingRule { scratchExcluded.append(rule >= 0 && ruleInfo[Int(rule)].exclude) }
+            return .decided(domain: domainIndex, decisions: matcher.decidingRule, excluded: scratchExcluded)
         case .reference(let reference):
             let decision: URLDecision
             do {
                 decision = try reference.decide(String(decoding: url, as: UTF8.self), app: nil)
             } catch {
                 statistics.errors += 1
-                appendError(url: url, domain: domainIndex, message: error.description, extra: extra, into: out)
-                return
+                return .failed(domain: domainIndex, message: error.description)
             }
             // Map the reference's (entry, rule) back to the rule ids the templates use.
             let ids = decision.decisions.map { app -> Int32 in
                 guard let entry = app.entry, let rule = app.rule else { return -1 }
                 return Int32(domain.ruleText.firstIndex(of: Array("\(entry):\(rule)".utf8)) ?? -1)
             }
-            let excluded = decision.decisions.map { $0.kind == .exclude }
-            appendRecord(
-                url: url, domain: domainIndex, decisions: ids, ruleOf: excluded, extra: extra, into: out,
-                countInto: true)
+            return .decided(domain: domainIndex, decisions: ids, excluded: decision.decisions.map { $0.kind == .exclude })
         }
-    }
-
-    private func record(
-        _ domainIndex: Int, decidingRule: [Int32], rules ruleInfo: [CompiledDocument.RuleInfo],
-        url: UnsafeBufferPointer<UInt8>, extra: Extra?, into out: RecordBuffer
-    ) {
-        scratchExcluded.removeAll(keepingCapacity: true)
-        for rule in decidingRule { scratchExcluded.append(rule >= 0 && ruleInfo[Int(rule)].exclude) }
-        appendRecord(url: url, domain: domainIndex, decisions: decidingRule, ruleOf: scratchExcluded, extra: extra, into: out, countInto: true)
     }
 
     @exclusivity(unchecked) private var scratchExcluded: [Bool] = []

@@ -29,11 +29,14 @@ public final class ClassifierRules: Sendable {
         /// Per rule id: `", "entry": E, "rule": R}` and `E:R`.
         let ruleJSONSuffix: [[UInt8]]
         let ruleText: [[UInt8]]
+        /// Per rule id: its entry and rule index (`Classification`'s decisions).
+        let rulePositions: [(entry: Int, rule: Int)]
 
         init(
             name: String, file: String, state: State, appIDs: [String], json: [UInt8], appJSON: [[UInt8]],
-            ruleJSONSuffix: [[UInt8]], ruleText: [[UInt8]]
+            ruleJSONSuffix: [[UInt8]], ruleText: [[UInt8]], rulePositions: [(entry: Int, rule: Int)]
         ) {
+            self.rulePositions = rulePositions
             self.name = name
             self.nameBytes = Array(name.utf8)
             self.file = file
@@ -109,7 +112,7 @@ public final class ClassifierRules: Sendable {
             name: name, file: file, state: state, appIDs: apps, json: Array(JSONWriter.escape(name).utf8),
             appJSON: apps.map { Array(JSONWriter.escape($0).utf8) },
             ruleJSONSuffix: rules.map { Array(", \"entry\": \($0.entry), \"rule\": \($0.rule)}".utf8) },
-            ruleText: rules.map { Array("\($0.entry):\($0.rule)".utf8) })
+            ruleText: rules.map { Array("\($0.entry):\($0.rule)".utf8) }, rulePositions: rules)
     }
 
     /// The domains whose document could not be used, with the reason.
