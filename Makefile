@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 # they share one build; `swift test --filter X $(TEST_FLAGS)` reuses it too.
 TEST_FLAGS := -Xswiftc -O -Xswiftc -assert-config -Xswiftc Debug
 
-.PHONY: all deps build install demo test bench fuzz clean
+.PHONY: all deps build install demo test test-python bench fuzz clean
 
 all: build
 
@@ -42,8 +42,20 @@ test: deps
 	./Fuzz/run.sh 5
 	$(SWIFT) build -c release
 	./Tests/CABI/run.sh
+	$(MAKE) --no-print-directory test-python
 	./Tests/Consumer/run.sh
 	$(BIN)/aasa-bench --quick --baseline Benchmarks/Baselines/quick.json --tolerance 10 --ratio-tolerance 50
+
+# The Python package (python/) in a venv of its own, made when missing: installed the way a
+# user installs it (pip bundles the release libaasa), then its tests against the release CLI.
+VENV := .build/venv-aasa
+$(VENV)/bin/pytest:
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q pytest pandas setuptools wheel
+
+test-python: $(VENV)/bin/pytest
+	$(VENV)/bin/pip install -q --no-build-isolation --force-reinstall --no-deps ./python
+	cd python/tests && AASA_CLI=$(CURDIR)/$(BIN)/aasa $(CURDIR)/$(VENV)/bin/python -m pytest -q -p no:cacheprovider .
 
 # Longer fuzzing (60 s per target); findings go to Tests/Regressions/.
 fuzz:
