@@ -19,6 +19,17 @@ echo "ok: $lib ($(du -k "$lib" | cut -f1) KB) needs only: $(ldd "$lib" | awk '{p
 cc -std=gnu11 -O1 -Wall -Wextra -Werror -pthread -I"$prefix/include" Tests/CABI/test_aasa.c \
   -L"$prefix/lib" -laasa -Wl,-rpath,"$prefix/lib" -o "$work/test_aasa"
 
+# The README's example ("Use it from C and Python"), as documented.
+awk '/^## Use it from C and Python/ { inside = 1 } inside && /^```c/ { code = 1; next } code && /^```/ { exit } code { print }' \
+  README.md >"$work/example.c"
+cc -std=c11 -Wall -Werror -I"$prefix/include" "$work/example.c" -L"$prefix/lib" -laasa -Wl,-rpath,"$prefix/lib" -o "$work/example"
+example=$("$work/example")
+if [ "$example" != $'MUSE4EX123.org.example.museum opens\nMUSE4EX123.org.example.museum.guide opens' ]; then
+  printf 'FAIL: the README example printed\n%s\n' "$example" >&2
+  exit 1
+fi
+echo "ok: the README's C example"
+
 run() { # RULES_DIR URLS
   "$prefix/bin/aasa" compile "$1" -o "$work/rules.aasac" 2>/dev/null
   "$prefix/bin/aasa" classify --rules "$1" --blank-lines record --input "$2" >"$work/cli.ndjson" 2>/dev/null || true

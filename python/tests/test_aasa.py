@@ -118,3 +118,15 @@ def test_pandas():
     assert list(frame.index) == [10, 20, 30]
     assert frame.loc[10, "domain"] == "museum.example" and frame.loc[20, "error"] == "empty line"
     assert pandas.isna(frame.loc[30, "domain"])
+
+
+def test_readme_example():
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Use it from C and Python"):]
+    code = section[section.index("```python\n") + 10:]
+    code = code[:code.index("```")]
+    printed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True).stdout
+    assert printed.splitlines() == [
+        "museum.example ['MUSE4EX123.org.example.museum', 'MUSE4EX123.org.example.museum.guide'] None",
+        'None [] no scheme: a URL must start with a scheme such as "https:"',
+    ]
