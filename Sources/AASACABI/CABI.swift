@@ -242,6 +242,8 @@ final class Results {
             guard let string else { return (nil, 0) }
             let start = textUsed
             let (_, end) = UnsafeMutableBufferPointer(rebasing: text[start...]).initialize(from: string.utf8)
+            // SAFETY: `textBytes` counted every string's UTF-8 bytes plus its NUL, so the NUL
+            // after the `end` bytes just written is inside `text`.
             text[start + end] = 0
             textUsed = start + end + 1
             return (UnsafeRawPointer(text.baseAddress.map { $0 + start }).map { $0.assumingMemoryBound(to: CChar.self) }, end)
@@ -261,6 +263,8 @@ final class Results {
                 case .exclude: kind = AASA_EXCLUDE
                 case .noMatch: kind = AASA_NO_MATCH
                 }
+                // SAFETY: `appCount` is the sum of every result's decisions, so `appsUsed` stays
+                // below it.
                 apps.initializeElement(
                     at: appsUsed,
                     to: aasa_app_decision(
@@ -268,6 +272,7 @@ final class Results {
                         rule: Int64(decision.rule ?? -1)))
                 appsUsed += 1
             }
+            // SAFETY: `index` < `classifications.count`, the capacity of `results`.
             results.initializeElement(
                 at: index,
                 to: aasa_result(

@@ -264,4 +264,6 @@ class Rules:
         self.close()
 
     def __del__(self) -> None:
-        self.close()
+        # At interpreter exit the module's globals may already be gone.
+        if _lib is not None:
+            self.close()
