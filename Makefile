@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh Debian machine with the Swift toolchain:
 #   make demo   install what is missing, build release, classify the bundled corpus
 #   make test   install what is missing, run the whole suite
+# and `make install PREFIX=DIR` puts libaasa (lib/, include/) and the CLI (bin/) under DIR.
 SWIFT ?= swift
 BIN := .build/release
 PREFIX ?= /usr/local
@@ -15,12 +16,17 @@ TEST_FLAGS := -Xswiftc -O -Xswiftc -assert-config -Xswiftc Debug
 
 all: build
 
-# jemalloc is the only C library; install it when pkg-config cannot find it.
+# What is missing from Debian: jemalloc (the only C library the build links) and python3-venv
+# (make test-python).
 deps:
 	@pkg-config --exists jemalloc 2>/dev/null || { \
 	  echo "installing libjemalloc-dev (pkg-config cannot find jemalloc)"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libjemalloc-dev pkg-config; }
+	@python3 -c "import ensurepip, venv" 2>/dev/null || { \
+	  echo "installing python3-venv (make test-python makes a venv)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3-venv; }
 
 # The CLI, AASAKit and libaasa (.build/release/libaasa-c.so, installed as libaasa.so).
 build: deps
@@ -53,7 +59,7 @@ $(VENV)/bin/pytest:
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q pytest pandas setuptools wheel
 
-test-python: $(VENV)/bin/pytest
+test-python: deps $(VENV)/bin/pytest
 	$(VENV)/bin/pip install -q --no-build-isolation --force-reinstall --no-deps ./python
 	cd python/tests && AASA_CLI=$(CURDIR)/$(BIN)/aasa $(CURDIR)/$(VENV)/bin/python -m pytest -q -p no:cacheprovider .
 
