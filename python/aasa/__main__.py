@@ -52,10 +52,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.error("give --rules or --compiled")
     limits = {}
     for item in args.limit:
+        # As the tool: a whole number, optionally K, M or G (binary multiples).
         name, _, value = item.partition("=")
-        if not value.isdigit():
-            parser.error(f"--limit needs NAME=VALUE with a whole number, got {item!r}")
-        limits[name] = int(value)
+        shift = {"k": 10, "m": 20, "g": 30}.get(value[-1:].lower(), 0)
+        digits = value[:-1] if shift else value
+        if not digits.isdigit():
+            parser.error(f"--limit needs NAME=VALUE with a whole number (K, M, G suffixes allowed), got {item!r}")
+        limits[name] = int(digits) << shift
     try:
         if args.compiled:
             rules = Rules.from_artifact(args.compiled, limits)

@@ -18,8 +18,9 @@
  * Threads: an `aasa_rules` handle is immutable once opened and may be shared by any number of
  * threads calling `aasa_decide`, `aasa_classify` and `aasa_classify_ndjson` at once (each call
  * borrows a per-thread matcher with its own DFA caches from a pool in the handle, as the tool's
- * workers each own one). Results and options belong to whoever made them; free a handle only
- * when no call on it is running.
+ * workers each own one; each such matcher's caches stay within the dfa-cache-bytes limit per
+ * automaton). Results and options belong to whoever made them; free a handle only when no call
+ * on it is running.
  *
  * Strings handed out are UTF-8, NUL-terminated, with their length beside them (a document's
  * app ID may hold U+0000). They live as long as the object that holds them.
