@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
-// The AASA engine: one library (document → pattern → automaton → matcher), a thin CLI and a
-// benchmark harness. No package dependencies: SwiftPM cannot fetch here, and the only C library
-// (jemalloc) comes from Debian through a system-library target.
+// The AASA engine: one library (document → pattern → automaton → matcher), its C ABI (libaasa),
+// a thin CLI and a benchmark harness. No package dependencies: SwiftPM cannot fetch here, and the
+// only C library the CLI links (jemalloc) comes from Debian through a system-library target.
 import PackageDescription
 
 let package = Package(
