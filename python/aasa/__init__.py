@@ -154,9 +154,10 @@ class _Options:
         if not self.handle:
             raise MemoryError("aasa_options_new")
         for name, value in (limits or {}).items():
-            if not isinstance(value, int) or value < 0:
+            # ctypes would wrap a value past 64 bits silently into another value.
+            if not isinstance(value, int) or not 0 <= value < 1 << 64:
                 _lib.aasa_options_free(self.handle)
-                raise AASAError(2, f"the limit {name} needs a whole number >= 0, got {value!r}")
+                raise AASAError(2, f"the limit {name} needs a whole number from 0 to 2**64 - 1, got {value!r}")
             status = _lib.aasa_options_set_limit(self.handle, name.encode(), value)
             if status != 0:
                 _lib.aasa_options_free(self.handle)

@@ -92,6 +92,10 @@ def test_document_decisions_and_limits():
     assert other.domain is None and other.error is None and other.decisions == []
     with pytest.raises(aasa.AASAError, match="unknown limit"):
         aasa.Rules.from_document(document, "example.com", limits={"no-such": 1})
+    with pytest.raises(aasa.AASAError, match="2\\*\\*64"):
+        aasa.Rules.from_document(document, "example.com", limits={"url-bytes": 1 << 70})
+    with pytest.raises(aasa.AASAError, match="url-bytes takes a value from 1"):
+        aasa.Rules.from_document(document, "example.com", limits={"url-bytes": 0})
     with pytest.raises(aasa.AASAError, match="example.com"):
         aasa.Rules.from_document(b"{", "example.com")
     with pytest.raises(aasa.AASAError):
