@@ -6,7 +6,8 @@
 
 The records are the tool's, byte for byte: lines are read as it reads them (a leading byte order
 mark dropped, blank lines skipped unless ``--blank-lines record``) and handed to the library in
-batches. Exit status 0, or 2 for bad arguments and 3 for rules that cannot be used.
+batches. Exit status as the tool's: 0, 2 for bad arguments, 3 for rules that cannot be used, 5
+for an input or output that cannot be opened.
 """
 
 from __future__ import annotations
@@ -72,8 +73,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     except (AASAError, OSError) as error:
         print(f"python -m aasa: {error}", file=sys.stderr)
         return 3
-    source = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")
-    target = sys.stdout.buffer if args.output == "-" else open(args.output, "wb")
+    try:
+        source = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")
+        target = sys.stdout.buffer if args.output == "-" else open(args.output, "wb")
+    except OSError as error:
+        print(f"python -m aasa: {error}", file=sys.stderr)
+        return 5
     with rules:
         batch: List[bytes] = []
         for line in _lines(source):
