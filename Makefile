@@ -59,7 +59,7 @@ $(VENV)/bin/pytest:
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q pytest pandas setuptools wheel
 
-test-python: deps $(VENV)/bin/pytest
+test-python: build $(VENV)/bin/pytest
 	$(VENV)/bin/pip install -q --no-build-isolation --force-reinstall --no-deps ./python
 	cd python/tests && AASA_CLI=$(CURDIR)/$(BIN)/aasa $(CURDIR)/$(VENV)/bin/python -m pytest -q -p no:cacheprovider .
 
