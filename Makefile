@@ -1,18 +1,28 @@
 # Two commands do everything on a fresh Debian machine with the Swift toolchain:
 #   make demo   install what is missing, build release, classify the bundled corpus
 #   make test   install what is missing, run the whole suite
+# and `make install PREFIX=DIR` puts libaasa (lib/, include/) and the CLI (bin/) under DIR.
 SWIFT ?= swift
 BIN := .build/release
+PREFIX ?= /usr/local
 PYTHON ?= python3
 VENV := .build/venv
 # 3.5.x runs on Java 8 to 17 (4.x needs 17 or later); pinned so that every run tests the same Spark.
 PYSPARK_VERSION := 3.5.9
 PYTEST_VERSION := 8.3.5
+# The test build is the debug build optimised with every `assert` kept: the tests exercise the
+# code users run, invariant checks on, and the differential suites finish in seconds instead of
+# minutes. Said here rather than in Package.swift, whose unsafe flags SwiftPM refuses in a
+# package used as a versioned dependency. `swift build` and `swift test` get the same flags, so
+# they share one build; `swift test --filter X $(TEST_FLAGS)` reuses it too.
+TEST_FLAGS := -Xswiftc -O -Xswiftc -assert-config -Xswiftc Debug
 
-.PHONY: deps build demo test spark-test java bench fuzz clean
+.PHONY: all deps build install demo test test-python spark-test java bench fuzz clean
 
-# The C libraries, from Debian: jemalloc (the allocator) and libcurl (fetch and check); each is
-# installed when pkg-config cannot find it.
+all: build
+
+# What is missing from Debian: jemalloc (the allocator), libcurl (fetch and check) and
+# python3-venv (make test-python); each installed when it cannot be found.
 deps:
 	@pkg-config --exists jemalloc 2>/dev/null || { \
 	  echo "installing libjemalloc-dev (pkg-config cannot find jemalloc)"; \
@@ -22,18 +32,33 @@ deps:
 	  echo "installing libcurl4-openssl-dev (pkg-config cannot find libcurl)"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libcurl4-openssl-dev pkg-config; }
+	@python3 -c "import ensurepip, venv" 2>/dev/null || { \
+	  echo "installing python3-venv (make test-python makes a venv)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3-venv; }
 
+# The CLI, AASAKit and libaasa (.build/release/libaasa-c.so, installed as libaasa.so).
 build: deps
 	$(SWIFT) build -c release
+
+# libaasa and its header (lib/libaasa.so, include/aasa.h), and the CLI (bin/aasa).
+install: build
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN)/libaasa-c.so $(DESTDIR)$(PREFIX)/lib/libaasa.so
+	install -m 644 Sources/CAASA/include/aasa.h $(DESTDIR)$(PREFIX)/include/aasa.h
+	install -m 755 $(BIN)/aasa $(DESTDIR)$(PREFIX)/bin/aasa
 
 demo: build
 	@./scripts/demo.sh $(BIN)/aasa
 
 test: deps
-	$(SWIFT) build
-	$(SWIFT) test
+	$(SWIFT) build $(TEST_FLAGS)
+	$(SWIFT) test $(TEST_FLAGS)
 	./Fuzz/run.sh 5
 	$(SWIFT) build -c release
+	./Tests/CABI/run.sh
+	$(MAKE) --no-print-directory test-python
+	./Tests/Consumer/run.sh
 	$(BIN)/aasa-bench --quick --baseline Benchmarks/Baselines/quick.json --tolerance 10 --ratio-tolerance 50
 	$(MAKE) spark-test
 
@@ -57,6 +82,17 @@ $(VENV)/.pyspark-$(PYSPARK_VERSION):
 	@[ -x $(VENV)/bin/pip ] || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check pyspark==$(PYSPARK_VERSION) pytest==$(PYTEST_VERSION)
 	@touch $@
+
+# The Python package (python/) in a venv of its own, made when missing: installed the way a
+# user installs it (pip bundles the release libaasa), then its tests against the release CLI.
+PYVENV := .build/venv-aasa
+$(PYVENV)/bin/pytest:
+	python3 -m venv $(PYVENV)
+	$(PYVENV)/bin/pip install -q pytest pandas setuptools wheel
+
+test-python: build $(PYVENV)/bin/pytest
+	$(PYVENV)/bin/pip install -q --no-build-isolation --force-reinstall --no-deps ./python
+	cd python/tests && AASA_CLI=$(CURDIR)/$(BIN)/aasa $(CURDIR)/$(PYVENV)/bin/python -m pytest -q -p no:cacheprovider .
 
 # Longer fuzzing (60 s per target); findings go to Tests/Regressions/.
 fuzz:

@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
-// The AASA engine: one library (document → pattern → automaton → matcher), a thin CLI and a
-// benchmark harness. No package dependencies: SwiftPM cannot fetch here, and the C libraries
-// (jemalloc; libcurl for `aasa fetch` and `aasa check`) come from Debian through system-library
-// targets.
+// The AASA engine: one library (document → pattern → automaton → matcher), its C ABI (libaasa),
+// a thin CLI and a benchmark harness. No package dependencies: SwiftPM cannot fetch here, and the
+// C libraries (jemalloc; libcurl for `aasa fetch` and `aasa check`) come from Debian through
+// system-library targets.
 import PackageDescription
 
 let package = Package(
@@ -10,6 +10,8 @@ let package = Package(
     products: [
         .library(name: "AASAKit", targets: ["AASAKit"]),
         .library(name: "AASAWeb", targets: ["AASAWeb"]),
+        // libaasa-c.so, installed as libaasa.so (`make install`; its soname says so).
+        .library(name: "aasa-c", type: .dynamic, targets: ["AASACABI"]),
         .executable(name: "aasa", targets: ["aasa"]),
         .executable(name: "aasa-bench", targets: ["aasa-bench"]),
     ],
@@ -29,11 +31,10 @@ let package = Package(
         ),
         .target(
             name: "AASAKit",
-            path: "Sources/AASAKit",
-            // Debug builds (the test suite) optimise the library but keep every `assert`: the
-            // tests exercise the code users run, with its invariant checks on, and the
-            // 100 000-comparison differential suites finish in seconds instead of minutes.
-            swiftSettings: [.unsafeFlags(["-O", "-assert-config", "Debug"], .when(configuration: .debug))]
+            path: "Sources/AASAKit"
+            // No unsafe flags here or in any target a consumer builds: SwiftPM refuses them in a
+            // versioned dependency. `make test` optimises the debug build itself (-Xswiftc -O
+            // -assert-config Debug), so the tests still run the code users run, asserts on.
         ),
         // fetch, check, entitlements --fetch: transfers through libcurl, atomic writes.
         .target(
@@ -44,9 +45,34 @@ let package = Package(
         .executableTarget(
             name: "aasa",
             dependencies: ["AASAKit", "AASAWeb", "CJemalloc"],
-            path: "Sources/aasa",
-            // As for the library: the CLI tests stream a million lines through this binary.
-            swiftSettings: [.unsafeFlags(["-O", "-assert-config", "Debug"], .when(configuration: .debug))]
+            path: "Sources/aasa"
+        ),
+        // libaasa: the C ABI (header in Sources/CAASA/include/aasa.h, implemented in Swift by
+        // AASACABI). A separate C target only carries the header, so that the Swift side uses
+        // the very struct layouts a C caller compiles against.
+        .target(
+            name: "CAASA",
+            path: "Sources/CAASA"
+        ),
+        .target(
+            name: "AASACABI",
+            dependencies: ["AASAKit", "CAASA"],
+            path: "Sources/AASACABI",
+            // The Swift runtime and Foundation linked in, so that a machine without the Swift
+            // toolchain can load the library. Only libaasa links this target, and a package
+            // depending on AASAKit never builds it, so these flags do not reach consumers.
+            // Foundation's own static dependencies are not pulled in by -static-stdlib for a
+            // shared library, hence the group; --no-undefined turns a missing one into a link
+            // error instead of a library that fails when loaded.
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-static-stdlib", "-Xlinker", "-soname=libaasa.so", "-Xlinker", "--no-undefined", "-Xlinker", "--start-group"]
+                        + [
+                            "Foundation", "FoundationEssentials", "FoundationInternationalization", "CoreFoundation",
+                            "_FoundationICU", "_FoundationCollections", "_FoundationCShims", "swiftSynchronization",
+                            "dispatch", "swiftDispatch", "BlocksRuntime", "swiftCore",
+                        ].flatMap { ["-Xlinker", "-l\($0)"] } + ["-Xlinker", "--end-group"])
+            ]
         ),
         // The benchmark harness lives in BenchmarkKit; the two executables differ only in the
         // allocator: aasa-bench links jemalloc (and reads its counters), aasa-bench-sysalloc

@@ -22,11 +22,11 @@ public final class Classifier {
     public let format: RecordFormat
     // PERF: a Classifier is used by one thread at a time, so the dynamic exclusivity checks
     // on its hot properties only cost time (about 5% of a classify run, callgrind).
-    @exclusivity(unchecked) public private(set) var statistics: ClassifyStatistics
+    @exclusivity(unchecked) public internal(set) var statistics: ClassifyStatistics
     @exclusivity(unchecked) private var matchers: [DFAMatcher?]
     /// Each domain's loaded document, once this thread has met it: the shared slot's lock is
     /// taken once per domain, not per URL.
-    @exclusivity(unchecked) private var loaded: [ClassifierRules.Loaded?]
+    @exclusivity(unchecked) var loaded: [ClassifierRules.Loaded?]
     // TSV/CSV scratch for the apps and rules columns, reused so a record allocates nothing.
     @exclusivity(unchecked) private var appsColumn: [UInt8] = []
     @exclusivity(unchecked) private var rulesColumn: [UInt8] = []
@@ -58,25 +58,47 @@ public final class Classifier {
     /// `extra` is optional rather than defaulting to an empty `Extra`: copying even an empty
     /// one retains and releases its two arrays, twice per URL (callgrind, classify run).
     public func classify(_ url: UnsafeBufferPointer<UInt8>, extra: Extra? = nil, into out: RecordBuffer) {
+        switch route(url) {
+        case .unsplittable(let message):
+            appendError(url: url, domain: nil, message: message, extra: extra, into: out)
+        case .noDomain:
+            appendRecord(url: url, domain: nil, decisions: [], ruleOf: [], extra: extra, into: out)
+        case .failed(let domainIndex, let message):
+            appendError(url: url, domain: domainIndex, message: message, extra: extra, into: out)
+        case .decided(let domainIndex, let decisions, let excluded):
+            appendRecord(url: url, domain: domainIndex, decisions: decisions, ruleOf: excluded, extra: extra, into: out, countInto: true)
+        }
+    }
+
+    /// What one URL came to, before it becomes a record (`classify`) or values (`classification`),
+    /// so that both say the same thing.
+    enum Routed {
+        /// Not a URL the engine can split: an error record without a domain.
+        case unsplittable(String)
+        /// No document serves the host.
+        case noDomain
+        /// The domain's document is unusable, or deciding the URL failed.
+        case failed(domain: Int, message: String)
+        /// Per app the deciding rule id (or -1) and whether that rule excludes.
+        case decided(domain: Int, decisions: [Int32], excluded: [Bool])
+    }
+
+    @inline(__always)
+    func route(_ url: UnsafeBufferPointer<UInt8>) -> Routed {
         statistics.records += 1
         let parts: URLParts
         do {
             parts = try URLSplitter.split(url)
         } catch {
             statistics.errors += 1
-            appendError(url: url, domain: nil, message: error.description, extra: extra, into: out)
-            return
+            return .unsplittable(error.description)
         }
         guard let domainIndex = rules.table.lookup(UnsafeBufferPointer(rebasing: url[parts.host])) else {
             statistics.withoutDomain += 1
-            appendRecord(url: url, domain: nil, decisions: [], ruleOf: [], extra: extra, into: out)
-            return
+            return .noDomain
         }
         statistics.domainRecords[domainIndex] += 1
-        if let matcher = matchers[domainIndex] {
-            decide(matcher, domainIndex, url: url, parts: parts, extra: extra, into: out)
-            return
-        }
+        if let matcher = matchers[domainIndex] { return decide(matcher, domainIndex, url: url, parts: parts) }
         let document: ClassifierRules.Loaded
         if let known = loaded[domainIndex] {
             document = known
@@ -88,53 +110,40 @@ public final class Classifier {
         switch document.state {
         case .failed(let reason):
             statistics.errors += 1
-            appendError(url: url, domain: domainIndex, message: "the document could not be loaded: \(reason)", extra: extra, into: out)
+            return .failed(domain: domainIndex, message: "the document could not be loaded: \(reason)")
         case .compiled(let compiled):
             let matcher = DFAMatcher(compiled)
             matchers[domainIndex] = matcher
-            decide(matcher, domainIndex, url: url, parts: parts, extra: extra, into: out)
+            return decide(matcher, domainIndex, url: url, parts: parts)
         case .reference(let reference):
             let decision: URLDecision
             do {
                 decision = try reference.decide(String(decoding: url, as: UTF8.self), app: nil)
             } catch {
                 statistics.errors += 1
-                appendError(url: url, domain: domainIndex, message: error.description, extra: extra, into: out)
-                return
+                return .failed(domain: domainIndex, message: error.description)
             }
             // Map the reference's (entry, rule) back to the rule ids the templates use.
             let ids = decision.decisions.map { app -> Int32 in
                 guard let entry = app.entry, let rule = app.rule else { return -1 }
                 return Int32(document.ruleText.firstIndex(of: Array("\(entry):\(rule)".utf8)) ?? -1)
             }
-            let excluded = decision.decisions.map { $0.kind == .exclude }
-            appendRecord(
-                url: url, domain: domainIndex, decisions: ids, ruleOf: excluded, extra: extra, into: out,
-                countInto: true)
+            return .decided(domain: domainIndex, decisions: ids, excluded: decision.decisions.map { $0.kind == .exclude })
         }
     }
 
-    private func decide(
-        _ matcher: DFAMatcher, _ domainIndex: Int, url: UnsafeBufferPointer<UInt8>, parts: URLParts, extra: Extra?,
-        into out: RecordBuffer
-    ) {
+    @inline(__always)
+    private func decide(_ matcher: DFAMatcher, _ domainIndex: Int, url: UnsafeBufferPointer<UInt8>, parts: URLParts) -> Routed {
         matcher.decide(routed: url, parts: parts)
         if matcher.workExceeded {
             statistics.errors += 1
             let error = URLSplitError.workLimitExceeded(limit: matcher.meter.limit)
-            appendError(url: url, domain: domainIndex, message: error.description, extra: extra, into: out)
-            return
+            return .failed(domain: domainIndex, message: error.description)
         }
-        record(domainIndex, decidingRule: matcher.decidingRule, rules: matcher.compiled.rules, url: url, extra: extra, into: out)
-    }
-
-    private func record(
-        _ domainIndex: Int, decidingRule: [Int32], rules ruleInfo: [CompiledDocument.RuleInfo],
-        url: UnsafeBufferPointer<UInt8>, extra: Extra?, into out: RecordBuffer
-    ) {
+        let ruleInfo = matcher.compiled.rules
         scratchExcluded.removeAll(keepingCapacity: true)
-        for rule in decidingRule { scratchExcluded.append(rule >= 0 && ruleInfo[Int(rule)].exclude) }
-        appendRecord(url: url, domain: domainIndex, decisions: decidingRule, ruleOf: scratchExcluded, extra: extra, into: out, countInto: true)
+        for rule in matcher.decidingRule { scratchExcluded.append(rule >= 0 && ruleInfo[Int(rule)].exclude) }
+        return .decided(domain: domainIndex, decisions: matcher.decidingRule, excluded: scratchExcluded)
     }
 
     @exclusivity(unchecked) private var scratchExcluded: [Bool] = []

@@ -31,6 +31,8 @@ public final class ClassifierRules: Sendable {
         /// Per rule id: `", "entry": E, "rule": R}` and `E:R`.
         let ruleJSONSuffix: [[UInt8]]
         let ruleText: [[UInt8]]
+        /// Per rule id: its entry and rule index (`Classification`'s decisions).
+        let rulePositions: [(entry: Int, rule: Int)]
 
         init(state: State, appIDs apps: [String], rules: [(entry: Int, rule: Int)]) {
             self.state = state

@@ -41,6 +41,17 @@ public struct DomainDocuments: Sendable {
             warnings: [])
     }
 
+    /// One document handed over as bytes (libaasa); `name` stands for the file in messages.
+    public static func single(bytes: [UInt8], name: String, domain: String, configuration: Configuration) -> DomainDocuments {
+        let document: Result<AASADocument, LoadFailure>
+        do {
+            document = .success(try AASADocument(bytes: bytes, configuration: configuration))
+        } catch {
+            document = .failure(LoadFailure(description: "\(name): \(error)"))
+        }
+        return DomainDocuments(sources: [Source(domain: asciiLowercase(domain), file: name, document: document)], warnings: [])
+    }
+
     /// Every document of a rules directory.
     /// `threads` > 1 reads and parses several documents at once (`ParallelMap`).
     public static func directory(_ path: String, configuration: Configuration, threads: Int = 1) throws(LoadFailure) -> DomainDocuments {

@@ -81,9 +81,6 @@ struct BatchProcessor {
     /// of the output is line n of the input (Spark zips them back by position).
     var recordBlankLines = false
 
-    static let emptyLine = "empty line"
-    static let jsonLineHint = "not a URL: the line is a JSON object (read JSON lines with --input-format ndjson)"
-
     func process(_ batch: LineBatch, with classifier: Classifier, into out: RecordBuffer) {
         if let preassembled = batch.preassembled {
             switch preassembled {
@@ -102,19 +99,10 @@ struct BatchProcessor {
                 }
                 // Lines are judged where they lie in the batch, with no copy.
                 let segment = UnsafeBufferPointer(rebasing: all[start..<end])
-                switch LineAssembler.judgeWholeLine(segment, maxLineBytes: limits.maxLineBytes) {
-                case .line(let line): handle(line, classifier, out)
-                case .blank: if recordBlankLines { appendEmptyLine(classifier, out) }
-                case .tooLongForWindow:
-                    var assembler = LineAssembler(maxLineBytes: limits.maxLineBytes)
-                    assembler.append(segment)
-                    var delivered = false
-                    assembler.finish {
-                        delivered = true
-                        handle($0, classifier, out)
-                    }
-                    if !delivered, recordBlankLines { appendEmptyLine(classifier, out) }
+                let delivered = Classifier.judge(wholeLine: segment, maxLineBytes: limits.maxLineBytes) {
+                    handle($0, classifier, out)
                 }
+                if !delivered, recordBlankLines { classifier.appendEmptyLine(into: out) }
                 start = end + 1
             }
         }
@@ -122,28 +110,17 @@ struct BatchProcessor {
 
     @inline(__always)
     func handle(_ line: URLLineReader.Line, _ classifier: Classifier, _ out: RecordBuffer) {
+        if parser.format == .lines { return classifier.classify(line: line, limits: limits, into: out) }
         switch line {
         case .invalid(let text, let error):
             classifier.appendUnreadable(text: text, message: error.description, into: out)
         case .url(let bytes):
-            if parser.format == .lines {
-                if bytes.count > limits.maxURLBytes {
-                    appendTooLong(bytes, extra: nil, classifier, out)
-                } else if bytes.first == UInt8(ascii: "{") {
-                    // No URL starts with a brace (a scheme starts with a letter): one byte
-                    // compared per URL turns "no scheme" into the cause and its remedy.
-                    classifier.appendUnreadable(text: String(decoding: bytes, as: UTF8.self), message: Self.jsonLineHint, into: out)
-                } else {
-                    classifier.classify(bytes, into: out)
-                }
-                return
-            }
             switch parser.parse(bytes) {
             case .url(var url, let extra):
                 url.withUnsafeMutableBufferPointer { url in
                     let view = UnsafeBufferPointer(url)
                     if view.count > limits.maxURLBytes {
-                        appendTooLong(view, extra: extra, classifier, out)
+                        classifier.appendTooLong(view, limit: limits.maxURLBytes, extra: extra, into: out)
                     } else if URLLineReader.isValidUTF8(view) {
                         classifier.classify(view, extra: extra, into: out)
                     } else {
@@ -156,19 +133,5 @@ struct BatchProcessor {
                 classifier.appendUnreadable(text: "", message: InputRecordParser.emptyURL, extra: extra, into: out)
             }
         }
-    }
-}
-
-extension BatchProcessor {
-    func appendEmptyLine(_ classifier: Classifier, _ out: RecordBuffer) {
-        classifier.appendUnreadable(text: "", message: Self.emptyLine, into: out)
-    }
-
-    /// A URL over `maxURLBytes` (shorter than its line): an error record showing its start,
-    /// as the line reader shows an over-long line.
-    func appendTooLong(_ url: UnsafeBufferPointer<UInt8>, extra: Classifier.Extra?, _ classifier: Classifier, _ out: RecordBuffer) {
-        let shown = String(decoding: url.prefix(200), as: UTF8.self) + "…"
-        let error = URLSplitError.tooLong(length: url.count, limit: limits.maxURLBytes)
-        classifier.appendUnreadable(text: shown, message: error.description, extra: extra, into: out)
     }
 }

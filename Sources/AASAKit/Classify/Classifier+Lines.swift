@@ -1,0 +1,151 @@
+/// What `classify` makes of one input line, shared by the CLI's workers and by libaasa, so that
+/// a URL handed to the C ABI gets the very record (or values) the CLI writes for that line.
+extension Classifier {
+    /// The error of a blank line under `--blank-lines record` (and of an empty URL in libaasa,
+    /// which owes every URL a result).
+    public static let emptyLineMessage = "empty line"
+    /// No URL starts with a brace (a scheme starts with a letter): one byte compared per URL turns
+    /// "no scheme" into the cause and its remedy.
+    public static let jsonLineHint = "not a URL: the line is a JSON object (read JSON lines with --input-format ndjson)"
+
+    /// A line the reader delivered, as `classify` with plain URL lines treats it: an over-long URL,
+    /// a JSON object or an unreadable line get their error record, any other line is classified.
+    public func classify(line: URLLineReader.Line, limits: Configuration.Input, into out: RecordBuffer) {
+        switch Self.verdict(line, limits: limits) {
+        case .url(let bytes): classify(bytes, into: out)
+        case .unreadable(let text, let message): appendUnreadable(text: text, message: message, into: out)
+        }
+    }
+
+    /// An error record for a URL over `limits.maxURLBytes` (shorter than its line), showing its
+    /// start as the line reader shows an over-long line.
+    public func appendTooLong(_ url: UnsafeBufferPointer<UInt8>, limit: Int, extra: Extra? = nil, into out: RecordBuffer) {
+        let (text, message) = Self.tooLong(url, limit: limit)
+        appendUnreadable(text: text, message: message, extra: extra, into: out)
+    }
+
+    /// A blank line's error record (`--blank-lines record`).
+    public func appendEmptyLine(into out: RecordBuffer) {
+        appendUnreadable(text: "", message: Self.emptyLineMessage, into: out)
+    }
+
+    /// Any whole line, however long, judged as the reader judges it; `nil` for a blank line.
+    @inline(__always)
+    public static func judge(
+        wholeLine segment: UnsafeBufferPointer<UInt8>, maxLineBytes: Int, _ body: (URLLineReader.Line) -> Void
+    ) -> Bool {
+        switch LineAssembler.judgeWholeLine(segment, maxLineBytes: maxLineBytes) {
+        case .line(let line):
+            body(line)
+            return true
+        case .blank:
+            return false
+        case .tooLongForWindow:
+            var assembler = LineAssembler(maxLineBytes: maxLineBytes)
+            assembler.append(segment)
+            var delivered = false
+            assembler.finish {
+                delivered = true
+                body($0)
+            }
+            return delivered
+        }
+    }
+
+    /// One line (a URL given on its own, trimmed as the reader trims) classified: its record
+    /// appended to `out`, a blank one getting the "empty line" error record.
+    public func classify(wholeLine segment: UnsafeBufferPointer<UInt8>, limits: Configuration.Input, into out: RecordBuffer) {
+        let delivered = Self.judge(wholeLine: segment, maxLineBytes: limits.maxLineBytes) {
+            classify(line: $0, limits: limits, into: out)
+        }
+        if !delivered { appendEmptyLine(into: out) }
+    }
+
+    /// As `classify(wholeLine:limits:into:)`, as values instead of a record.
+    public func classification(ofWholeLine segment: UnsafeBufferPointer<UInt8>, limits: Configuration.Input) -> Classification {
+        var result = Classification(domain: nil, decisions: [], error: Self.emptyLineMessage)
+        _ = Self.judge(wholeLine: segment, maxLineBytes: limits.maxLineBytes) { line in
+            switch Self.verdict(line, limits: limits) {
+            case .url(let bytes): result = classification(of: bytes)
+            case .unreadable(_, let message):
+                statistics.records += 1
+                statistics.errors += 1
+                result = Classification(domain: nil, decisions: [], error: message)
+            }
+        }
+        return result
+    }
+
+    /// One URL (trimmed, valid UTF-8) decided, as values: what its record says.
+    public func classification(of url: UnsafeBufferPointer<UInt8>) -> Classification {
+        switch route(url) {
+        case .unsplittable(let message):
+            return Classification(domain: nil, decisions: [], error: message)
+        case .noDomain:
+            return Classification(domain: nil, decisions: [], error: nil)
+        case .failed(let domainIndex, let message):
+            return Classification(domain: rules.domains[domainIndex].name, decisions: [], error: message)
+        case .decided(let domainIndex, let ids, let excluded):
+            let domain = rules.domains[domainIndex]
+            // Decided, so this thread has loaded the domain's document.
+            let document = loaded[domainIndex] ?? domain.loaded
+            var decisions: [AppDecision] = []
+            decisions.reserveCapacity(ids.count)
+            for (app, id) in ids.enumerated() {
+                let name = document.appIDs[app]
+                if id < 0 {
+                    decisions.append(AppDecision(app: name, kind: .noMatch))
+                } else {
+                    let (entry, rule) = document.rulePositions[Int(id)]
+                    decisions.append(AppDecision(app: name, kind: excluded[app] ? .exclude : .match, entry: entry, rule: rule))
+                }
+            }
+            return Classification(domain: domain.name, decisions: decisions, error: nil)
+        }
+    }
+
+    enum LineVerdict {
+        case url(UnsafeBufferPointer<UInt8>)
+        case unreadable(text: String, message: String)
+    }
+
+    static func verdict(_ line: URLLineReader.Line, limits: Configuration.Input) -> LineVerdict {
+        switch line {
+        case .invalid(let text, let error):
+            return .unreadable(text: text, message: error.description)
+        case .url(let bytes):
+            if bytes.count > limits.maxURLBytes {
+                let (text, message) = tooLong(bytes, limit: limits.maxURLBytes)
+                return .unreadable(text: text, message: message)
+            }
+            if bytes.first == UInt8(ascii: "{") {
+                return .unreadable(text: String(decoding: bytes, as: UTF8.self), message: jsonLineHint)
+            }
+            return .url(bytes)
+        }
+    }
+
+    static func tooLong(_ url: UnsafeBufferPointer<UInt8>, limit: Int) -> (text: String, message: String) {
+        (String(decoding: url.prefix(200), as: UTF8.self) + "…", URLSplitError.tooLong(length: url.count, limit: limit).description)
+    }
+}
+
+/// One URL's outcome as values: the fields of its `classify` record.
+public struct Classification: Sendable, Hashable {
+    /// The domain whose document serves the URL's host, `nil` when none does (or when the URL
+    /// could not be split).
+    public var domain: String?
+    /// Per app of the document, in its order; empty without a domain or with an error.
+    public var decisions: [AppDecision]
+    /// Why the URL got no decisions (the record's `"error"`), `nil` when it got them.
+    public var error: String?
+
+    public init(domain: String?, decisions: [AppDecision], error: String?) {
+        self.domain = domain
+        self.decisions = decisions
+        self.error = error
+    }
+
+    /// The apps the URL opens, in app order (the record's `"apps"`).
+    public var apps: [String] { decisions.compactMap { $0.kind == .match ? $0.app : nil } }
+}

@@ -1,0 +1,162 @@
+/*
+ * libaasa: Apple's apple-app-site-association (AASA) matching from C.
+ *
+ * The same engine and the same answers as the `aasa` command line tool: open rules once (a
+ * directory of documents as `aasa classify --rules DIR` reads it, a compiled artifact from
+ * `aasa compile`, or one document's bytes and its domain), then decide URLs one at a time or in
+ * batches. A batch gives per URL either values (`aasa_classify`) or the NDJSON record
+ * `aasa classify` writes for it, byte for byte (`aasa_classify_ndjson`).
+ *
+ * Each URL is one input line as `classify` reads it: blanks around it are trimmed, a URL that
+ * is not valid UTF-8, over a length limit, blank or otherwise not decidable gets a result with
+ * an error text instead of decisions. Such a URL is never a failure of the call: one result per
+ * URL, always. (A URL holding a line feed stays one URL, where the tool would read two lines.)
+ *
+ * Errors: every function that can fail returns an `aasa_status`; on failure,
+ * `aasa_last_error()` gives the message on the calling thread. Nothing aborts on bad input.
+ *
+ * Threads: an `aasa_rules` handle is immutable once opened and may be shared by any number of
+ * threads calling `aasa_decide`, `aasa_classify` and `aasa_classify_ndjson` at once (each call
+ * borrows a per-thread matcher with its own DFA caches from a pool in the handle, as the tool's
+ * workers each own one; each such matcher's caches stay within the dfa-cache-bytes limit per
+ * automaton). Results and options belong to whoever made them; free a handle only when no call
+ * on it is running.
+ *
+ * Strings handed out are UTF-8, NUL-terminated, with their length beside them (a document's
+ * app ID may hold U+0000). They live as long as the object that holds them.
+ */
+#ifndef AASA_H
+#define AASA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a call came to. */
+typedef enum aasa_status {
+    AASA_OK = 0,
+    /* A NULL pointer where one is needed, or a pointer NULL with a length above 0. */
+    AASA_ERROR_ARGUMENT = 1,
+    /* An unknown limit name, or a value outside the limit's range. */
+    AASA_ERROR_LIMIT = 2,
+    /* The rules cannot be used: unreadable directory or artifact, no documents, or a single
+     * document that does not load or compile. */
+    AASA_ERROR_RULES = 3,
+    /* The output could not be allocated. */
+    AASA_ERROR_MEMORY = 4,
+} aasa_status;
+
+/* The message of the last call that failed on this thread (empty when none has). Valid until
+ * the next failing call on the same thread. */
+const char *aasa_last_error(void);
+
+/* ---- Options: the limits of the engine (`aasa classify --limit NAME=VALUE`). ---- */
+
+typedef struct aasa_options aasa_options;
+
+/* Defaults everywhere; NULL only when out of memory. */
+aasa_options *aasa_options_new(void);
+void aasa_options_free(aasa_options *options);
+
+/* Sets one limit by the tool's name for it ("document-bytes", "url-bytes", "dfa-cache-bytes",
+ * "url-work", ... as `aasa classify --help` lists them). AASA_ERROR_LIMIT for an unknown name
+ * or a value outside the limit's range, which is then left as it was. */
+aasa_status aasa_options_set_limit(aasa_options *options, const char *name, uint64_t value);
+
+/* Reads one limit into *value. */
+aasa_status aasa_options_get_limit(const aasa_options *options, const char *name, uint64_t *value);
+
+/* ---- Rules ---- */
+
+typedef struct aasa_rules aasa_rules;
+
+/* Documents named after their domain in a directory: DOMAIN.json,
+ * DOMAIN/apple-app-site-association or DOMAIN/.well-known/apple-app-site-association. A document
+ * that does not load does not fail the call: its URLs get error results, as in the tool.
+ * `options` may be NULL (defaults). On success *rules is the new handle. */
+aasa_status aasa_rules_open_directory(const char *path, const aasa_options *options, aasa_rules **rules);
+
+/* An artifact written by `aasa compile`; the limits of `options` apply to its URLs. */
+aasa_status aasa_rules_open_artifact(const char *path, const aasa_options *options, aasa_rules **rules);
+
+/* One document's bytes (the JSON of an apple-app-site-association file) for one domain (a
+ * NUL-terminated host name, matched ASCII case-insensitively). The bytes are copied. */
+aasa_status aasa_rules_open_document(const void *bytes, size_t length, const char *domain,
+                                     const aasa_options *options, aasa_rules **rules);
+
+/* NULL is fine. */
+void aasa_rules_free(aasa_rules *rules);
+
+/* ---- Results as values ---- */
+
+typedef enum aasa_decision {
+    /* No rule of any entry naming the app matched. */
+    AASA_NO_MATCH = 0,
+    /* The first matching rule is not an exclusion: the URL opens the app. */
+    AASA_MATCH = 1,
+    /* The first matching rule is an exclusion: the URL stays on the web. */
+    AASA_EXCLUDE = 2,
+} aasa_decision;
+
+/* One app of the document and what it decides for the URL. */
+typedef struct aasa_app_decision {
+    const char *app;
+    size_t app_length;
+    aasa_decision decision;
+    /* The deciding rule: its entry's index in applinks.details and its index in that entry's
+     * components (or paths); both -1 for AASA_NO_MATCH. */
+    int64_t entry;
+    int64_t rule;
+} aasa_app_decision;
+
+/* One URL's result: the fields of its `aasa classify` record. */
+typedef struct aasa_result {
+    /* The domain whose document serves the URL's host; NULL when none does. */
+    const char *domain;
+    size_t domain_length;
+    /* Why the URL got no decisions; NULL when it got them. */
+    const char *error;
+    size_t error_length;
+    /* Every app of the document in its order (none without a domain or with an error). The
+     * apps the URL opens are those whose decision is AASA_MATCH; `opened` counts them. */
+    const aasa_app_decision *apps;
+    size_t app_count;
+    size_t opened;
+} aasa_result;
+
+typedef struct aasa_results aasa_results;
+
+/* Decides one URL (`length` bytes at `url`, no terminator needed; NULL with length 0 is the
+ * empty URL). On success *results holds one result. */
+aasa_status aasa_decide(const aasa_rules *rules, const char *url, size_t length, aasa_results **results);
+
+/* Decides `count` URLs (urls[i], lengths[i] bytes each) in one call; *results holds `count`
+ * results in input order. `urls` and `lengths` may be NULL when count is 0. */
+aasa_status aasa_classify(const aasa_rules *rules, const char *const *urls, const size_t *lengths, size_t count,
+                          aasa_results **results);
+
+size_t aasa_results_count(const aasa_results *results);
+/* The result at `index`, or NULL past the end. */
+const aasa_result *aasa_results_at(const aasa_results *results, size_t index);
+/* NULL is fine. */
+void aasa_results_free(aasa_results *results);
+
+/* ---- Results as bytes ---- */
+
+/* As `aasa_classify`, but *output receives the NDJSON records `aasa classify --blank-lines
+ * record` writes for these URLs as lines, one line each, and *output_length their length in
+ * bytes. Free *output with `aasa_free`. */
+aasa_status aasa_classify_ndjson(const aasa_rules *rules, const char *const *urls, const size_t *lengths, size_t count,
+                                 char **output, size_t *output_length);
+
+/* Frees what `aasa_classify_ndjson` handed out. NULL is fine. */
+void aasa_free(void *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# libaasa as a C program sees it: installs the release build into a temporary prefix (make
+# install), checks that the library needs no Swift runtime from the system, compiles
+# test_aasa.c with the system cc against the installed header and library, and runs it on the
+# bundled corpus and, when present, on ../shared/corpus/domains with its first 20 000 URLs. The
+# NDJSON it checks against is what the installed `aasa classify` writes for the same lines.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+make -s install PREFIX="$prefix" >/dev/null
+lib=$prefix/lib/libaasa.so
+if ldd "$lib" | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime|ICU' >&2; then
+  echo "FAIL: $lib needs the Swift runtime above from the system" >&2
+  exit 1
+fi
+echo "ok: $lib ($(du -k "$lib" | cut -f1) KB) needs only: $(ldd "$lib" | awk '{print $1}' | tr '\n' ' ')"
+cc -std=gnu11 -O1 -Wall -Wextra -Werror -pthread -I"$prefix/include" Tests/CABI/test_aasa.c \
+  -L"$prefix/lib" -laasa -Wl,-rpath,"$prefix/lib" -o "$work/test_aasa"
+
+# The README's example ("Use it from C and Python"), as documented.
+awk '/^## Use it from C and Python/ { inside = 1 } inside && /^```c/ { code = 1; next } code && /^```/ { exit } code { print }' \
+  README.md >"$work/example.c"
+cc -std=c11 -Wall -Werror -I"$prefix/include" "$work/example.c" -L"$prefix/lib" -laasa -Wl,-rpath,"$prefix/lib" -o "$work/example"
+example=$("$work/example")
+if [ "$example" != $'MUSE4EX123.org.example.museum opens\nMUSE4EX123.org.example.museum.guide opens' ]; then
+  printf 'FAIL: the README example printed\n%s\n' "$example" >&2
+  exit 1
+fi
+echo "ok: the README's C example"
+
+run() { # RULES_DIR URLS
+  "$prefix/bin/aasa" compile "$1" -o "$work/rules.aasac" 2>/dev/null
+  "$prefix/bin/aasa" classify --rules "$1" --blank-lines record --input "$2" >"$work/cli.ndjson" 2>/dev/null || true
+  # A bare environment: nothing but the rpath finds the library's dependencies.
+  env -i "$work/test_aasa" "$1" "$work/rules.aasac" "$2" "$work/cli.ndjson"
+}
+
+# The bundled scenarios' URLs and lines that are not URLs (invalid UTF-8, blank, CRLF, JSON,
+# over-long, whitespace around a URL, a last line without its newline).
+{
+  cat corpus/*/urls.txt
+  printf 'https://museum.example/\xff\xfe/x\n\n   \t\nhttps://food.example/fr_FR/menu\r\n{"url": "https://museum.example/"}\n'
+  printf '  https://ride.example/ride/1  \nhttps://museum.example/%070000d\n' 0
+  printf 'https://legacy.example/no-newline'
+} >"$work/bundled.txt"
+run corpus "$work/bundled.txt"
+
+shared=../shared/corpus
+if [ -d "$shared/domains" ] && [ -f "$shared/urls/combined_http_dedup.txt" ]; then
+  head -n 20000 "$shared/urls/combined_http_dedup.txt" >"$work/shared.txt"
+  run "$shared/domains" "$work/shared.txt"
+else
+  echo "skipped: the shared corpus ($shared) is absent"
+fi

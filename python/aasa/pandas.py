@@ -1,0 +1,30 @@
+"""URLs in a pandas Series classified into a DataFrame, one row per URL, in one library call."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import Rules
+
+if TYPE_CHECKING:
+    import pandas
+
+
+def classify(series: "pandas.Series", rules: Rules) -> "pandas.DataFrame":
+    """Columns ``url``, ``domain``, ``apps`` (list), ``decisions`` (list of dicts as in the NDJSON
+    records), ``error``, missing values as pandas shows them (None or NaN); the index is the series' index, so the frame joins back onto its source.
+    A missing value (NaN, None) is classified as an empty URL (an "empty line" error)."""
+    import pandas
+
+    urls = ["" if value is None or value != value else value for value in series.tolist()]
+    results = rules.classify(urls)
+    return pandas.DataFrame(
+        {
+            "url": [r.url for r in results],
+            "domain": [r.domain for r in results],
+            "apps": [r.apps for r in results],
+            "decisions": [[d.record() for d in r.decisions] for r in results],
+            "error": [r.error for r in results],
+        },
+        index=series.index,
+    )

@@ -1,0 +1,136 @@
+"""The Python package against the CLI: records byte-identical to ``aasa classify``, values equal
+to the records' fields, on the bundled corpus and (when present) the shared corpora.
+
+Needs ``AASA_CLI`` (the built ``aasa``; ``make test`` sets it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import aasa
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = os.environ.get("AASA_CLI", str(ROOT / ".build" / "release" / "aasa"))
+SHARED = ROOT.parent / "shared" / "corpus"
+
+# Lines that are not URLs, next to URLs: invalid UTF-8, blank, CRLF, JSON, over-long, padded.
+ODD = [b"https://museum.example/\xff/x", b"", b"  \t", b"https://food.example/fr_FR/menu\r", b'{"url": 1}',
+       b"https://museum.example/" + b"a" * 70000, b"  https://ride.example/ride/1  ", "https://museum.example/caf\u00e9".encode()]
+
+
+def cli(*arguments: str, input: bytes) -> bytes:
+    return subprocess.run([CLI, "classify", *arguments], input=input, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, check=False).stdout
+
+
+def corpora():
+    bundled = [line for path in sorted((ROOT / "corpus").glob("*/urls.txt")) for line in path.read_bytes().split(b"\n")]
+    yield pytest.param(ROOT / "corpus", bundled + ODD, id="bundled")
+    lists = sorted((SHARED / "urls").glob("*.txt"))
+    if (SHARED / "domains").is_dir() and lists:
+        # The first 5 000 URLs of every list (the combined one holds the others' hosts).
+        urls = []
+        for path in lists:
+            with path.open("rb") as file:
+                urls += [line.rstrip(b"\n") for _, line in zip(range(5000), file)]
+        yield pytest.param(SHARED / "domains", urls + ODD, id="shared")
+    else:
+        yield pytest.param(None, None, id="shared", marks=pytest.mark.skip(reason="no ../shared/corpus"))
+
+
+@pytest.mark.parametrize("rules_dir, urls", list(corpora()))
+def test_records_equal_the_cli(rules_dir, urls, tmp_path):
+    expected = cli("--rules", str(rules_dir), "--blank-lines", "record", input=b"\n".join(urls) + b"\n")
+    artifact = tmp_path / "rules.aasac"
+    subprocess.run([CLI, "compile", str(rules_dir), "-o", str(artifact)], check=True, stderr=subprocess.DEVNULL)
+    with aasa.Rules.from_directory(rules_dir) as rules, aasa.Rules.from_artifact(artifact) as compiled:
+        assert rules.classify_ndjson(urls) == expected
+        assert compiled.classify_ndjson(urls) == expected
+        results = rules.classify(urls)
+    records = [json.loads(line) for line in expected.decode().splitlines()]
+    assert len(results) == len(records) == len(urls)
+    for url, result, record in zip(urls, results, records):
+        assert result.url == url
+        record.pop("url")
+        assert result.record() == record
+    assert any(r.apps for r in results) and any(r.error for r in results)
+
+
+def test_threads_share_one_rules():
+    urls = [u for p in sorted((ROOT / "corpus").glob("*/urls.txt")) for u in p.read_text().splitlines()] + ["x", ""]
+    with aasa.Rules.from_directory(ROOT / "corpus") as rules:
+        expected = rules.classify(urls)
+        got = [None] * 8
+
+        def work(index: int) -> None:
+            got[index] = [rules.classify(urls) for _ in range(5)] + [[rules.decide(u) for u in urls]]
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert all(run == expected for runs in got for run in runs)
+
+
+def test_document_decisions_and_limits():
+    document = ('{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"], '
+                '"components": [{"/": "/buy/help", "exclude": true}, {"/": "/buy/*"}]}]}}')
+    with aasa.Rules.from_document(document, "example.com", limits={"url-bytes": 40}) as rules:
+        buy, help_, long_, other = rules.classify(
+            ["https://example.com/buy/42", "https://Example.com/buy/help", "https://example.com/buy/" + "x" * 40, "https://b.example/"])
+    assert (buy.domain, buy.apps, buy.decisions[0].entry, buy.decisions[0].rule) == ("example.com", ["ABCDE12345.com.example.shop"], 0, 1)
+    assert help_.decisions == [aasa.Decision("ABCDE12345.com.example.shop", "exclude", 0, 0)] and help_.apps == []
+    assert "url-bytes" in long_.error
+    assert other.domain is None and other.error is None and other.decisions == []
+    with pytest.raises(aasa.AASAError, match="unknown limit"):
+        aasa.Rules.from_document(document, "example.com", limits={"no-such": 1})
+    with pytest.raises(aasa.AASAError, match="2\\*\\*64"):
+        aasa.Rules.from_document(document, "example.com", limits={"url-bytes": 1 << 70})
+    with pytest.raises(aasa.AASAError, match="url-bytes takes a value from 1"):
+        aasa.Rules.from_document(document, "example.com", limits={"url-bytes": 0})
+    with pytest.raises(aasa.AASAError, match="example.com"):
+        aasa.Rules.from_document(b"{", "example.com")
+    with pytest.raises(aasa.AASAError):
+        aasa.Rules.from_directory("/nonexistent")
+
+
+def test_python_m_aasa_mirrors_classify(tmp_path):
+    lines = b"\xef\xbb\xbf" + b"\n".join([b"https://museum.example/", *ODD, b"", b"https://old.example/x"]) + b"\n"
+    for blank in ("skip", "record"):
+        expected = cli("--rules", str(ROOT / "corpus"), "--blank-lines", blank, input=lines)
+        got = subprocess.run([sys.executable, "-m", "aasa", "--rules", str(ROOT / "corpus"), "--blank-lines", blank],
+                             input=lines, stdout=subprocess.PIPE, check=True).stdout
+        assert got == expected
+
+
+def test_pandas():
+    pandas = pytest.importorskip("pandas")
+    import aasa.pandas
+
+    series = pandas.Series(["https://museum.example/", None, "https://nowhere.example/"], index=[10, 20, 30])
+    with aasa.Rules.from_directory(ROOT / "corpus") as rules:
+        frame = aasa.pandas.classify(series, rules)
+    assert list(frame.columns) == ["url", "domain", "apps", "decisions", "error"]
+    assert list(frame.index) == [10, 20, 30]
+    assert frame.loc[10, "domain"] == "museum.example" and frame.loc[20, "error"] == "empty line"
+    assert pandas.isna(frame.loc[30, "domain"])
+
+
+def test_readme_example():
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Use it from C and Python"):]
+    code = section[section.index("```python\n") + 10:]
+    code = code[:code.index("```")]
+    printed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True).stdout
+    assert printed.splitlines() == [
+        "museum.example ['MUSE4EX123.org.example.museum', 'MUSE4EX123.org.example.museum.guide'] None",
+        'None [] no scheme: a URL must start with a scheme such as "https:"',
+    ]
