@@ -40,6 +40,7 @@ public final class ClassifierRules: Sendable {
             appJSON = apps.map { Array(JSONWriter.escape($0).utf8) }
             ruleJSONSuffix = rules.map { Array(", \"entry\": \($0.entry), \"rule\": \($0.rule)}".utf8) }
             ruleText = rules.map { Array("\($0.entry):\($0.rule)".utf8) }
+            rulePositions = rules
         }
 
         var failure: String? {

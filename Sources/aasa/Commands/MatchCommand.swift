@@ -110,7 +110,7 @@ enum MatchCommand {
                         case .blank:
                             guard blankLines == "record" else { return }
                             errors += 1
-                            try output.append { RecordWriter.appendError(url: "", error: BatchProcessor.emptyLine, to: &$0) }
+                            try output.append { RecordWriter.appendError(url: "", error: Classifier.emptyLineMessage, to: &$0) }
                         }
                     }
                 }
