@@ -19,8 +19,8 @@ echo "ok: $lib ($(du -k "$lib" | cut -f1) KB) needs only: $(ldd "$lib" | awk '{p
 cc -std=gnu11 -O1 -Wall -Wextra -Werror -pthread -I"$prefix/include" Tests/CABI/test_aasa.c \
   -L"$prefix/lib" -laasa -Wl,-rpath,"$prefix/lib" -o "$work/test_aasa"
 
-# The README's example ("Use it from C and Python"), as documented.
-awk '/^## Use it from C and Python/ { inside = 1 } inside && /^```c/ { code = 1; next } code && /^```/ { exit } code { print }' \
+# The README's C example ("Use it from Swift, C and Python"), as documented.
+awk '/^## Use it from Swift, C and Python/ { inside = 1 } inside && /^```c/ { code = 1; next } code && /^```/ { exit } code { print }' \
   README.md >"$work/example.c"
 cc -std=c11 -Wall -Werror -I"$prefix/include" "$work/example.c" -L"$prefix/lib" -laasa -Wl,-rpath,"$prefix/lib" -o "$work/example"
 example=$("$work/example")

@@ -2,7 +2,7 @@
 # AASAKit as a versioned dependency, the way a consumer adds it: the repository's files (as they
 # stand, uncommitted changes included) committed into a temporary git repository tagged 1.0.0,
 # a separate package with `.package(url: "file://…", from: "1.0.0")`, built, and its executable
-# run. The executable is the README's Swift example ("Use it from Swift"), extracted from the
+# run. The executable is the README's Swift example ("Use it from Swift, C and Python"), extracted from the
 # README, so the documented code is the tested code. SwiftPM refuses unsafe build flags in such
 # a dependency, which is what this guards. Slow (it compiles AASAKit); skipped without git.
 set -euo pipefail

@@ -126,7 +126,7 @@ def test_pandas():
 
 def test_readme_example():
     readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Use it from C and Python"):]
+    section = readme[readme.index("## Use it from Swift, C and Python"):]
     code = section[section.index("```python\n") + 10:]
     code = code[:code.index("```")]
     printed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True).stdout
