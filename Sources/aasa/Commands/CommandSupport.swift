@@ -23,6 +23,22 @@ enum CommandSupport {
         }
     }
 
+    /// The arguments parsed, for commands without `--limit`: `.failure(.success)` when help was
+    /// printed, `.failure(.usage)` after a usage message.
+    static func arguments(_ spec: CommandSpec, _ arguments: ArraySlice<String>) -> Result<ParsedArguments, ExitCode> {
+        let parsed: ParsedArguments
+        do {
+            parsed = try spec.parse(Array(arguments))
+        } catch {
+            return .failure(usageError(spec, error.message))
+        }
+        if parsed.helpRequested {
+            print(spec.helpText, terminator: "")
+            return .failure(.success)
+        }
+        return .success(parsed)
+    }
+
     static func usageError(_ spec: CommandSpec, _ message: String) -> ExitCode {
         printError("aasa \(spec.name): \(message)\nUsage: \(spec.usage)\nSee 'aasa \(spec.name) --help'.")
         return .usage

@@ -57,14 +57,9 @@ enum CheckCommand {
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
-        do {
-            parsed = try spec.parse(Array(arguments))
-        } catch {
-            return CommandSupport.usageError(spec, error.message)
-        }
-        if parsed.helpRequested {
-            print(spec.helpText, terminator: "")
-            return .success
+        switch CommandSupport.arguments(spec, arguments) {
+        case .success(let value): parsed = value
+        case .failure(let code): return code
         }
         let format = parsed.value("format") ?? "text"
         guard ["text", "json"].contains(format) else { return CommandSupport.usageError(spec, "unknown format '\(format)'") }

@@ -51,14 +51,9 @@ enum EntitlementsCommand {
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
-        do {
-            parsed = try spec.parse(Array(arguments))
-        } catch {
-            return CommandSupport.usageError(spec, error.message)
-        }
-        if parsed.helpRequested {
-            print(spec.helpText, terminator: "")
-            return .success
+        switch CommandSupport.arguments(spec, arguments) {
+        case .success(let value): parsed = value
+        case .failure(let code): return code
         }
         guard parsed.positionals.count == 1 else { return CommandSupport.usageError(spec, "expected one entitlements <file>") }
         let rulesPath = parsed.value("rules")

@@ -45,14 +45,9 @@ enum FetchCommand {
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
         let parsed: ParsedArguments
-        do {
-            parsed = try spec.parse(Array(arguments))
-        } catch {
-            return CommandSupport.usageError(spec, error.message)
-        }
-        if parsed.helpRequested {
-            print(spec.helpText, terminator: "")
-            return .success
+        switch CommandSupport.arguments(spec, arguments) {
+        case .success(let value): parsed = value
+        case .failure(let code): return code
         }
         guard let out = parsed.value("out") else { return CommandSupport.usageError(spec, "missing --out <dir>") }
         let sourceName = parsed.value("source") ?? "origin"
