@@ -68,8 +68,7 @@ extension Classifier {
             switch Self.verdict(line, limits: limits) {
             case .url(let bytes): result = classification(of: bytes)
             case .unreadable(_, let message):
-                statistics.records += 1
-                statistics.errors += 1
+                countUnreadable()
                 result = Classification(domain: nil, decisions: [], error: message)
             }
         }
@@ -83,24 +82,25 @@ extension Classifier {
             return Classification(domain: nil, decisions: [], error: message)
         case .noDomain:
             return Classification(domain: nil, decisions: [], error: nil)
-        case .failed(let domainIndex, let message):
-            return Classification(domain: rules.domains[domainIndex].name, decisions: [], error: message)
-        case .decided(let domainIndex, let ids, let excluded):
-            let domain = rules.domains[domainIndex]
-            // Decided, so this thread has loaded the domain's document.
-            let document = loaded[domainIndex] ?? domain.loaded
-            var decisions: [AppDecision] = []
-            decisions.reserveCapacity(ids.count)
-            for (app, id) in ids.enumerated() {
-                let name = document.appIDs[app]
-                if id < 0 {
-                    decisions.append(AppDecision(app: name, kind: .noMatch))
-                } else {
-                    let (entry, rule) = document.rulePositions[Int(id)]
-                    decisions.append(AppDecision(app: name, kind: excluded[app] ? .exclude : .match, entry: entry, rule: rule))
+        case .failed(let slot, let message):
+            return Classification(domain: slot.domain.name, decisions: [], error: message)
+        case .decided(let slot):
+            let document = slot.document
+            return slot.withDecisions { ids in
+                var decisions: [AppDecision] = []
+                decisions.reserveCapacity(ids.count)
+                for (app, id) in ids.enumerated() {
+                    let name = document.appIDs[app]
+                    if id < 0 {
+                        decisions.append(AppDecision(app: name, kind: .noMatch))
+                    } else {
+                        let (entry, rule) = document.rulePositions[Int(id)]
+                        let kind: DecisionKind = document.ruleExcludes[Int(id)] ? .exclude : .match
+                        decisions.append(AppDecision(app: name, kind: kind, entry: entry, rule: rule))
+                    }
                 }
+                return Classification(domain: slot.domain.name, decisions: decisions, error: nil)
             }
-            return Classification(domain: domain.name, decisions: decisions, error: nil)
         }
     }
 

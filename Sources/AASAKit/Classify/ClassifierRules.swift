@@ -28,19 +28,23 @@ public final class ClassifierRules: Sendable {
         public let appIDs: [String]
         /// Each app ID as a JSON string literal.
         let appJSON: [[UInt8]]
-        /// Per rule id: `", "entry": E, "rule": R}` and `E:R`.
+        /// Per rule id: `", "entry": E, "rule": R}`.
         let ruleJSONSuffix: [[UInt8]]
+        /// Per rule id: `E:R` (the TSV and CSV rules column).
         let ruleText: [[UInt8]]
+        /// Per rule id: whether the rule excludes.
+        let ruleExcludes: [Bool]
         /// Per rule id: its entry and rule index (`Classification`'s decisions).
         let rulePositions: [(entry: Int, rule: Int)]
 
-        init(state: State, appIDs apps: [String], rules: [(entry: Int, rule: Int)]) {
+        init(state: State, appIDs apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
             self.state = state
             self.appIDs = apps
             appJSON = apps.map { Array(JSONWriter.escape($0).utf8) }
             ruleJSONSuffix = rules.map { Array(", \"entry\": \($0.entry), \"rule\": \($0.rule)}".utf8) }
             ruleText = rules.map { Array("\($0.entry):\($0.rule)".utf8) }
-            rulePositions = rules
+            ruleExcludes = rules.map(\.exclude)
+            rulePositions = rules.map { ($0.entry, $0.rule) }
         }
 
         var failure: String? {
@@ -137,13 +141,13 @@ public final class ClassifierRules: Sendable {
             case .reference:
                 return Loaded(
                     state: .reference(ReferenceMatcher(document: document, domain: domain)), appIDs: document.appIDs,
-                    rules: EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex) })
+                    rules: EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
             case .dfa:
                 do {
                     let compiled = try CompiledDocument(document: document, domain: domain, configuration: configuration)
                     return Loaded(
                         state: .compiled(compiled), appIDs: document.appIDs,
-                        rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex) })
+                        rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
                 } catch {
                     return Loaded(state: .failed("\(file): \(error)"), appIDs: document.appIDs, rules: [])
                 }
@@ -156,10 +160,10 @@ public final class ClassifierRules: Sendable {
         engine = .dfa
         domains = artifact.map { domain in
             var apps: [String] = []
-            var rules: [(entry: Int, rule: Int)] = []
+            var rules: [(entry: Int, rule: Int, exclude: Bool)] = []
             if case .compiled(let compiled) = domain.state {
                 apps = compiled.appIDs
-                rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex) }
+                rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) }
             }
             let loaded = Loaded(state: domain.state, appIDs: apps, rules: rules)
             return Domain(name: domain.name, file: domain.file, loaded: loaded, load: { loaded })
@@ -182,7 +186,7 @@ public final class ClassifierRules: Sendable {
                 case (_, .success(let compiled)):
                     loaded = Loaded(
                         state: .compiled(compiled), appIDs: compiled.appIDs,
-                        rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex) })
+                        rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
                 case (_, .failure(let error)):
                     loaded = Loaded(state: .failed("its entry in the artifact cannot be used: \(error)"), appIDs: [], rules: [])
                 }
@@ -203,3 +207,4 @@ public final class ClassifierRules: Sendable {
         domains.compactMap { domain in domain.loadedIfReady?.failure.map { (domain.name, $0) } }
     }
 }
+

@@ -1,24 +1,40 @@
+import Foundation
+
 /// Host → domain index, looked up from URL bytes without allocating (SPEC 3: the host equals the
 /// domain ASCII case-insensitively).
 ///
 /// Open addressing over FNV-1a hashes of the ASCII-lowercased bytes; the table is at most half
 /// full, so a miss (the common case in a mixed URL stream) costs one or two probes.
 public struct DomainTable: Sendable {
-    private let keys: [[UInt8]]
+    /// Every domain's bytes, one after the other: domain `i` is `keyBytes[keyOffsets[i]..<keyOffsets[i + 1]]`.
+    /// PERF: one buffer rather than an array per domain (loaded and retained per probe), and a
+    /// `memcmp` before the folding compare: `lookup` 280 → 137 instructions a URL, 5% of the
+    /// URL's cost (10 000-domain fleet stream, `aasa classify --jobs 1 --rules`, callgrind).
+    private let keyBytes: [UInt8]
+    private let keyOffsets: [Int]
     private let slots: [Int32]
     private let mask: Int
 
     /// `domains` must already be ASCII-lowercased.
     public init(domains: [String]) {
-        keys = domains.map { Array($0.utf8) }
-        var size = 8
-        while size < keys.count * 2 { size <<= 1 }
-        var slots = [Int32](repeating: -1, count: size)
-        for (index, key) in keys.enumerated() {
-            var slot = key.withUnsafeBufferPointer { Self.hash($0) } & (size - 1)
-            while slots[slot] >= 0 { slot = (slot + 1) & (size - 1) }
-            slots[slot] = Int32(index)
+        var keyBytes: [UInt8] = []
+        var keyOffsets = [0]
+        for domain in domains {
+            keyBytes.append(contentsOf: domain.utf8)
+            keyOffsets.append(keyBytes.count)
         }
+        var size = 8
+        while size < domains.count * 2 { size <<= 1 }
+        var slots = [Int32](repeating: -1, count: size)
+        keyBytes.withUnsafeBufferPointer { bytes in
+            for index in domains.indices {
+                var slot = Self.hash(UnsafeBufferPointer(rebasing: bytes[keyOffsets[index]..<keyOffsets[index + 1]])) & (size - 1)
+                while slots[slot] >= 0 { slot = (slot + 1) & (size - 1) }
+                slots[slot] = Int32(index)
+            }
+        }
+        self.keyBytes = keyBytes
+        self.keyOffsets = keyOffsets
         self.slots = slots
         self.mask = size - 1
     }
@@ -26,11 +42,14 @@ public struct DomainTable: Sendable {
     /// The index of the domain equal to `host` (ASCII case-insensitively), or `nil`.
     public func lookup(_ host: UnsafeBufferPointer<UInt8>) -> Int? {
         var slot = Self.hash(host) & mask
-        while true {
-            let index = Int(slots[slot])
-            if index < 0 { return nil }
-            if Self.equalsLowercased(host, keys[index]) { return index }
-            slot = (slot + 1) & mask
+        return keyBytes.withUnsafeBufferPointer { keys in
+            while true {
+                let index = Int(slots[slot])
+                if index < 0 { return nil }
+                let key = UnsafeBufferPointer(rebasing: keys[keyOffsets[index]..<keyOffsets[index + 1]])
+                if Self.equalsLowercased(host, key) { return index }
+                slot = (slot + 1) & mask
+            }
         }
     }
 
@@ -74,8 +93,14 @@ public struct DomainTable: Sendable {
         return Int(truncatingIfNeeded: hash >> 1)
     }
 
-    static func equalsLowercased(_ host: UnsafeBufferPointer<UInt8>, _ key: [UInt8]) -> Bool {
+    /// Whether `host` equals the lowercase `key` ASCII case-insensitively. Hosts are nearly
+    /// always written in lowercase, so one `memcmp` usually decides.
+    @inline(__always)
+    static func equalsLowercased(_ host: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
         guard host.count == key.count else { return false }
+        if let hostStart = host.baseAddress, let keyStart = key.baseAddress, memcmp(hostStart, keyStart, key.count) == 0 {
+            return true
+        }
         for index in 0..<key.count where lower(host[index]) != key[index] { return false }
         return true
     }

@@ -191,6 +191,12 @@ public final class DFAMatcher: DecisionEngine {
         return URLDecision(decisions: compiled.appIDs.indices.map { decision(forApp: $0) })
     }
 
+    /// The last URL's `decidingRule`, borrowed rather than copied (the classify hot path).
+    @inline(__always)
+    func withDecisions<R>(_ body: (UnsafeBufferPointer<Int32>) -> R) -> R {
+        decidingRule.withUnsafeBufferPointer(body)
+    }
+
     /// The decision of app `index` after the last `decide(bytes:onlyApp:)`.
     public func decision(forApp index: Int) -> AppDecision {
         let rule = decidingRule[index]

@@ -24,40 +24,53 @@ public enum URLSplitter {
     /// - Complexity: O(n), one pass; no allocation.
     public static func split(_ bytes: UnsafeBufferPointer<UInt8>) throws(URLSplitError) -> URLParts {
         let end = bytes.count
-        // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"
         var index = 0
-        guard index < end, isASCIILetter(bytes[index]) else { throw .noScheme }
-        index += 1
-        while index < end, isSchemeByte(bytes[index]) { index += 1 }
-        guard index < end, bytes[index] == UInt8(ascii: ":") else { throw .noScheme }
-        let scheme = 0..<index
-        // Before the `//` check, so that `mailto:a@b` says what is wrong with it: its scheme.
-        guard isWebScheme(bytes, scheme) else {
-            throw .notWebScheme(String(decoding: UnsafeBufferPointer(rebasing: bytes[scheme]), as: UTF8.self))
+        let scheme: Range<Int>
+        if let base = bytes.baseAddress, end >= 8, let (length, after) = lowercaseWebPrefix(base) {
+            // PERF: nearly every URL starts `https://` or `http://` in lowercase: one word
+            // compared instead of the scheme scan, its checks and the `//` check.
+            scheme = 0..<length
+            index = after
+        } else {
+            // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"
+            guard index < end, isASCIILetter(bytes[index]) else { throw .noScheme }
+            index += 1
+            while index < end, isSchemeByte(bytes[index]) { index += 1 }
+            guard index < end, bytes[index] == UInt8(ascii: ":") else { throw .noScheme }
+            scheme = 0..<index
+            // Before the `//` check, so that `mailto:a@b` says what is wrong with it: its scheme.
+            guard isWebScheme(bytes, scheme) else {
+                throw .notWebScheme(String(decoding: UnsafeBufferPointer(rebasing: bytes[scheme]), as: UTF8.self))
+            }
+            index += 1
+            guard index + 1 < end, bytes[index] == UInt8(ascii: "/"), bytes[index + 1] == UInt8(ascii: "/") else {
+                throw .noAuthority
+            }
+            index += 2
         }
-        index += 1
-        guard index + 1 < end, bytes[index] == UInt8(ascii: "/"), bytes[index + 1] == UInt8(ascii: "/") else {
-            throw .noAuthority
-        }
-        index += 2
 
         // One pass over the authority (to the first "/", "?" or "#"), noting the last "@" (user
         // info ends there) and the first ":" after it (the port starts there), and refusing a
         // "\" (browsers end the authority there, so they would see another host).
-        // PERF: one pass instead of three (forward, backward for "@", forward for ":"): the
-        // splitter went from 14% to about 8% of a classify run (`valgrind --tool=callgrind`).
+        // PERF: eight bytes at a time to the next such byte (`authorityMarks`), instead of a
+        // test per byte; a host holds none until its end. With the `https://` word above: 559 →
+        // 241 instructions a URL in `split` (10 000-domain fleet stream, `aasa classify --jobs 1
+        // --rules`, callgrind, stream twice − once), 12% of the URL's cost.
         let authorityStart = index
         var hostStart = authorityStart
         var firstColon = -1
         while index < end {
-            let byte = bytes[index]
-            if (byte > UInt8(ascii: "@") && byte != UInt8(ascii: "\\"))
-                || (byte > UInt8(ascii: ":") && byte < UInt8(ascii: "@") && byte != UInt8(ascii: "?"))
-                || (byte < UInt8(ascii: ":") && byte != UInt8(ascii: "/") && byte != UInt8(ascii: "#"))
-            {
-                index += 1
-                continue
+            if end - index >= 8, let base = bytes.baseAddress {
+                // SAFETY: the load reads `index..<index + 8`, inside the buffer (`end - index >= 8`).
+                let marks = authorityMarks(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                if marks == 0 {
+                    index += 8
+                    continue
+                }
+                // The lowest mark is exact (see `authorityMarks`).
+                index += marks.trailingZeroBitCount >> 3
             }
+            let byte = bytes[index]
             if byte == UInt8(ascii: "@") {
                 hostStart = index + 1
                 firstColon = -1
@@ -65,8 +78,8 @@ public enum URLSplitter {
                 if firstColon < 0 { firstColon = index }
             } else if byte == UInt8(ascii: "\\") {
                 throw .backslashInAuthority
-            } else {
-                break  // "/", "?" or "#"
+            } else if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                break
             }
             index += 1
         }
@@ -130,6 +143,32 @@ public enum URLSplitter {
             return nil
         }
         return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// When the eight bytes at `base` start `https://` or `http://`: the scheme's length and
+    /// where the authority starts.
+    @inline(__always)
+    static func lowercaseWebPrefix(_ base: UnsafePointer<UInt8>) -> (Int, Int)? {
+        // SAFETY: the caller has checked that eight bytes are readable at `base`.
+        let word = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
+        // "https://" and "http://" read as little-endian words (the latter's eighth byte masked).
+        if word == 0x2F2F_3A73_7074_7468 { return (5, 8) }
+        if word & 0x00FF_FFFF_FFFF_FFFF == 0x002F_2F3A_7074_7468 { return (4, 7) }
+        return nil
+    }
+
+    /// A word with the top bit set in the byte of every `/`, `?`, `#`, `@`, `:` or `\` of `word`
+    /// (the bytes that end or shape an authority), read little-endian. Exact for the lowest such
+    /// byte; a byte above it may be marked falsely (the borrow of the classic zero-byte test), so
+    /// callers use only the lowest mark.
+    @inline(__always)
+    static func authorityMarks(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        @inline(__always) func zeroBytes(_ value: UInt64) -> UInt64 {
+            (value &- ones) & ~value & 0x8080_8080_8080_8080
+        }
+        return zeroBytes(word ^ (ones &* 0x2F)) | zeroBytes(word ^ (ones &* 0x3F)) | zeroBytes(word ^ (ones &* 0x23))
+            | zeroBytes(word ^ (ones &* 0x40)) | zeroBytes(word ^ (ones &* 0x3A)) | zeroBytes(word ^ (ones &* 0x5C))
     }
 
     /// Whether `scheme` is `http` or `https`, ASCII case-insensitively (SPEC 4).

@@ -88,9 +88,9 @@ final class Pipeline: @unchecked Sendable {
     private func worker() {
         let classifier = Classifier(rules: rules, format: format)
         while let (batch, sequence, out) = nextBatch() {
-            let before = classifier.statistics.records
+            let before = classifier.records
             processor.process(batch, with: classifier, into: out)
-            deliver(sequence, out, records: classifier.statistics.records - before)
+            deliver(sequence, out, records: classifier.records - before)
         }
         UntilExit.keep(classifier)
         state.lock()
