@@ -32,7 +32,9 @@ enum FleetSuite {
         let quick = context.options.quick
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-bench-fleet-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // `AASA_BENCH_KEEP_FLEET=1` keeps the generated rules and streams for profiling by hand.
+        let keep = ProcessInfo.processInfo.environment["AASA_BENCH_KEEP_FLEET"] == "1"
+        defer { if keep { print("fleet kept in \(folder)") } else { try? FileManager.default.removeItem(atPath: folder) } }
 
         let real = try context.store.realDocuments()
         let paths = Fleet.paths(of: try context.store.realURLs())
