@@ -77,31 +77,63 @@ extension Classifier {
 
     /// One URL (trimmed, valid UTF-8) decided, as values: what its record says.
     public func classification(of url: UnsafeBufferPointer<UInt8>) -> Classification {
+        withOutcome(of: url) { outcome in
+            let domain = outcome.domain.map { rules.domains[$0].name }
+            guard let document = outcome.document else {
+                return Classification(domain: domain, decisions: [], error: outcome.error)
+            }
+            var decisions: [AppDecision] = []
+            decisions.reserveCapacity(outcome.decisions.count)
+            for (app, id) in outcome.decisions.enumerated() {
+                let name = document.appIDs[app]
+                if id < 0 {
+                    decisions.append(AppDecision(app: name, kind: .noMatch))
+                } else {
+                    let rule = outcome.rule(id)
+                    decisions.append(AppDecision(app: name, kind: rule.exclude ? .exclude : .match, entry: rule.entry, rule: rule.rule))
+                }
+            }
+            return Classification(domain: domain, decisions: decisions, error: nil)
+        }
+    }
+
+    /// One URL (trimmed, valid UTF-8) decided, its outcome lent to `body` without building
+    /// values: for callers that copy the answer into their own form (libaasa's column batches).
+    public func withOutcome<Result>(of url: UnsafeBufferPointer<UInt8>, _ body: (Outcome) -> Result) -> Result {
         switch route(url) {
         case .unsplittable(let message):
-            return Classification(domain: nil, decisions: [], error: message)
+            return body(Outcome(domain: nil, error: message, document: nil, decisions: .init(start: nil, count: 0)))
         case .noDomain:
-            return Classification(domain: nil, decisions: [], error: nil)
+            return body(Outcome(domain: nil, error: nil, document: nil, decisions: .init(start: nil, count: 0)))
         case .failed(let slot, let message):
-            return Classification(domain: slot.domain.name, decisions: [], error: message)
+            return body(Outcome(domain: slot.index, error: message, document: nil, decisions: .init(start: nil, count: 0)))
         case .decided(let slot):
-            let document = slot.document
-            return slot.withDecisions { ids in
-                var decisions: [AppDecision] = []
-                decisions.reserveCapacity(ids.count)
-                for (app, id) in ids.enumerated() {
-                    let name = document.appIDs[app]
-                    if id < 0 {
-                        decisions.append(AppDecision(app: name, kind: .noMatch))
-                    } else {
-                        let (entry, rule) = document.rulePositions[Int(id)]
-                        let kind: DecisionKind = document.ruleExcludes[Int(id)] ? .exclude : .match
-                        decisions.append(AppDecision(app: name, kind: kind, entry: entry, rule: rule))
-                    }
-                }
-                return Classification(domain: slot.domain.name, decisions: decisions, error: nil)
-            }
+            return slot.withDecisions { body(Outcome(domain: slot.index, error: nil, document: slot.document, decisions: $0)) }
         }
+    }
+
+    /// What one URL came to, valid only inside the `withOutcome` call that lends it.
+    public struct Outcome {
+        /// The index in `rules.domains` of the domain serving the URL's host, `nil` when none does
+        /// (or when the URL could not be split).
+        public let domain: Int?
+        /// Why the URL got no decisions (the record's `"error"`).
+        public let error: String?
+        let document: ClassifierRules.Loaded?
+        /// Per app of the domain's document, in its order: the deciding rule id, or -1 for
+        /// `no_match`; empty without decisions.
+        public let decisions: UnsafeBufferPointer<Int32>
+
+        /// The deciding rule `id` (from `decisions`, not -1): its entry and rule index, and
+        /// whether it excludes.
+        public func rule(_ id: Int32) -> (entry: Int, rule: Int, exclude: Bool) {
+            guard let document, id >= 0, Int(id) < document.rulePositions.count else { return (-1, -1, false) }
+            let (entry, rule) = document.rulePositions[Int(id)]
+            return (entry, rule, document.ruleExcludes[Int(id)])
+        }
+
+        /// The app IDs of the domain's document (empty without decisions).
+        public var appIDs: [String] { document?.appIDs ?? [] }
     }
 
     enum LineVerdict {
