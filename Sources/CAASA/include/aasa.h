@@ -144,6 +144,57 @@ const aasa_result *aasa_results_at(const aasa_results *results, size_t index);
 /* NULL is fine. */
 void aasa_results_free(aasa_results *results);
 
+/* ---- Results as columns ---- */
+
+/* A batch's results as flat arrays, for bindings that read a whole batch back at once (Python
+ * reads these with a few bulk copies instead of a call or a struct per URL). Domains and apps
+ * are indices: names come from `aasa_rules_domain` and `aasa_rules_app`. */
+typedef struct aasa_columns {
+    size_t count;
+    /* Per URL: the index of its domain in the rules, or -1 when no document serves its host. */
+    const int32_t *domain;
+    /* Per URL: the index of its error text, or -1 when it got decisions. */
+    const int32_t *error;
+    /* count + 1 offsets: URL i's decisions are those at first[i] up to first[i + 1], one per
+     * app of its domain in the domain's app order (app j of URL i is decision first[i] + j). */
+    const uint32_t *first;
+    size_t decision_count;
+    /* Per decision: an aasa_decision, and the deciding entry and rule (-1 for AASA_NO_MATCH). */
+    const uint8_t *decision;
+    const int32_t *entry;
+    const int32_t *rule;
+    /* The error texts, UTF-8 one after another: text i is error_text[error_ends[i - 1]] (0 for
+     * i = 0) up to error_text[error_ends[i]]. */
+    size_t error_count;
+    const char *error_text;
+    const size_t *error_ends;
+} aasa_columns;
+
+typedef struct aasa_batch aasa_batch;
+
+/* Decides `count` URLs held in one buffer (`length` bytes at `bytes`) in one call. With `ends`
+ * NULL the URLs are separated by line feeds: the buffer holds exactly count - 1 of them
+ * (AASA_ERROR_ARGUMENT otherwise; a buffer of 0 bytes is one empty URL when count is 1, no URL
+ * when count is 0). Otherwise URL i is the bytes from ends[i - 1] (0 for i = 0) up to ends[i],
+ * the ends nondecreasing and at most `length`. On success *batch holds the results. */
+aasa_status aasa_classify_columns(const aasa_rules *rules, const char *bytes, size_t length, const size_t *ends,
+                                  size_t count, aasa_batch **batch);
+
+/* The batch's columns, valid until `aasa_batch_free`; NULL for a NULL batch. */
+const aasa_columns *aasa_batch_columns(const aasa_batch *batch);
+/* NULL is fine. */
+void aasa_batch_free(aasa_batch *batch);
+
+/* The number of domains in the rules, and domain `index`'s name (NUL-terminated, its length in
+ * *length when that is not NULL), or NULL for an index out of range. Valid while the rules are. */
+size_t aasa_rules_domain_count(const aasa_rules *rules);
+const char *aasa_rules_domain(const aasa_rules *rules, size_t index, size_t *length);
+
+/* The apps of domain `domain`'s document, in its order (0 when its document cannot be loaded),
+ * and app `app`'s ID, or NULL out of range. Either loads the document if no call has yet. */
+size_t aasa_rules_app_count(const aasa_rules *rules, size_t domain);
+const char *aasa_rules_app(const aasa_rules *rules, size_t domain, size_t app, size_t *length);
+
 /* ---- Results as bytes ---- */
 
 /* As `aasa_classify`, but *output receives the NDJSON records `aasa classify --blank-lines
