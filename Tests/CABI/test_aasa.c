@@ -84,6 +84,48 @@ static int same_result(const aasa_result *a, const aasa_result *b) {
     return 1;
 }
 
+/* Result `i` of a columns batch says what `expected` (from aasa_classify) says. */
+static int same_as_columns(const aasa_rules *rules, const aasa_columns *c, size_t i, const aasa_result *expected) {
+    const char *domain = NULL;
+    size_t domain_length = 0;
+    if (c->domain[i] >= 0) domain = aasa_rules_domain(rules, (size_t)c->domain[i], &domain_length);
+    if ((domain == NULL) != (expected->domain == NULL)) return 0;
+    if (domain && !same_text(domain, domain_length, expected->domain, expected->domain_length)) return 0;
+    if ((c->error[i] >= 0) != (expected->error != NULL)) return 0;
+    if (c->error[i] >= 0) {
+        size_t e = (size_t)c->error[i], start = e ? c->error_ends[e - 1] : 0;
+        /* Error texts lie end to end, without terminators. */
+        if (e >= c->error_count || !same_text(expected->error, expected->error_length, c->error_text + start, c->error_ends[e] - start))
+            return 0;
+    }
+    if (c->first[i + 1] - c->first[i] != expected->app_count) return 0;
+    for (size_t app = 0; app < expected->app_count; app++) {
+        size_t d = c->first[i] + app, length = 0;
+        const char *name = aasa_rules_app(rules, (size_t)c->domain[i], app, &length);
+        const aasa_app_decision *x = &expected->apps[app];
+        if (!name || !same_text(name, length, x->app, x->app_length) || c->decision[d] != x->decision || c->entry[d] != x->entry ||
+            c->rule[d] != x->rule)
+            return 0;
+    }
+    return 1;
+}
+
+/* The URLs joined by line feeds (none holds one: they are lines of a file), or with `ends` end
+ * to end, their ends written there. */
+static char *joined(const lines *urls, size_t *length, size_t *ends) {
+    size_t total = 0;
+    for (size_t i = 0; i < urls->count; i++) total += urls->lengths[i] + 1;
+    char *out = malloc(total + 1), *at = out;
+    for (size_t i = 0; i < urls->count; i++) {
+        if (i && !ends) *at++ = '\n';
+        memcpy(at, urls->urls[i], urls->lengths[i]);
+        at += urls->lengths[i];
+        if (ends) ends[i] = (size_t)(at - out);
+    }
+    *length = (size_t)(at - out);
+    return out;
+}
+
 /* ---- one handle, eight threads ---- */
 
 typedef struct {
@@ -106,6 +148,15 @@ static void *work(void *argument) {
         for (size_t i = 0; i < job->urls->count; i++)
             if (!same_result(aasa_results_at(results, i), aasa_results_at(job->expected, i))) job->ok = 0;
         aasa_results_free(results);
+        /* The same batch as columns. */
+        size_t length;
+        char *text = joined(job->urls, &length, NULL);
+        aasa_batch *batch = NULL;
+        if (aasa_classify_columns(job->rules, text, length, NULL, job->urls->count, &batch) != AASA_OK) job->ok = 0;
+        for (size_t i = 0; job->ok && i < job->urls->count; i++)
+            if (!same_as_columns(job->rules, aasa_batch_columns(batch), i, aasa_results_at(job->expected, i))) job->ok = 0;
+        aasa_batch_free(batch);
+        free(text);
         /* Single URLs too, a different slice per thread. */
         for (size_t i = (size_t)job->index; i < job->urls->count; i += 8) {
             aasa_results *one = NULL;
@@ -240,6 +291,56 @@ static void test_bad_input(const char *rules_dir) {
     printf("ok: bad inputs: NULL, empty, invalid UTF-8, blank, 1 MB, over a limit, JSON, NUL; limits through options\n");
 }
 
+/* ---- columns: both input forms against aasa_classify, and what must fail ---- */
+
+static void test_columns(const aasa_rules *rules, const lines *urls, const aasa_results *values) {
+    size_t length, packed_length;
+    size_t *ends = malloc((urls->count + 1) * sizeof *ends);
+    char *text = joined(urls, &length, NULL), *packed = joined(urls, &packed_length, ends);
+    for (int form = 0; form < 2; form++) {
+        aasa_batch *batch = NULL;
+        CHECK(aasa_classify_columns(rules, form ? packed : text, form ? packed_length : length, form ? ends : NULL, urls->count,
+                                    &batch) == AASA_OK,
+              "columns");
+        const aasa_columns *c = aasa_batch_columns(batch);
+        CHECK(c->count == urls->count && c->first[0] == 0 && c->first[c->count] == c->decision_count, "shape");
+        for (size_t i = 0; i < urls->count; i++)
+            CHECK(same_as_columns(rules, c, i, aasa_results_at(values, i)), "%s: URL %zu (%.*s)", form ? "ends" : "line feeds", i,
+                  (int)urls->lengths[i], urls->urls[i]);
+        aasa_batch_free(batch);
+    }
+    aasa_batch *batch = NULL;
+    if (urls->count > 1) {
+        CHECK(aasa_classify_columns(rules, text, length, NULL, urls->count - 1, &batch) == AASA_ERROR_ARGUMENT && batch == NULL,
+              "one line feed too many");
+        CHECK(aasa_classify_columns(rules, text, length, NULL, urls->count + 1, &batch) == AASA_ERROR_ARGUMENT, "one too few");
+        ends[0] = packed_length + 1;
+        CHECK(aasa_classify_columns(rules, packed, packed_length, ends, urls->count, &batch) == AASA_ERROR_ARGUMENT,
+              "an end past the buffer");
+    }
+    CHECK(aasa_classify_columns(rules, NULL, 5, NULL, 1, &batch) == AASA_ERROR_ARGUMENT, "NULL with a length");
+    CHECK(aasa_classify_columns(rules, "x", 1, NULL, 0, &batch) == AASA_ERROR_ARGUMENT, "no URLs but bytes");
+    CHECK(aasa_classify_columns(NULL, "x", 1, NULL, 1, &batch) == AASA_ERROR_ARGUMENT, "NULL rules");
+    CHECK(aasa_classify_columns(rules, "x", 1, NULL, 1, NULL) == AASA_ERROR_ARGUMENT, "NULL out");
+    CHECK(aasa_classify_columns(rules, NULL, 0, NULL, 0, &batch) == AASA_OK && aasa_batch_columns(batch)->count == 0, "no URLs");
+    aasa_batch_free(batch);
+    CHECK(aasa_classify_columns(rules, NULL, 0, NULL, 1, &batch) == AASA_OK, "one empty URL");
+    const aasa_columns *c = aasa_batch_columns(batch);
+    CHECK(c->count == 1 && c->domain[0] == -1 && c->error[0] == 0 && c->error_ends[0] == strlen("empty line") &&
+              memcmp(c->error_text, "empty line", c->error_ends[0]) == 0,
+          "the empty URL's error");
+    aasa_batch_free(batch);
+    CHECK(aasa_batch_columns(NULL) == NULL, "NULL batch");
+    aasa_batch_free(NULL);
+    size_t domains = aasa_rules_domain_count(rules);
+    CHECK(domains > 0 && aasa_rules_domain(rules, domains, NULL) == NULL && aasa_rules_domain(NULL, 0, NULL) == NULL, "domain range");
+    CHECK(aasa_rules_app(rules, 0, 1u << 20, NULL) == NULL && aasa_rules_app_count(rules, domains) == 0, "app range");
+    free(text);
+    free(packed);
+    free(ends);
+    printf("ok: columns of %zu URLs (line feeds and ends) equal aasa_classify's results; bad arguments refused\n", urls->count);
+}
+
 int main(int argc, char **argv) {
     if (argc != 5) {
         fprintf(stderr, "usage: test_aasa RULES_DIR ARTIFACT URLS CLI_NDJSON\n");
@@ -302,6 +403,7 @@ int main(int argc, char **argv) {
     printf("ok: values of %zu URLs agree with the records (%zu with a domain, %zu app openings)\n", urls.count, with_domain, opened);
 
     /* Eight threads share one handle. */
+    test_columns(directory, &urls, values);
     pthread_t threads[8];
     worker jobs[8];
     for (int i = 0; i < 8; i++) {
