@@ -96,6 +96,13 @@ let package = Package(
             dependencies: ["BenchmarkKit"],
             path: "Benchmarks/Sources/aasa-bench-sysalloc"
         ),
+        // The Swift half of `make bench-embed`'s decide pairing (Benchmarks/Embed/): the Swift
+        // API on the system allocator, as libaasa runs in a C program.
+        .executableTarget(
+            name: "aasa-bench-decide",
+            dependencies: ["AASAKit"],
+            path: "Benchmarks/Sources/aasa-bench-decide"
+        ),
         .target(
             name: "_AASATestSupport",
             // BenchmarkKit: Apple's example document lives there once, shared with the tests.

@@ -1,6 +1,7 @@
 import AASAKit
 import CAASA
 import Foundation
+import Synchronization
 
 // The C ABI of include/aasa.h. Handles are retained Swift objects behind opaque pointers; every
 // entry point checks its pointers before touching them and reports failures through a status
@@ -83,22 +84,64 @@ public func aasa_options_get_limit(_ pointer: OpaquePointer?, _ name: UnsafePoin
 
 // MARK: Rules
 
-/// Loaded rules, shared by every thread, and the per-thread matchers they lend out.
+/// Loaded rules, shared by every thread, and the per-thread workers they lend out.
 ///
 /// A `Classifier` owns DFA caches and must be used by one thread at a time, as each of the
-/// tool's workers owns one over the shared `ClassifierRules`. A call borrows an idle one (or
+/// tool's workers owns one over the shared `ClassifierRules`. A call borrows an idle worker (or
 /// makes one) and gives it back, so concurrent calls never share one and caches stay warm
 /// from call to call.
 final class Rules: @unchecked Sendable {
     let rules: ClassifierRules
     let limits: Configuration.Input
+    /// Set when the rules hold one domain with a compiled document (`aasa_rules_open_document`).
+    let solo: Solo?
+    /// One idle worker, taken and given back with an atomic exchange: a caller deciding URLs
+    /// one by one on one thread takes no lock. Holds a retained `Worker` or 0.
+    private let spare = Atomic<UInt>(0)
     private let lock = NSLock()
-    /// Guarded by `lock`.
-    private var idle: [Classifier] = []
+    /// Further idle workers, when several threads call at once. Guarded by `lock`.
+    @exclusivity(unchecked) private var idle: [Worker] = []
 
     init(_ rules: ClassifierRules, limits: Configuration.Input) {
         self.rules = rules
         self.limits = limits
+        solo = Solo(rules)
+    }
+
+    deinit {
+        if let worker = UnsafeRawPointer(bitPattern: spare.load(ordering: .acquiring)) {
+            Unmanaged<Worker>.fromOpaque(worker).release()
+        }
+    }
+
+    func withWorker<Value>(_ body: (Worker) -> Value) -> Value {
+        let worker = take()
+        defer { giveBack(worker) }
+        return body(worker)
+    }
+
+    func withClassifier<Value>(_ body: (Classifier) -> Value) -> Value {
+        withWorker { body($0.classifier) }
+    }
+
+    private func take() -> Worker {
+        if let spare = UnsafeRawPointer(bitPattern: spare.exchange(0, ordering: .acquiring)) {
+            return Unmanaged<Worker>.fromOpaque(spare).takeRetainedValue()
+        }
+        lock.lock()
+        let borrowed = idle.popLast()
+        lock.unlock()
+        return borrowed ?? Worker(self)
+    }
+
+    private func giveBack(_ worker: Worker) {
+        let retained = Unmanaged.passRetained(worker)
+        let bits = UInt(bitPattern: retained.toOpaque())
+        if spare.compareExchange(expected: 0, desired: bits, ordering: .releasing).exchanged { return }
+        retained.release()
+        lock.lock()
+        idle.append(worker)
+        lock.unlock()
     }
 
     /// Domain names and app IDs as C strings, made when first asked for (a rules directory may
@@ -138,17 +181,84 @@ final class Rules: @unchecked Sendable {
         return texts
     }
 
-    func withClassifier<Value>(_ body: (Classifier) -> Value) -> Value {
-        lock.lock()
-        let borrowed = idle.popLast()
-        lock.unlock()
-        let classifier = borrowed ?? Classifier(rules: rules, format: .ndjson)
-        defer {
-            lock.lock()
-            idle.append(classifier)
-            lock.unlock()
+}
+
+/// What one call needs on its thread: the classifier (a matcher per domain met) and, for
+/// single-domain rules, a matcher of that domain for `decideSolo`.
+final class Worker {
+    let classifier: Classifier
+    let matcher: DFAMatcher?
+    let table: DomainTable
+
+    init(_ rules: Rules) {
+        classifier = Classifier(rules: rules.rules, format: .ndjson)
+        table = rules.rules.table
+        matcher = rules.solo.map { DFAMatcher($0.compiled) }
+    }
+
+    /// Decides `url` with `matcher` when `classify` would read it unchanged and route it to the
+    /// one domain: printable ASCII only (nothing to trim, valid UTF-8), within the length
+    /// limits, its host the domain. `https://DOMAIN` then `/`, `?`, `#` or the end goes to the
+    /// matcher whole (its own prefix check and decision rows, as the Swift API's
+    /// `DFAMatcher.decide(_:app:)`); any other URL is split first, as `Classifier` splits and
+    /// routes it. The decision is then in `matcher.decidingRule`. `false`, nothing decided, for
+    /// any other URL, one that cannot be split, or a work-limit error: the classifier then
+    /// makes its result as `classify` does.
+    ///
+    /// PERF: `make bench-embed` (decide pairing): `aasa_decide` through the classifier took
+    /// about 4 500 instructions a URL (callgrind) against 900 for `DFAMatcher.decide(_:app:)` on
+    /// the same URLs.
+    /// Whether every byte is in 0x21...0x7E, eight at a time: a byte below 0x21 borrows into
+    /// its top bit when 0x21 is subtracted, one above 0x7E carries into it when 1 is added.
+    @inline(__always)
+    static func isPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let tops: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        var bad: UInt64 = 0
+        // SAFETY: each load reads `index..<index + 8` with `index + 8 <= count`.
+        while bytes.count - index >= 8 {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            bad |= ((word &- ones &* 0x21) & ~word) | ((word &+ ones) | word)
+            index += 8
         }
-        return body(classifier)
+        if bad & tops != 0 { return false }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte <= 0x20 || byte >= 0x7F { return false }
+            index += 1
+        }
+        return true
+    }
+
+    @inline(__always)
+    static func endsAuthority(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+    }
+
+    @inline(__always)
+    func decideSolo(_ url: UnsafeBufferPointer<UInt8>, _ solo: Solo, limits: Configuration.Input) -> Bool {
+        guard let matcher, let base = url.baseAddress, url.count <= limits.maxURLBytes, url.count <= limits.maxLineBytes
+        else { return false }
+        guard Self.isPrintableASCII(url) else { return false }
+        let plain = solo.prefix.withUnsafeBufferPointer { prefix in
+            url.count >= prefix.count && prefix.baseAddress.map { memcmp(base, $0, prefix.count) == 0 } ?? false
+        }
+        if !plain || url.count > solo.prefix.count && !Self.endsAuthority(url[solo.prefix.count]) {
+            // Split and routed as `Classifier` does; a URL it cannot split, or of another host,
+            // goes to the classifier for its record.
+            guard let parts = try? URLSplitter.split(url), table.lookup(UnsafeBufferPointer(rebasing: url[parts.host])) == 0
+            else { return false }
+            matcher.decide(bytes: url, parts: parts)
+            return !matcher.workExceeded
+        }
+        do {
+            try matcher.decide(bytes: url)
+        } catch {
+            return false
+        }
+        return true
     }
 }
 
@@ -254,13 +364,89 @@ private func batch(
 
 // MARK: Results as values
 
-/// The results of one call, laid out as the C structs, with every string they point to.
-final class Results {
-    let results: UnsafeMutableBufferPointer<aasa_result>
-    private let apps: UnsafeMutableBufferPointer<aasa_app_decision>
-    private let text: UnsafeMutableBufferPointer<UInt8>
+/// Rules of one domain with a compiled document, and what a result of it copies. A class: a
+/// call copies one reference, not its arrays.
+final class Solo: Sendable {
+    let compiled: CompiledDocument
+    /// `https://` and the domain.
+    let prefix: [UInt8]
+    /// The strings of a result: the domain, then each app, each with its NUL.
+    let text: [UInt8]
+    /// Per app: its offset in `text` and length.
+    let apps: [(offset: Int, length: Int)]
+    let domainLength: Int
+    /// Per rule id: its entry and rule index and whether it excludes.
+    let positions: [(entry: Int64, rule: Int64, exclude: Bool)]
 
-    init(_ classifications: [Classification]) {
+    init?(_ rules: ClassifierRules) {
+        guard rules.domains.count == 1, let only = rules.domains.first, case .compiled(let compiled) = only.state,
+            only.appIDs.count == compiled.appIDs.count
+        else { return nil }
+        self.compiled = compiled
+        prefix = Array("https://".utf8) + Array(only.name.utf8)
+        var text = Array(only.name.utf8) + [0]
+        domainLength = text.count - 1
+        var apps: [(Int, Int)] = []
+        for app in only.appIDs {
+            apps.append((text.count, app.utf8.count))
+            text += Array(app.utf8) + [0]
+        }
+        self.text = text
+        self.apps = apps
+        positions = compiled.rules.map { (Int64($0.entryIndex), Int64($0.ruleIndex), $0.exclude) }
+    }
+}
+
+/// `aasa_results`: one `malloc` block, freed by one `free`: the count, the `aasa_result`s,
+/// their `aasa_app_decision`s, then every string they point to.
+///
+/// PERF: one allocation per call instead of a class instance and three buffers; with
+/// `decideSolo`, `aasa_decide` went to within 10% of the Swift API (`make bench-embed`).
+struct ResultsBlock {
+    static let header = 16
+    let base: UnsafeMutableRawPointer
+    let results: UnsafeMutablePointer<aasa_result>
+    let apps: UnsafeMutablePointer<aasa_app_decision>
+    private var text: UnsafeMutablePointer<UInt8>
+    private var textLeft: Int
+
+    init?(count: Int, apps appCount: Int, textBytes: Int) {
+        let resultBytes = count * MemoryLayout<aasa_result>.stride
+        let appBytes = appCount * MemoryLayout<aasa_app_decision>.stride
+        guard let base = malloc(Self.header + resultBytes + appBytes + max(textBytes, 1)) else { return nil }
+        // SAFETY: `malloc` aligns for any type; the header's 16 bytes and the strides keep each
+        // part aligned for its type, and the block holds all three parts.
+        base.storeBytes(of: count, as: Int.self)
+        results = (base + Self.header).bindMemory(to: aasa_result.self, capacity: count)
+        apps = (base + Self.header + resultBytes).bindMemory(to: aasa_app_decision.self, capacity: appCount)
+        text = (base + Self.header + resultBytes + appBytes).bindMemory(to: UInt8.self, capacity: max(textBytes, 1))
+        textLeft = textBytes
+        self.base = base
+    }
+
+    /// Copies `bytes` and a NUL into the text part.
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar> {
+        assert(bytes.count < textLeft, "the text part was sized for every string")
+        // Never past the block, even if the sizing above were wrong.
+        let count = min(bytes.count, max(textLeft - 1, 0))
+        // SAFETY: `count` bytes and a NUL fit in the `textLeft` bytes left of the text part
+        // (which `init` allocates with at least one byte).
+        if let source = bytes.baseAddress, count > 0 { text.update(from: source, count: count) }
+        text[count] = 0
+        let start = UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self)
+        let used = min(count + 1, textLeft)
+        text += used
+        textLeft -= used
+        return start
+    }
+
+    mutating func put(_ string: String?) -> (UnsafePointer<CChar>?, Int) {
+        guard var string else { return (nil, 0) }
+        return string.withUTF8 { (put($0), $0.count) }
+    }
+
+    /// The values of `classifications`, in order.
+    static func make(_ classifications: [Classification]) -> ResultsBlock? {
         var appCount = 0
         var textBytes = 0
         for item in classifications {
@@ -268,30 +454,15 @@ final class Results {
             textBytes += (item.domain?.utf8.count ?? 0) + (item.error?.utf8.count ?? 0) + 2
             for decision in item.decisions { textBytes += decision.app.utf8.count + 1 }
         }
-        count = classifications.count
-        let results = UnsafeMutableBufferPointer<aasa_result>.allocate(capacity: max(classifications.count, 1))
-        let apps = UnsafeMutableBufferPointer<aasa_app_decision>.allocate(capacity: max(appCount, 1))
-        let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(textBytes, 1))
-        (self.results, self.apps, self.text) = (results, apps, text)
-        var textUsed = 0
+        guard var block = ResultsBlock(count: classifications.count, apps: appCount, textBytes: textBytes) else { return nil }
         var appsUsed = 0
-        func put(_ string: String?) -> (UnsafePointer<CChar>?, Int) {
-            guard let string else { return (nil, 0) }
-            let start = textUsed
-            let (_, end) = UnsafeMutableBufferPointer(rebasing: text[start...]).initialize(from: string.utf8)
-            // SAFETY: `textBytes` counted every string's UTF-8 bytes plus its NUL, so the NUL
-            // after the `end` bytes just written is inside `text`.
-            text[start + end] = 0
-            textUsed = start + end + 1
-            return (UnsafeRawPointer(text.baseAddress.map { $0 + start }).map { $0.assumingMemoryBound(to: CChar.self) }, end)
-        }
         for (index, item) in classifications.enumerated() {
-            let (domain, domainLength) = put(item.domain)
-            let (error, errorLength) = put(item.error)
+            let (domain, domainLength) = block.put(item.domain)
+            let (error, errorLength) = block.put(item.error)
             let first = appsUsed
             var opened = 0
             for decision in item.decisions {
-                let (app, appLength) = put(decision.app)
+                let (app, appLength) = block.put(decision.app)
                 let kind: aasa_decision
                 switch decision.kind {
                 case .match:
@@ -302,37 +473,65 @@ final class Results {
                 }
                 // SAFETY: `appCount` is the sum of every result's decisions, so `appsUsed` stays
                 // below it.
-                apps.initializeElement(
-                    at: appsUsed,
+                (block.apps + appsUsed).initialize(
                     to: aasa_app_decision(
                         app: app, app_length: appLength, decision: kind, entry: Int64(decision.entry ?? -1),
                         rule: Int64(decision.rule ?? -1)))
                 appsUsed += 1
             }
-            // SAFETY: `index` < `classifications.count`, the capacity of `results`.
-            results.initializeElement(
-                at: index,
+            // SAFETY: `index` < `classifications.count`, the block's result count.
+            (block.results + index).initialize(
                 to: aasa_result(
                     domain: domain, domain_length: domainLength, error: error, error_length: errorLength,
-                    apps: UnsafePointer(apps.baseAddress.map { $0 + first }), app_count: item.decisions.count, opened: opened))
+                    apps: UnsafePointer(block.apps + first), app_count: item.decisions.count, opened: opened))
         }
+        return block
     }
 
-    let count: Int
-
-    deinit {
-        results.deallocate()
-        apps.deallocate()
-        text.deallocate()
+    /// One result from `matcher.decidingRule` after `Worker.decideSolo`.
+    static func make(solo: Solo, matcher: DFAMatcher) -> ResultsBlock? {
+        let decided = matcher.decidingRule
+        guard decided.count == solo.apps.count, var block = ResultsBlock(count: 1, apps: decided.count, textBytes: solo.text.count)
+        else { return nil }
+        // The strings in one copy, NULs included; the last NUL is `put`'s own.
+        let text = solo.text.withUnsafeBufferPointer { block.put(UnsafeBufferPointer(rebasing: $0.dropLast())) }
+        var opened = 0
+        solo.apps.withUnsafeBufferPointer { apps in
+            solo.positions.withUnsafeBufferPointer { positions in
+                for (index, rule) in decided.enumerated() {
+                    var decision = aasa_app_decision(
+                        app: text + apps[index].offset, app_length: apps[index].length, decision: AASA_NO_MATCH, entry: -1, rule: -1)
+                    if rule >= 0, Int(rule) < positions.count {
+                        let position = positions[Int(rule)]
+                        decision.decision = position.exclude ? AASA_EXCLUDE : AASA_MATCH
+                        decision.entry = position.entry
+                        decision.rule = position.rule
+                        if !position.exclude { opened += 1 }
+                    }
+                    // SAFETY: the block holds `decided.count` app decisions.
+                    (block.apps + index).initialize(to: decision)
+                }
+            }
+        }
+        block.results.initialize(
+            to: aasa_result(
+                domain: text, domain_length: solo.domainLength, error: nil, error_length: 0, apps: UnsafePointer(block.apps),
+                app_count: decided.count, opened: opened))
+        return block
     }
+}
+
+private func handOut(_ block: ResultsBlock?, into out: UnsafeMutablePointer<OpaquePointer?>) -> aasa_status {
+    guard let block else { return fail(AASA_ERROR_MEMORY, "out of memory for the results") }
+    out.pointee = OpaquePointer(block.base)
+    return AASA_OK
 }
 
 private func classify(_ rules: Rules, _ urls: [UnsafeBufferPointer<UInt8>], into out: UnsafeMutablePointer<OpaquePointer?>) -> aasa_status {
     let classifications = rules.withClassifier { classifier in
         urls.map { classifier.classification(ofWholeLine: $0, limits: rules.limits) }
     }
-    out.pointee = OpaquePointer(Unmanaged.passRetained(Results(classifications)).toOpaque())
-    return AASA_OK
+    return handOut(ResultsBlock.make(classifications), into: out)
 }
 
 @_cdecl("aasa_decide")
@@ -343,7 +542,13 @@ public func aasa_decide(
     guard let bytes = bytesArgument(url.map(UnsafeRawPointer.init), length) else {
         return fail(AASA_ERROR_ARGUMENT, "the URL is NULL with a length above 0")
     }
-    return classify(rules, [bytes], into: out)
+    let block = rules.withWorker { worker -> ResultsBlock? in
+        if let solo = rules.solo, let matcher = worker.matcher, worker.decideSolo(bytes, solo, limits: rules.limits) {
+            return ResultsBlock.make(solo: solo, matcher: matcher)
+        }
+        return ResultsBlock.make([worker.classifier.classification(ofWholeLine: bytes, limits: rules.limits)])
+    }
+    return handOut(block, into: out)
 }
 
 @_cdecl("aasa_classify")
@@ -358,25 +563,22 @@ public func aasa_classify(
     }
 }
 
-private func results(_ pointer: OpaquePointer?) -> Results? {
-    pointer.map { Unmanaged<Results>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
-}
-
 @_cdecl("aasa_results_count")
 public func aasa_results_count(_ pointer: OpaquePointer?) -> Int {
-    results(pointer)?.count ?? 0
+    guard let pointer else { return 0 }
+    return UnsafeRawPointer(pointer).load(as: Int.self)
 }
 
 @_cdecl("aasa_results_at")
 public func aasa_results_at(_ pointer: OpaquePointer?, _ index: Int) -> UnsafePointer<aasa_result>? {
-    guard let results = results(pointer), index >= 0, index < results.count, let base = results.results.baseAddress else { return nil }
-    return UnsafePointer(base + index)
+    guard let pointer, index >= 0, index < aasa_results_count(pointer) else { return nil }
+    // SAFETY: a block of `ResultsBlock`, whose results follow the header; `index` is in range.
+    return (UnsafeRawPointer(pointer) + ResultsBlock.header).assumingMemoryBound(to: aasa_result.self) + index
 }
 
 @_cdecl("aasa_results_free")
 public func aasa_results_free(_ pointer: OpaquePointer?) {
-    guard let pointer else { return }
-    Unmanaged<Results>.fromOpaque(UnsafeRawPointer(pointer)).release()
+    free(UnsafeMutableRawPointer(pointer))
 }
 
 // MARK: Results as columns

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* memmem */
 #include <aasa.h>
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,6 +292,85 @@ static void test_bad_input(const char *rules_dir) {
     printf("ok: bad inputs: NULL, empty, invalid UTF-8, blank, 1 MB, over a limit, JSON, NUL; limits through options\n");
 }
 
+/* ---- one document: aasa_decide's single-domain path against the classifier's ---- */
+
+/* aasa_decide on a handle of one domain decides plain URLs of that domain with its matcher
+ * directly; aasa_classify always goes through the classifier, as the CLI does. Every URL, as
+ * given and with its authority replaced by the domain (https and http), must get the same
+ * result from both. */
+static void test_single_domain(const char *rules_dir, const lines *urls) {
+    DIR *dir = opendir(rules_dir);
+    CHECK(dir != NULL, "open %s", rules_dir);
+    struct dirent *entry;
+    size_t documents = 0, checked = 0;
+    while ((entry = readdir(dir)) != NULL && documents < 40) {
+        if (entry->d_name[0] == '.') continue;
+        char domain[512], path[1024];
+        size_t name_length = strlen(entry->d_name);
+        if (name_length > 5 && strcmp(entry->d_name + name_length - 5, ".json") == 0) {
+            snprintf(domain, sizeof domain, "%.*s", (int)(name_length - 5), entry->d_name);
+            snprintf(path, sizeof path, "%s/%s", rules_dir, entry->d_name);
+        } else {
+            snprintf(domain, sizeof domain, "%s", entry->d_name);
+            snprintf(path, sizeof path, "%s/%s/apple-app-site-association", rules_dir, entry->d_name);
+        }
+        FILE *probe = fopen(path, "rb");
+        if (!probe) continue;
+        fclose(probe);
+        size_t length;
+        char *document = read_file(path, &length);
+        aasa_rules *rules = NULL;
+        if (aasa_rules_open_document(document, length, domain, NULL, &rules) != AASA_OK) {
+            free(document);
+            continue;
+        }
+        /* The URLs, then each with the domain as its authority. */
+        size_t count = urls->count * 3, used = 0;
+        const char **batch = malloc(count * sizeof *batch);
+        size_t *lengths = malloc(count * sizeof *lengths);
+        char **owned = malloc(count * sizeof *owned);
+        for (size_t i = 0; i < urls->count; i++) {
+            batch[used] = urls->urls[i];
+            lengths[used] = urls->lengths[i];
+            owned[used++] = NULL;
+            const char *url = urls->urls[i], *end = url + urls->lengths[i];
+            const char *authority = memmem(url, urls->lengths[i], "://", 3);
+            if (!authority) continue;
+            const char *rest = authority + 3;
+            while (rest < end && *rest != '/' && *rest != '?' && *rest != '#') rest++;
+            for (int scheme = 0; scheme < 2; scheme++) {
+                size_t size = strlen(domain) + (size_t)(end - rest) + 16;
+                char *copy = malloc(size);
+                int n = snprintf(copy, size, "%s://%s%.*s", scheme ? "http" : "https", domain, (int)(end - rest), rest);
+                batch[used] = copy;
+                lengths[used] = (size_t)n;
+                owned[used++] = copy;
+            }
+        }
+        aasa_results *expected = NULL;
+        CHECK(aasa_classify(rules, batch, lengths, used, &expected) == AASA_OK, "classify for %s", domain);
+        for (size_t i = 0; i < used; i++) {
+            aasa_results *one = NULL;
+            CHECK(aasa_decide(rules, batch[i], lengths[i], &one) == AASA_OK, "decide");
+            CHECK(aasa_results_count(one) == 1 && same_result(aasa_results_at(one, 0), aasa_results_at(expected, i)),
+                  "%s: aasa_decide and aasa_classify differ on %.*s", domain, (int)lengths[i], batch[i]);
+            aasa_results_free(one);
+            free(owned[i]);
+        }
+        checked += used;
+        aasa_results_free(expected);
+        aasa_rules_free(rules);
+        free(batch);
+        free(lengths);
+        free(owned);
+        free(document);
+        documents++;
+    }
+    closedir(dir);
+    CHECK(documents > 0, "no document in %s", rules_dir);
+    printf("ok: single-domain handles (%zu documents): aasa_decide equals aasa_classify on %zu URLs\n", documents, checked);
+}
+
 /* ---- columns: both input forms against aasa_classify, and what must fail ---- */
 
 static void test_columns(const aasa_rules *rules, const lines *urls, const aasa_results *values) {
@@ -404,6 +484,7 @@ int main(int argc, char **argv) {
 
     /* Eight threads share one handle. */
     test_columns(directory, &urls, values);
+    test_single_domain(argv[1], &urls);
     pthread_t threads[8];
     worker jobs[8];
     for (int i = 0; i < 8; i++) {
