@@ -10,6 +10,11 @@ VENV := .build/venv
 # 3.5.x runs on Java 8 to 17 (4.x needs 17 or later); pinned so that every run tests the same Spark.
 PYSPARK_VERSION := 3.5.9
 PYTEST_VERSION := 8.3.5
+# What Spark's Arrow path (mapInArrow, the in-process engine of contrib/spark) needs, pinned too;
+# numpy 1.x, as PySpark 3.5 predates numpy 2.
+PYARROW_VERSION := 17.0.0
+PANDAS_VERSION := 2.2.3
+NUMPY_VERSION := 1.26.4
 # The test build is the debug build optimised with every `assert` kept: the tests exercise the
 # code users run, invariant checks on, and the differential suites finish in seconds instead of
 # minutes. Said here rather than in Package.swift, whose unsafe flags SwiftPM refuses in a
@@ -17,7 +22,7 @@ PYTEST_VERSION := 8.3.5
 # they share one build; `swift test --filter X $(TEST_FLAGS)` reuses it too.
 TEST_FLAGS := -Xswiftc -O -Xswiftc -assert-config -Xswiftc Debug
 
-.PHONY: all deps build install demo test test-python spark-test java bench fuzz clean
+.PHONY: all deps build install demo test test-python spark-test java bench bench-embed fuzz clean
 
 all: build
 
@@ -62,10 +67,12 @@ test: deps
 	$(BIN)/aasa-bench --quick --baseline Benchmarks/Baselines/quick.json --tolerance 10 --ratio-tolerance 50
 	$(MAKE) spark-test
 
-# contrib/spark on a local Spark (local[2]) against the release binary: Java and a venv under
-# .build/ with pyspark and pytest, each installed only when missing.
+# contrib/spark on a local Spark (local[2]) against the release binary and libaasa: Java and a
+# venv under .build/ with pyspark, pyarrow and pytest, each installed only when missing, and the
+# aasa package built from this checkout (the in-process engine's executors import it).
 spark-test: deps java $(VENV)/.pyspark-$(PYSPARK_VERSION)
 	$(SWIFT) build -c release --product aasa
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps ./python
 	AASA_BINARY=$(CURDIR)/$(BIN)/aasa $(VENV)/bin/python -m pytest -q -p no:cacheprovider contrib/spark/tests
 
 java:
@@ -80,7 +87,8 @@ $(VENV)/.pyspark-$(PYSPARK_VERSION):
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3-venv; }
 	@[ -x $(VENV)/bin/pip ] || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check pyspark==$(PYSPARK_VERSION) pytest==$(PYTEST_VERSION)
+	$(VENV)/bin/pip install -q --disable-pip-version-check pyspark==$(PYSPARK_VERSION) pytest==$(PYTEST_VERSION) \
+	  pyarrow==$(PYARROW_VERSION) pandas==$(PANDAS_VERSION) numpy==$(NUMPY_VERSION) setuptools wheel
 	@touch $@
 
 # The Python package (python/) in a venv of its own, made when missing: installed the way a
@@ -107,6 +115,11 @@ bench: build
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libre2-dev libhyperscan-dev; }
 	$(SWIFT) run -c release --package-path Benchmarks/Peers aasa-peers
+
+# The embedding targets of issue 22 (Benchmarks/README.md, "Embedding"): Python batches against
+# the CLI, and libaasa's per-URL decide from C against the Swift API, on the shared corpus.
+bench-embed: build
+	$(PYTHON) Benchmarks/Embed/bench_embed.py $(BENCH_EMBED_FLAGS)
 
 clean:
 	rm -rf .build
