@@ -1,7 +1,8 @@
 # Two commands do everything on a fresh Debian machine with the Swift toolchain:
 #   make demo   install what is missing, build release, classify the bundled corpus
 #   make test   install what is missing, run the whole suite
-# and `make install PREFIX=DIR` puts libaasa (lib/, include/) and the CLI (bin/) under DIR.
+# and `make install PREFIX=DIR` puts libaasa (lib/, lib/pkgconfig/aasa.pc, include/) and the CLI
+# (bin/) under DIR.
 SWIFT ?= swift
 BIN := .build/release
 PREFIX ?= /usr/local
@@ -46,10 +47,18 @@ deps:
 build: deps
 	$(SWIFT) build -c release
 
-# libaasa and its header (lib/libaasa.so, include/aasa.h), and the CLI (bin/aasa).
+# libaasa and its header (lib/libaasa.so.1, the link-time name lib/libaasa.so beside it, the
+# pkg-config file lib/pkgconfig/aasa.pc, include/aasa.h), and the CLI (bin/aasa).
+# LIBAASA_VERSION's major is the soname's (Package.swift: -soname=libaasa.so.1).
+LIBAASA_VERSION := 1.0.0
 install: build
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BIN)/libaasa-c.so $(DESTDIR)$(PREFIX)/lib/libaasa.so
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN)/libaasa-c.so $(DESTDIR)$(PREFIX)/lib/libaasa.so.1
+	ln -sf libaasa.so.1 $(DESTDIR)$(PREFIX)/lib/libaasa.so
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: aasa' 'Description: apple-app-site-association matching (libaasa, the engine of the aasa tool)' \
+	  'Version: $(LIBAASA_VERSION)' 'Libs: -L$${libdir} -laasa' 'Cflags: -I$${includedir}' \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/aasa.pc
 	install -m 644 Sources/CAASA/include/aasa.h $(DESTDIR)$(PREFIX)/include/aasa.h
 	install -m 755 $(BIN)/aasa $(DESTDIR)$(PREFIX)/bin/aasa
 

@@ -10,7 +10,8 @@ let package = Package(
     products: [
         .library(name: "AASAKit", targets: ["AASAKit"]),
         .library(name: "AASAWeb", targets: ["AASAWeb"]),
-        // libaasa-c.so, installed as libaasa.so (`make install`; its soname says so).
+        // libaasa-c.so, installed as libaasa.so.1 with libaasa.so beside it (`make install`; its
+        // soname, libaasa.so.1, changes with an incompatible change of include/aasa.h).
         .library(name: "aasa-c", type: .dynamic, targets: ["AASACABI"]),
         .executable(name: "aasa", targets: ["aasa"]),
         .executable(name: "aasa-bench", targets: ["aasa-bench"]),
@@ -66,7 +67,7 @@ let package = Package(
             // error instead of a library that fails when loaded.
             linkerSettings: [
                 .unsafeFlags(
-                    ["-static-stdlib", "-Xlinker", "-soname=libaasa.so", "-Xlinker", "--no-undefined", "-Xlinker", "--start-group"]
+                    ["-static-stdlib", "-Xlinker", "-soname=libaasa.so.1", "-Xlinker", "--no-undefined", "-Xlinker", "--start-group"]
                         + [
                             "Foundation", "FoundationEssentials", "FoundationInternationalization", "CoreFoundation",
                             "_FoundationICU", "_FoundationCollections", "_FoundationCShims", "swiftSynchronization",

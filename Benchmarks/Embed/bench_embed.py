@@ -129,7 +129,9 @@ def decides(args, build: Path, say) -> bool:
     try:
         (work / "manifest.tsv").write_text("".join(f"{d}\texample.com\n" for d in documents))
         (work / "urls.txt").write_bytes("".join(u + "\n" for u in urls).encode("utf-8", "surrogateescape"))
-        # libaasa-c.so's soname is libaasa.so, the name it is installed under.
+        # libaasa-c.so's soname is libaasa.so.1, the name it is installed under (with
+        # libaasa.so, the link-time name, beside it).
+        (work / "libaasa.so.1").symlink_to(build / "libaasa-c.so")
         (work / "libaasa.so").symlink_to(build / "libaasa-c.so")
         subprocess.run(["cc", "-O2", "-std=c11", "-I", str(ROOT / "Sources" / "CAASA" / "include"),
                         str(ROOT / "Benchmarks" / "Embed" / "decide_bench.c"), "-L", str(work), "-laasa",

@@ -4,8 +4,9 @@
  * The same engine and the same answers as the `aasa` command line tool: open rules once (a
  * directory of documents as `aasa classify --rules DIR` reads it, a compiled artifact from
  * `aasa compile`, or one document's bytes and its domain), then decide URLs one at a time or in
- * batches. A batch gives per URL either values (`aasa_classify`) or the NDJSON record
- * `aasa classify` writes for it, byte for byte (`aasa_classify_ndjson`).
+ * batches. A batch gives per URL either values (`aasa_classify`), the same values as flat
+ * arrays for bindings (`aasa_classify_columns`), or the NDJSON record `aasa classify` writes for
+ * it, byte for byte (`aasa_classify_ndjson`).
  *
  * Each URL is one input line as `classify` reads it: blanks around it are trimmed, a URL that
  * is not valid UTF-8, over a length limit, blank or otherwise not decidable gets a result with
