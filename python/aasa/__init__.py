@@ -191,7 +191,7 @@ class _Options:
 def _joined(urls: List[URLLike]) -> bytes:
     """The URLs joined by line feeds, in C-speed passes. Joined and encoded in slices: a single
     URL beyond ASCII makes Python widen everything joined with it, so it only costs its slice."""
-    step = 4096
+    step = 1024
     try:
         return b"\n".join(
             "\n".join(urls[start:start + step]).encode("utf-8", "surrogateescape")  # type: ignore[arg-type]
