@@ -124,7 +124,7 @@ final class Rules: @unchecked Sendable {
         withWorker { body($0.classifier) }
     }
 
-    private func take() -> Worker {
+    func take() -> Worker {
         if let spare = UnsafeRawPointer(bitPattern: spare.exchange(0, ordering: .acquiring)) {
             return Unmanaged<Worker>.fromOpaque(spare).takeRetainedValue()
         }
@@ -134,7 +134,7 @@ final class Rules: @unchecked Sendable {
         return borrowed ?? Worker(self)
     }
 
-    private func giveBack(_ worker: Worker) {
+    func giveBack(_ worker: Worker) {
         let retained = Unmanaged.passRetained(worker)
         let bits = UInt(bitPattern: retained.toOpaque())
         if spare.compareExchange(expected: 0, desired: bits, ordering: .releasing).exchanged { return }
@@ -290,9 +290,8 @@ final class Worker {
         guard let matcher, let base = url.baseAddress, url.count <= limits.maxURLBytes, url.count <= limits.maxLineBytes
         else { return false }
         guard Self.isPrintableASCII(url) else { return false }
-        let plain = solo.prefix.withUnsafeBufferPointer { prefix in
-            url.count >= prefix.count && prefix.baseAddress.map { memcmp(base, $0, prefix.count) == 0 } ?? false
-        }
+        let prefix = solo.prefix
+        let plain = url.count >= prefix.count && prefix.baseAddress.map { memcmp(base, $0, prefix.count) == 0 } ?? false
         if !plain || url.count > solo.prefix.count && !Self.endsAuthority(url[solo.prefix.count]) {
             // Split and routed as `Classifier` does; a URL it cannot split, or of another host,
             // goes to the classifier for its record.
@@ -413,13 +412,14 @@ private func batch(
 // MARK: Results as values
 
 /// Rules of one domain with a compiled document, and what a result of it copies. A class: a
-/// call copies one reference, not its arrays.
-final class Solo: Sendable {
+/// call copies one reference, not its arrays; its bytes in buffers of its own, read without a
+/// closure (a closure capturing the result being built cost an exclusivity check per call).
+final class Solo: @unchecked Sendable {
     let compiled: CompiledDocument
     /// `https://` and the domain.
-    let prefix: [UInt8]
+    let prefix: UnsafeMutableBufferPointer<UInt8>
     /// The strings of a result: the domain, then each app, each with its NUL.
-    let text: [UInt8]
+    let text: UnsafeMutableBufferPointer<UInt8>
     /// Per app: its offset in `text` and length.
     let apps: [(offset: Int, length: Int)]
     let domainLength: Int
@@ -431,7 +431,6 @@ final class Solo: Sendable {
             only.appIDs.count == compiled.appIDs.count
         else { return nil }
         self.compiled = compiled
-        prefix = Array("https://".utf8) + Array(only.name.utf8)
         var text = Array(only.name.utf8) + [0]
         domainLength = text.count - 1
         var apps: [(Int, Int)] = []
@@ -439,9 +438,21 @@ final class Solo: Sendable {
             apps.append((text.count, app.utf8.count))
             text += Array(app.utf8) + [0]
         }
-        self.text = text
+        self.text = Self.copy(text)
+        self.prefix = Self.copy(Array("https://".utf8) + Array(only.name.utf8))
         self.apps = apps
         positions = compiled.rules.map { (Int64($0.entryIndex), Int64($0.ruleIndex), $0.exclude) }
+    }
+
+    private static func copy(_ bytes: [UInt8]) -> UnsafeMutableBufferPointer<UInt8> {
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+        _ = buffer.initialize(from: bytes)
+        return buffer
+    }
+
+    deinit {
+        prefix.deallocate()
+        text.deallocate()
     }
 }
 
@@ -542,24 +553,22 @@ struct ResultsBlock {
         guard decided.count == solo.apps.count, var block = ResultsBlock(count: 1, apps: decided.count, textBytes: solo.text.count)
         else { return nil }
         // The strings in one copy, NULs included; the last NUL is `put`'s own.
-        let text = solo.text.withUnsafeBufferPointer { block.put(UnsafeBufferPointer(rebasing: $0.dropLast())) }
+        let text = block.put(UnsafeBufferPointer(rebasing: solo.text[0..<(solo.text.count - 1)]))
         var opened = 0
-        solo.apps.withUnsafeBufferPointer { apps in
-            solo.positions.withUnsafeBufferPointer { positions in
-                for (index, rule) in decided.enumerated() {
-                    var decision = aasa_app_decision(
-                        app: text + apps[index].offset, app_length: apps[index].length, decision: AASA_NO_MATCH, entry: -1, rule: -1)
-                    if rule >= 0, Int(rule) < positions.count {
-                        let position = positions[Int(rule)]
-                        decision.decision = position.exclude ? AASA_EXCLUDE : AASA_MATCH
-                        decision.entry = position.entry
-                        decision.rule = position.rule
-                        if !position.exclude { opened += 1 }
-                    }
-                    // SAFETY: the block holds `decided.count` app decisions.
-                    (block.apps + index).initialize(to: decision)
-                }
+        for index in 0..<decided.count {
+            let rule = Int(decided[index])
+            var decision = aasa_app_decision(
+                app: text + solo.apps[index].offset, app_length: solo.apps[index].length, decision: AASA_NO_MATCH, entry: -1,
+                rule: -1)
+            if rule >= 0, rule < solo.positions.count {
+                let position = solo.positions[rule]
+                decision.decision = position.exclude ? AASA_EXCLUDE : AASA_MATCH
+                decision.entry = position.entry
+                decision.rule = position.rule
+                if !position.exclude { opened += 1 }
             }
+            // SAFETY: the block holds `decided.count` app decisions.
+            (block.apps + index).initialize(to: decision)
         }
         block.results.initialize(
             to: aasa_result(
@@ -590,13 +599,13 @@ public func aasa_decide(
     guard let bytes = bytesArgument(url.map(UnsafeRawPointer.init), length) else {
         return fail(AASA_ERROR_ARGUMENT, "the URL is NULL with a length above 0")
     }
-    let block = rules.withWorker { worker -> ResultsBlock? in
-        if let solo = rules.solo, let matcher = worker.matcher, worker.decideSolo(bytes, solo, limits: rules.limits) {
-            return ResultsBlock.make(solo: solo, matcher: matcher)
-        }
-        return ResultsBlock.make([worker.classifier.classification(ofWholeLine: bytes, limits: rules.limits)])
+    // Taken and given back by hand rather than through `withWorker`: no closure context per URL.
+    let worker = rules.take()
+    defer { rules.giveBack(worker) }
+    if let solo = rules.solo, let matcher = worker.matcher, worker.decideSolo(bytes, solo, limits: rules.limits) {
+        return handOut(ResultsBlock.make(solo: solo, matcher: matcher), into: out)
     }
-    return handOut(block, into: out)
+    return handOut(ResultsBlock.make([worker.classifier.classification(ofWholeLine: bytes, limits: rules.limits)]), into: out)
 }
 
 @_cdecl("aasa_classify")
