@@ -199,9 +199,10 @@ final class Worker {
         /// Per rule id: its entry and rule index and whether it excludes.
         let positions: [(entry: Int32, rule: Int32, exclude: Bool)]
 
-        init(_ domain: ClassifierRules.Domain) {
+        /// `matcher`: the worker's own for single-domain rules (one set of DFA caches, not two).
+        init(_ domain: ClassifierRules.Domain, matcher solo: DFAMatcher? = nil) {
             if case .compiled(let compiled) = domain.state {
-                matcher = DFAMatcher(compiled)
+                matcher = solo ?? DFAMatcher(compiled)
                 positions = compiled.rules.map { (Int32(truncatingIfNeeded: $0.entryIndex), Int32(truncatingIfNeeded: $0.ruleIndex), $0.exclude) }
             } else {
                 matcher = nil
@@ -229,7 +230,7 @@ final class Worker {
         if let met = routes[index] {
             known = met
         } else {
-            known = DomainRoute(domains[index])
+            known = DomainRoute(domains[index], matcher: matcher)
             routes[index] = known
         }
         guard let matcher = known.matcher else { return nil }
