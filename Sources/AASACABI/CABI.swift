@@ -281,6 +281,20 @@ final class Worker {
         return true
     }
 
+    /// Whether `host` is the one domain, ASCII case-insensitively (as `DomainTable` compares;
+    /// the domain is stored lowercased).
+    @inline(__always)
+    static func isDomain(_ host: UnsafeBufferPointer<UInt8>, _ solo: Solo) -> Bool {
+        let domain = UnsafeBufferPointer(rebasing: solo.prefix[8...])
+        guard host.count == domain.count else { return false }
+        for index in 0..<host.count {
+            let byte = host[index]
+            let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            if lower != domain[index] { return false }
+        }
+        return true
+    }
+
     @inline(__always)
     static func endsAuthority(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
@@ -296,7 +310,7 @@ final class Worker {
         if !plain || url.count > solo.prefix.count && !Self.endsAuthority(url[solo.prefix.count]) {
             // Split and routed as `Classifier` does; a URL it cannot split, or of another host,
             // goes to the classifier for its record.
-            guard let parts = try? URLSplitter.split(url), table.lookup(UnsafeBufferPointer(rebasing: url[parts.host])) == 0
+            guard let parts = try? URLSplitter.split(url), Self.isDomain(UnsafeBufferPointer(rebasing: url[parts.host]), solo)
             else { return false }
             matcher.decide(bytes: url, parts: parts)
             return !matcher.workExceeded
