@@ -212,7 +212,7 @@ final class Worker {
     }
 
     /// The batch path's shortcut past `Classification` values: for a URL that `classify`
-    /// reads unchanged (printable ASCII, within the limits) and `URLSplitter` splits, -1 when
+    /// reads unchanged (`readsUnchanged`) and `URLSplitter` splits, -1 when
     /// no document serves its host, else its domain's index with that domain's matcher
     /// (`routes`) holding the decision. `nil` for any other URL, a domain whose document is not
     /// compiled, or a work-limit error: the classifier then makes its result.
@@ -221,9 +221,7 @@ final class Worker {
     /// 1 404 → 1 083 instructions a URL in `aasa_classify_columns`, warm (callgrind, the batch
     /// classified twice minus once).
     func route(_ url: UnsafeBufferPointer<UInt8>, limits: Configuration.Input) -> Int? {
-        guard url.count <= limits.maxURLBytes, url.count <= limits.maxLineBytes, Self.isPrintableASCII(url),
-            let parts = try? URLSplitter.split(url)
-        else { return nil }
+        guard Self.readsUnchanged(url, limits: limits), let parts = try? URLSplitter.split(url) else { return nil }
         guard let index = table.lookup(UnsafeBufferPointer(rebasing: url[parts.host])) else { return -1 }
         if routes.isEmpty { routes = Array(repeating: nil, count: domains.count) }
         let known: DomainRoute
@@ -245,9 +243,8 @@ final class Worker {
         matcher = rules.solo.map { DFAMatcher($0.compiled) }
     }
 
-    /// Decides `url` with `matcher` when `classify` would read it unchanged and route it to the
-    /// one domain: printable ASCII only (nothing to trim, valid UTF-8), within the length
-    /// limits, its host the domain. `https://DOMAIN` then `/`, `?`, `#` or the end goes to the
+    /// Decides `url` with `matcher` when `classify` would read it unchanged (`readsUnchanged`)
+    /// and route it to the one domain, its host the domain. `https://DOMAIN` then `/`, `?`, `#` or the end goes to the
     /// matcher whole (its own prefix check and decision rows, as the Swift API's
     /// `DFAMatcher.decide(_:app:)`); any other URL is split first, as `Classifier` splits and
     /// routes it. The decision is then in `matcher.decidingRule`. `false`, nothing decided, for
@@ -257,25 +254,25 @@ final class Worker {
     /// PERF: `make bench-embed` (decide pairing): `aasa_decide` through the classifier took
     /// about 4 500 instructions a URL (callgrind) against 900 for `DFAMatcher.decide(_:app:)` on
     /// the same URLs.
-    /// Whether every byte is in 0x21...0x7E, eight at a time: a byte below 0x21 borrows into
-    /// its top bit when 0x21 is subtracted, one above 0x7E carries into it when 1 is added.
+    /// Whether `classify` reads `url`, given as a whole line, as these very bytes: no blank
+    /// (space, tab) or line-end CR to trim at its ends, not a JSON object, within the length
+    /// limits, valid UTF-8 (checked eight bytes at a time while they are ASCII).
     @inline(__always)
-    static func isPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let tops: UInt64 = 0x8080_8080_8080_8080
+    static func readsUnchanged(_ url: UnsafeBufferPointer<UInt8>, limits: Configuration.Input) -> Bool {
+        guard let base = url.baseAddress, let first = url.first, let last = url.last, url.count <= limits.maxURLBytes,
+            url.count <= limits.maxLineBytes, first != 0x20, first != 0x09, first != UInt8(ascii: "{"), last != 0x20,
+            last != 0x09, last != 0x0D
+        else { return false }
         var index = 0
-        var bad: UInt64 = 0
         // SAFETY: each load reads `index..<index + 8` with `index + 8 <= count`.
-        while bytes.count - index >= 8 {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            bad |= ((word &- ones &* 0x21) & ~word) | ((word &+ ones) | word)
+        while url.count - index >= 8 {
+            if UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+                return URLLineReader.isValidUTF8(url)
+            }
             index += 8
         }
-        if bad & tops != 0 { return false }
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte <= 0x20 || byte >= 0x7F { return false }
+        while index < url.count {
+            if url[index] >= 0x80 { return URLLineReader.isValidUTF8(url) }
             index += 1
         }
         return true
@@ -302,9 +299,7 @@ final class Worker {
 
     @inline(__always)
     func decideSolo(_ url: UnsafeBufferPointer<UInt8>, _ solo: Solo, limits: Configuration.Input) -> Bool {
-        guard let matcher, let base = url.baseAddress, url.count <= limits.maxURLBytes, url.count <= limits.maxLineBytes
-        else { return false }
-        guard Self.isPrintableASCII(url) else { return false }
+        guard let matcher, let base = url.baseAddress, Self.readsUnchanged(url, limits: limits) else { return false }
         let prefix = solo.prefix
         let plain = url.count >= prefix.count && prefix.baseAddress.map { memcmp(base, $0, prefix.count) == 0 } ?? false
         if !plain || url.count > solo.prefix.count && !Self.endsAuthority(url[solo.prefix.count]) {

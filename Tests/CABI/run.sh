@@ -58,6 +58,11 @@ run() { # RULES_DIR URLS
   cat corpus/*/urls.txt
   printf 'https://museum.example/\xff\xfe/x\n\n   \t\nhttps://food.example/fr_FR/menu\r\n{"url": "https://museum.example/"}\n'
   printf '  https://ride.example/ride/1  \nhttps://museum.example/%070000d\n' 0
+  # What is kept as it is (a blank or control byte inside, non-ASCII, a BOM, U+00A0 at the end)
+  # next to what is trimmed (a blank before a CR, a leading tab).
+  printf 'https://museum.example/a b\nhttps://museum.example/\001x\nhttps://museum.example/caf\303\251\302\240\n'
+  printf '\357\273\277https://museum.example/\nhttps://museum.example/x \r\n\thttps://museum.example/t\n'
+  printf 'HTTPS://MUSEUM.EXAMPLE/exhibitions/fr\nhttps://museum.example:443/exhibitions/fr\nhttps://user@museum.example/x\n'
   printf 'https://legacy.example/no-newline'
 } >"$work/bundled.txt"
 run corpus "$work/bundled.txt"
