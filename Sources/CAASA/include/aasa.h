@@ -17,9 +17,10 @@
  * `aasa_last_error()` gives the message on the calling thread. Nothing aborts on bad input.
  *
  * Threads: an `aasa_rules` handle is immutable once opened and may be shared by any number of
- * threads calling `aasa_decide`, `aasa_classify` and `aasa_classify_ndjson` at once (each call
- * borrows a per-thread matcher with its own DFA caches from a pool in the handle, as the tool's
- * workers each own one; each such matcher's caches stay within the dfa-cache-bytes limit per
+ * threads calling `aasa_decide`, `aasa_classify`, `aasa_classify_columns` and
+ * `aasa_classify_ndjson` at once (each call borrows a worker with its own DFA caches from a
+ * pool in the handle, as each of the tool's threads owns one; a worker holds up to two matchers
+ * per domain, the classifier's and the fast paths', each within the dfa-cache-bytes limit per
  * automaton). Results and options belong to whoever made them; free a handle only when no call
  * on it is running.
  *
