@@ -79,7 +79,9 @@ test: deps
 # contrib/spark on a local Spark (local[2]) against the release binary and libaasa: Java and a
 # venv under .build/ with pyspark, pyarrow and pytest, each installed only when missing, and the
 # aasa package built from this checkout (the in-process engine's executors import it).
-spark-test: deps java $(VENV)/.pyspark-$(PYSPARK_VERSION)
+# The marker names every pinned version: a venv made before one of them changed is completed.
+SPARK_VENV_MARKER := $(VENV)/.pyspark-$(PYSPARK_VERSION)-pyarrow-$(PYARROW_VERSION)-pandas-$(PANDAS_VERSION)
+spark-test: deps java $(SPARK_VENV_MARKER)
 	$(SWIFT) build -c release --product aasa
 	$(VENV)/bin/pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps ./python
 	AASA_BINARY=$(CURDIR)/$(BIN)/aasa $(VENV)/bin/python -m pytest -q -p no:cacheprovider contrib/spark/tests
@@ -90,7 +92,7 @@ java:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq openjdk-17-jre-headless; }
 
-$(VENV)/.pyspark-$(PYSPARK_VERSION):
+$(SPARK_VENV_MARKER):
 	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { \
 	  echo "installing python3-venv ($(PYTHON) cannot create a virtual environment)"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
