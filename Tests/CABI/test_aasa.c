@@ -347,6 +347,14 @@ static void test_single_domain(const char *rules_dir, const lines *urls) {
                 owned[used++] = copy;
             }
         }
+        if (documents == 0) {
+            aasa_results *one = NULL;
+            CHECK(aasa_decide(NULL, "https://x", 9, &one) == AASA_ERROR_ARGUMENT, "NULL rules");
+            CHECK(aasa_decide(rules, NULL, 5, &one) == AASA_ERROR_ARGUMENT, "NULL URL with a length");
+            CHECK(aasa_decide(rules, NULL, 0, &one) == AASA_OK && strcmp(aasa_results_at(one, 0)->error, "empty line") == 0,
+                  "NULL, 0 is the empty URL");
+            aasa_results_free(one);
+        }
         aasa_results *expected = NULL;
         CHECK(aasa_classify(rules, batch, lengths, used, &expected) == AASA_OK, "classify for %s", domain);
         for (size_t i = 0; i < used; i++) {
