@@ -1,7 +1,8 @@
 # Two commands do everything on a fresh Debian machine with the Swift toolchain:
 #   make demo   install what is missing, build release, classify the bundled corpus
 #   make test   install what is missing, run the whole suite
-# and `make install PREFIX=DIR` puts libaasa (lib/, include/) and the CLI (bin/) under DIR.
+# and `make install PREFIX=DIR` puts libaasa (lib/, lib/pkgconfig/aasa.pc, include/) and the CLI
+# (bin/) under DIR.
 SWIFT ?= swift
 BIN := .build/release
 PREFIX ?= /usr/local
@@ -10,6 +11,11 @@ VENV := .build/venv
 # 3.5.x runs on Java 8 to 17 (4.x needs 17 or later); pinned so that every run tests the same Spark.
 PYSPARK_VERSION := 3.5.9
 PYTEST_VERSION := 8.3.5
+# What Spark's Arrow path (mapInArrow, the in-process engine of contrib/spark) needs, pinned too;
+# numpy 1.x, as PySpark 3.5 predates numpy 2.
+PYARROW_VERSION := 17.0.0
+PANDAS_VERSION := 2.2.3
+NUMPY_VERSION := 1.26.4
 # The test build is the debug build optimised with every `assert` kept: the tests exercise the
 # code users run, invariant checks on, and the differential suites finish in seconds instead of
 # minutes. Said here rather than in Package.swift, whose unsafe flags SwiftPM refuses in a
@@ -17,7 +23,7 @@ PYTEST_VERSION := 8.3.5
 # they share one build; `swift test --filter X $(TEST_FLAGS)` reuses it too.
 TEST_FLAGS := -Xswiftc -O -Xswiftc -assert-config -Xswiftc Debug
 
-.PHONY: all deps build install demo test test-python spark-test java bench fuzz clean
+.PHONY: all deps build install demo test test-python spark-test java bench bench-embed fuzz clean
 
 all: build
 
@@ -41,10 +47,18 @@ deps:
 build: deps
 	$(SWIFT) build -c release
 
-# libaasa and its header (lib/libaasa.so, include/aasa.h), and the CLI (bin/aasa).
+# libaasa and its header (lib/libaasa.so.1, the link-time name lib/libaasa.so beside it, the
+# pkg-config file lib/pkgconfig/aasa.pc, include/aasa.h), and the CLI (bin/aasa).
+# LIBAASA_VERSION's major is the soname's (Package.swift: -soname=libaasa.so.1).
+LIBAASA_VERSION := 1.0.0
 install: build
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BIN)/libaasa-c.so $(DESTDIR)$(PREFIX)/lib/libaasa.so
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN)/libaasa-c.so $(DESTDIR)$(PREFIX)/lib/libaasa.so.1
+	ln -sf libaasa.so.1 $(DESTDIR)$(PREFIX)/lib/libaasa.so
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: aasa' 'Description: apple-app-site-association matching (libaasa, the engine of the aasa tool)' \
+	  'Version: $(LIBAASA_VERSION)' 'Libs: -L$${libdir} -laasa' 'Cflags: -I$${includedir}' \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/aasa.pc
 	install -m 644 Sources/CAASA/include/aasa.h $(DESTDIR)$(PREFIX)/include/aasa.h
 	install -m 755 $(BIN)/aasa $(DESTDIR)$(PREFIX)/bin/aasa
 
@@ -62,10 +76,14 @@ test: deps
 	$(BIN)/aasa-bench --quick --baseline Benchmarks/Baselines/quick.json --tolerance 10 --ratio-tolerance 50
 	$(MAKE) spark-test
 
-# contrib/spark on a local Spark (local[2]) against the release binary: Java and a venv under
-# .build/ with pyspark and pytest, each installed only when missing.
-spark-test: deps java $(VENV)/.pyspark-$(PYSPARK_VERSION)
+# contrib/spark on a local Spark (local[2]) against the release binary and libaasa: Java and a
+# venv under .build/ with pyspark, pyarrow and pytest, each installed only when missing, and the
+# aasa package built from this checkout (the in-process engine's executors import it).
+# The marker names every pinned version: a venv made before one of them changed is completed.
+SPARK_VENV_MARKER := $(VENV)/.pyspark-$(PYSPARK_VERSION)-pyarrow-$(PYARROW_VERSION)-pandas-$(PANDAS_VERSION)
+spark-test: deps java $(SPARK_VENV_MARKER)
 	$(SWIFT) build -c release --product aasa
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps ./python
 	AASA_BINARY=$(CURDIR)/$(BIN)/aasa $(VENV)/bin/python -m pytest -q -p no:cacheprovider contrib/spark/tests
 
 java:
@@ -74,13 +92,14 @@ java:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq openjdk-17-jre-headless; }
 
-$(VENV)/.pyspark-$(PYSPARK_VERSION):
+$(SPARK_VENV_MARKER):
 	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { \
 	  echo "installing python3-venv ($(PYTHON) cannot create a virtual environment)"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3-venv; }
 	@[ -x $(VENV)/bin/pip ] || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check pyspark==$(PYSPARK_VERSION) pytest==$(PYTEST_VERSION)
+	$(VENV)/bin/pip install -q --disable-pip-version-check pyspark==$(PYSPARK_VERSION) pytest==$(PYTEST_VERSION) \
+	  pyarrow==$(PYARROW_VERSION) pandas==$(PANDAS_VERSION) numpy==$(NUMPY_VERSION) setuptools wheel
 	@touch $@
 
 # The Python package (python/) in a venv of its own, made when missing: installed the way a
@@ -107,6 +126,11 @@ bench: build
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libre2-dev libhyperscan-dev; }
 	$(SWIFT) run -c release --package-path Benchmarks/Peers aasa-peers
+
+# The embedding targets of issue 22 (Benchmarks/README.md, "Embedding"): Python batches against
+# the CLI, and libaasa's per-URL decide from C against the Swift API, on the shared corpus.
+bench-embed: build
+	$(PYTHON) Benchmarks/Embed/bench_embed.py $(BENCH_EMBED_FLAGS)
 
 clean:
 	rm -rf .build

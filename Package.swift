@@ -5,12 +5,24 @@
 // system-library targets.
 import PackageDescription
 
+// libaasa's link (the AASACABI target): the Swift runtime and Foundation in the library, soname
+// libaasa.so.1. Built up here: as one expression it is too much for the manifest's type checker.
+var libaasaLinkerFlags = ["-static-stdlib", "-Xlinker", "-soname=libaasa.so.1", "-Xlinker", "--no-undefined", "-Xlinker", "--start-group"]
+for library in [
+    "Foundation", "FoundationEssentials", "FoundationInternationalization", "CoreFoundation", "_FoundationICU",
+    "_FoundationCollections", "_FoundationCShims", "swiftSynchronization", "dispatch", "swiftDispatch", "BlocksRuntime", "swiftCore",
+] {
+    libaasaLinkerFlags += ["-Xlinker", "-l" + library]
+}
+libaasaLinkerFlags += ["-Xlinker", "--end-group"]
+
 let package = Package(
     name: "aasa",
     products: [
         .library(name: "AASAKit", targets: ["AASAKit"]),
         .library(name: "AASAWeb", targets: ["AASAWeb"]),
-        // libaasa-c.so, installed as libaasa.so (`make install`; its soname says so).
+        // libaasa-c.so, installed as libaasa.so.1 with libaasa.so beside it (`make install`; its
+        // soname, libaasa.so.1, changes with an incompatible change of include/aasa.h).
         .library(name: "aasa-c", type: .dynamic, targets: ["AASACABI"]),
         .executable(name: "aasa", targets: ["aasa"]),
         .executable(name: "aasa-bench", targets: ["aasa-bench"]),
@@ -58,21 +70,18 @@ let package = Package(
             name: "AASACABI",
             dependencies: ["AASAKit", "CAASA"],
             path: "Sources/AASACABI",
+            // PERF: reading `DFAMatcher.decidingRule` from this module cost a dynamic exclusivity
+            // check per URL (`@exclusivity(unchecked)` covers AASAKit's own accesses only): 76 of
+            // aasa_decide's instructions on a document without apps (callgrind, decide_bench of
+            // `make bench-embed`). Each `Worker` is used by one thread at a time (`Rules`).
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])],
             // The Swift runtime and Foundation linked in, so that a machine without the Swift
             // toolchain can load the library. Only libaasa links this target, and a package
             // depending on AASAKit never builds it, so these flags do not reach consumers.
             // Foundation's own static dependencies are not pulled in by -static-stdlib for a
             // shared library, hence the group; --no-undefined turns a missing one into a link
             // error instead of a library that fails when loaded.
-            linkerSettings: [
-                .unsafeFlags(
-                    ["-static-stdlib", "-Xlinker", "-soname=libaasa.so", "-Xlinker", "--no-undefined", "-Xlinker", "--start-group"]
-                        + [
-                            "Foundation", "FoundationEssentials", "FoundationInternationalization", "CoreFoundation",
-                            "_FoundationICU", "_FoundationCollections", "_FoundationCShims", "swiftSynchronization",
-                            "dispatch", "swiftDispatch", "BlocksRuntime", "swiftCore",
-                        ].flatMap { ["-Xlinker", "-l\($0)"] } + ["-Xlinker", "--end-group"])
-            ]
+            linkerSettings: [.unsafeFlags(libaasaLinkerFlags)]
         ),
         // The benchmark harness lives in BenchmarkKit; the two executables differ only in the
         // allocator: aasa-bench links jemalloc (and reads its counters), aasa-bench-sysalloc
@@ -95,6 +104,13 @@ let package = Package(
             name: "aasa-bench-sysalloc",
             dependencies: ["BenchmarkKit"],
             path: "Benchmarks/Sources/aasa-bench-sysalloc"
+        ),
+        // The Swift half of `make bench-embed`'s decide pairing (Benchmarks/Embed/): the Swift
+        // API on the system allocator, as libaasa runs in a C program.
+        .executableTarget(
+            name: "aasa-bench-decide",
+            dependencies: ["AASAKit"],
+            path: "Benchmarks/Sources/aasa-bench-decide"
         ),
         .target(
             name: "_AASATestSupport",

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* memmem */
 #include <aasa.h>
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,48 @@ static int same_result(const aasa_result *a, const aasa_result *b) {
     return 1;
 }
 
+/* Result `i` of a columns batch says what `expected` (from aasa_classify) says. */
+static int same_as_columns(const aasa_rules *rules, const aasa_columns *c, size_t i, const aasa_result *expected) {
+    const char *domain = NULL;
+    size_t domain_length = 0;
+    if (c->domain[i] >= 0) domain = aasa_rules_domain(rules, (size_t)c->domain[i], &domain_length);
+    if ((domain == NULL) != (expected->domain == NULL)) return 0;
+    if (domain && !same_text(domain, domain_length, expected->domain, expected->domain_length)) return 0;
+    if ((c->error[i] >= 0) != (expected->error != NULL)) return 0;
+    if (c->error[i] >= 0) {
+        size_t e = (size_t)c->error[i], start = e ? c->error_ends[e - 1] : 0;
+        /* Error texts lie end to end, without terminators. */
+        if (e >= c->error_count || !same_text(expected->error, expected->error_length, c->error_text + start, c->error_ends[e] - start))
+            return 0;
+    }
+    if (c->first[i + 1] - c->first[i] != expected->app_count) return 0;
+    for (size_t app = 0; app < expected->app_count; app++) {
+        size_t d = c->first[i] + app, length = 0;
+        const char *name = aasa_rules_app(rules, (size_t)c->domain[i], app, &length);
+        const aasa_app_decision *x = &expected->apps[app];
+        if (!name || !same_text(name, length, x->app, x->app_length) || c->decision[d] != x->decision || c->entry[d] != x->entry ||
+            c->rule[d] != x->rule)
+            return 0;
+    }
+    return 1;
+}
+
+/* The URLs joined by line feeds (none holds one: they are lines of a file), or with `ends` end
+ * to end, their ends written there. */
+static char *joined(const lines *urls, size_t *length, size_t *ends) {
+    size_t total = 0;
+    for (size_t i = 0; i < urls->count; i++) total += urls->lengths[i] + 1;
+    char *out = malloc(total + 1), *at = out;
+    for (size_t i = 0; i < urls->count; i++) {
+        if (i && !ends) *at++ = '\n';
+        memcpy(at, urls->urls[i], urls->lengths[i]);
+        at += urls->lengths[i];
+        if (ends) ends[i] = (size_t)(at - out);
+    }
+    *length = (size_t)(at - out);
+    return out;
+}
+
 /* ---- one handle, eight threads ---- */
 
 typedef struct {
@@ -106,6 +149,15 @@ static void *work(void *argument) {
         for (size_t i = 0; i < job->urls->count; i++)
             if (!same_result(aasa_results_at(results, i), aasa_results_at(job->expected, i))) job->ok = 0;
         aasa_results_free(results);
+        /* The same batch as columns. */
+        size_t length;
+        char *text = joined(job->urls, &length, NULL);
+        aasa_batch *batch = NULL;
+        if (aasa_classify_columns(job->rules, text, length, NULL, job->urls->count, &batch) != AASA_OK) job->ok = 0;
+        for (size_t i = 0; job->ok && i < job->urls->count; i++)
+            if (!same_as_columns(job->rules, aasa_batch_columns(batch), i, aasa_results_at(job->expected, i))) job->ok = 0;
+        aasa_batch_free(batch);
+        free(text);
         /* Single URLs too, a different slice per thread. */
         for (size_t i = (size_t)job->index; i < job->urls->count; i += 8) {
             aasa_results *one = NULL;
@@ -240,6 +292,143 @@ static void test_bad_input(const char *rules_dir) {
     printf("ok: bad inputs: NULL, empty, invalid UTF-8, blank, 1 MB, over a limit, JSON, NUL; limits through options\n");
 }
 
+/* ---- one document: aasa_decide's single-domain path against the classifier's ---- */
+
+/* aasa_decide on a handle of one domain decides plain URLs of that domain with its matcher
+ * directly; aasa_classify always goes through the classifier, as the CLI does. Every URL, as
+ * given and with its authority replaced by the domain (https and http), must get the same
+ * result from both. */
+static void test_single_domain(const char *rules_dir, const lines *urls) {
+    DIR *dir = opendir(rules_dir);
+    CHECK(dir != NULL, "open %s", rules_dir);
+    struct dirent *entry;
+    size_t documents = 0, checked = 0;
+    while ((entry = readdir(dir)) != NULL && documents < 40) {
+        if (entry->d_name[0] == '.') continue;
+        char domain[512], path[1024];
+        size_t name_length = strlen(entry->d_name);
+        if (name_length > 5 && strcmp(entry->d_name + name_length - 5, ".json") == 0) {
+            snprintf(domain, sizeof domain, "%.*s", (int)(name_length - 5), entry->d_name);
+            snprintf(path, sizeof path, "%s/%s", rules_dir, entry->d_name);
+        } else {
+            snprintf(domain, sizeof domain, "%s", entry->d_name);
+            snprintf(path, sizeof path, "%s/%s/apple-app-site-association", rules_dir, entry->d_name);
+        }
+        FILE *probe = fopen(path, "rb");
+        if (!probe) continue;
+        fclose(probe);
+        size_t length;
+        char *document = read_file(path, &length);
+        aasa_rules *rules = NULL;
+        if (aasa_rules_open_document(document, length, domain, NULL, &rules) != AASA_OK) {
+            free(document);
+            continue;
+        }
+        /* The URLs, then each with the domain as its authority. */
+        size_t count = urls->count * 3, used = 0;
+        const char **batch = malloc(count * sizeof *batch);
+        size_t *lengths = malloc(count * sizeof *lengths);
+        char **owned = malloc(count * sizeof *owned);
+        for (size_t i = 0; i < urls->count; i++) {
+            batch[used] = urls->urls[i];
+            lengths[used] = urls->lengths[i];
+            owned[used++] = NULL;
+            const char *url = urls->urls[i], *end = url + urls->lengths[i];
+            const char *authority = memmem(url, urls->lengths[i], "://", 3);
+            if (!authority) continue;
+            const char *rest = authority + 3;
+            while (rest < end && *rest != '/' && *rest != '?' && *rest != '#') rest++;
+            for (int scheme = 0; scheme < 2; scheme++) {
+                size_t size = strlen(domain) + (size_t)(end - rest) + 16;
+                char *copy = malloc(size);
+                int n = snprintf(copy, size, "%s://%s%.*s", scheme ? "http" : "https", domain, (int)(end - rest), rest);
+                batch[used] = copy;
+                lengths[used] = (size_t)n;
+                owned[used++] = copy;
+            }
+        }
+        if (documents == 0) {
+            aasa_results *one = NULL;
+            CHECK(aasa_decide(NULL, "https://x", 9, &one) == AASA_ERROR_ARGUMENT, "NULL rules");
+            CHECK(aasa_decide(rules, NULL, 5, &one) == AASA_ERROR_ARGUMENT, "NULL URL with a length");
+            CHECK(aasa_decide(rules, NULL, 0, &one) == AASA_OK && strcmp(aasa_results_at(one, 0)->error, "empty line") == 0,
+                  "NULL, 0 is the empty URL");
+            aasa_results_free(one);
+        }
+        aasa_results *expected = NULL;
+        CHECK(aasa_classify(rules, batch, lengths, used, &expected) == AASA_OK, "classify for %s", domain);
+        for (size_t i = 0; i < used; i++) {
+            aasa_results *one = NULL;
+            CHECK(aasa_decide(rules, batch[i], lengths[i], &one) == AASA_OK, "decide");
+            CHECK(aasa_results_count(one) == 1 && same_result(aasa_results_at(one, 0), aasa_results_at(expected, i)),
+                  "%s: aasa_decide and aasa_classify differ on %.*s", domain, (int)lengths[i], batch[i]);
+            aasa_results_free(one);
+            free(owned[i]);
+        }
+        checked += used;
+        aasa_results_free(expected);
+        aasa_rules_free(rules);
+        free(batch);
+        free(lengths);
+        free(owned);
+        free(document);
+        documents++;
+    }
+    closedir(dir);
+    CHECK(documents > 0, "no document in %s", rules_dir);
+    printf("ok: single-domain handles (%zu documents): aasa_decide equals aasa_classify on %zu URLs\n", documents, checked);
+}
+
+/* ---- columns: both input forms against aasa_classify, and what must fail ---- */
+
+static void test_columns(const aasa_rules *rules, const lines *urls, const aasa_results *values) {
+    size_t length, packed_length;
+    size_t *ends = malloc((urls->count + 1) * sizeof *ends);
+    char *text = joined(urls, &length, NULL), *packed = joined(urls, &packed_length, ends);
+    for (int form = 0; form < 2; form++) {
+        aasa_batch *batch = NULL;
+        CHECK(aasa_classify_columns(rules, form ? packed : text, form ? packed_length : length, form ? ends : NULL, urls->count,
+                                    &batch) == AASA_OK,
+              "columns");
+        const aasa_columns *c = aasa_batch_columns(batch);
+        CHECK(c->count == urls->count && c->first[0] == 0 && c->first[c->count] == c->decision_count, "shape");
+        for (size_t i = 0; i < urls->count; i++)
+            CHECK(same_as_columns(rules, c, i, aasa_results_at(values, i)), "%s: URL %zu (%.*s)", form ? "ends" : "line feeds", i,
+                  (int)urls->lengths[i], urls->urls[i]);
+        aasa_batch_free(batch);
+    }
+    aasa_batch *batch = NULL;
+    if (urls->count > 1) {
+        CHECK(aasa_classify_columns(rules, text, length, NULL, urls->count - 1, &batch) == AASA_ERROR_ARGUMENT && batch == NULL,
+              "one line feed too many");
+        CHECK(aasa_classify_columns(rules, text, length, NULL, urls->count + 1, &batch) == AASA_ERROR_ARGUMENT, "one too few");
+        ends[0] = packed_length + 1;
+        CHECK(aasa_classify_columns(rules, packed, packed_length, ends, urls->count, &batch) == AASA_ERROR_ARGUMENT,
+              "an end past the buffer");
+    }
+    CHECK(aasa_classify_columns(rules, NULL, 5, NULL, 1, &batch) == AASA_ERROR_ARGUMENT, "NULL with a length");
+    CHECK(aasa_classify_columns(rules, "x", 1, NULL, 0, &batch) == AASA_ERROR_ARGUMENT, "no URLs but bytes");
+    CHECK(aasa_classify_columns(NULL, "x", 1, NULL, 1, &batch) == AASA_ERROR_ARGUMENT, "NULL rules");
+    CHECK(aasa_classify_columns(rules, "x", 1, NULL, 1, NULL) == AASA_ERROR_ARGUMENT, "NULL out");
+    CHECK(aasa_classify_columns(rules, NULL, 0, NULL, 0, &batch) == AASA_OK && aasa_batch_columns(batch)->count == 0, "no URLs");
+    aasa_batch_free(batch);
+    CHECK(aasa_classify_columns(rules, NULL, 0, NULL, 1, &batch) == AASA_OK, "one empty URL");
+    const aasa_columns *c = aasa_batch_columns(batch);
+    CHECK(c->count == 1 && c->domain[0] == -1 && c->error[0] == 0 && c->error_ends[0] == strlen("empty line") &&
+              memcmp(c->error_text, "empty line", c->error_ends[0]) == 0,
+          "the empty URL's error");
+    aasa_batch_free(batch);
+    CHECK(aasa_batch_columns(NULL) == NULL, "NULL batch");
+    aasa_batch_free(NULL);
+    size_t domains = aasa_rules_domain_count(rules);
+    CHECK(domains > 0 && aasa_rules_domain(rules, domains, NULL) == NULL && aasa_rules_domain(NULL, 0, NULL) == NULL, "domain range");
+    CHECK(aasa_rules_app(rules, 0, 1u << 20, NULL) == NULL && aasa_rules_app_count(rules, domains) == 0, "app range");
+    free(text);
+    free(packed);
+    free(ends);
+    printf("ok: columns of %zu URLs (line feeds and ends) equal aasa_classify's results; bad arguments refused\n", urls->count);
+}
+
 int main(int argc, char **argv) {
     if (argc != 5) {
         fprintf(stderr, "usage: test_aasa RULES_DIR ARTIFACT URLS CLI_NDJSON\n");
@@ -302,6 +491,8 @@ int main(int argc, char **argv) {
     printf("ok: values of %zu URLs agree with the records (%zu with a domain, %zu app openings)\n", urls.count, with_domain, opened);
 
     /* Eight threads share one handle. */
+    test_columns(directory, &urls, values);
+    test_single_domain(argv[1], &urls);
     pthread_t threads[8];
     worker jobs[8];
     for (int i = 0; i < 8; i++) {

@@ -17,6 +17,14 @@ by a generated row id would evaluate the input twice, and an input whose rows co
 another order the second time (a round-robin `repartition`, say) would pair rows with the
 wrong records.
 
+Two engines do the work (`engine=`). *pipe*, the above: any executor that can run the `aasa`
+binary. *inprocess*: the `aasa` Python package (`pip install ./python`, libaasa inside) on every
+executor; each Arrow batch of a partition (`mapInArrow`) is classified by one call of its batch
+API (`Rules.classify_ndjson`), the records the same as the pipe's. *auto* (the default) runs
+one small probe task and takes *inprocess* when the package and pyarrow import on an
+executor and the options are ones it knows (`--limit NAME=VALUE`, `--domain HOST`), else
+*pipe*.
+
 Spark holds strings as text, so invalid UTF-8 in the input was already replaced by U+FFFD
 when Spark read it: `aasa` classifies the text Spark holds. A null or blank URL gets the
 `"empty URL"` error record (and a null `url`).
@@ -37,7 +45,10 @@ from pyspark import SparkFiles
 from pyspark.sql import DataFrame, Row, functions as F
 from pyspark.sql.types import ArrayType, LongType, StringType, StructField, StructType
 
-__all__ = ["classify", "RECORD_SCHEMA", "AasaFailed"]
+__all__ = ["classify", "choose_engine", "RECORD_SCHEMA", "AasaFailed", "ENGINES"]
+
+#: What `classify(engine=...)` accepts.
+ENGINES = ("auto", "inprocess", "pipe")
 
 #: The NDJSON record of `aasa classify`, as this module reads it back (`fields` carries the id).
 RECORD_SCHEMA = StructType(
@@ -79,6 +90,7 @@ def classify(
     compiled: Optional[str] = None,
     rules: Optional[str] = None,
     extra_args: Sequence[str] = (),
+    engine: str = "auto",
 ) -> DataFrame:
     """Classifies the URLs of `df[url_col]` and returns one row per input row.
 
@@ -93,13 +105,18 @@ def classify(
             Give exactly one of `compiled` and `rules`.
         extra_args: further `aasa classify` options (e.g. `["--limit", "url-work=100000"]`).
             Each task runs one single-threaded `aasa`: Spark's partitions are the parallelism.
+        engine: `"pipe"` (the `aasa` binary per partition), `"inprocess"` (the `aasa` Python
+            package on the executors, one library call per Arrow batch) or `"auto"` (in-process
+            when `choose_engine` finds the package on an executor, else the pipe). Both give
+            the same rows.
 
     Returns:
         The columns url, domain, apps, decisions, error (as `RECORD_SCHEMA`), then the input's
         columns other than `url_col`: one row per input row, in the input's partitions and order.
 
     Raises:
-        ValueError: both or neither of `compiled` and `rules`, or a column name clash.
+        ValueError: both or neither of `compiled` and `rules`, a column name clash, an unknown
+            engine, or `"inprocess"` with an option it does not know.
         FileNotFoundError: `binary`, `compiled` or `rules` does not exist on the driver.
         AasaFailed: (inside the Spark job, so wrapped by Spark's own exception when an action
             runs) `aasa` exited with a non-zero status (a bad option, an unreadable artifact), or
@@ -113,19 +130,102 @@ def classify(
 
     spark = df.sparkSession
     sc = spark.sparkContext
-    binary_path = _shippable(shutil.which(binary) or binary, "the aasa binary")
     if compiled is not None:
         rules_path, rules_option = _shippable(compiled, "the compiled artifact"), "--compiled"
     else:
         rules_path, rules_option = _shippable(rules, "the rules"), "--rules"
+    settings = _inprocess_settings(extra_args)
+    chosen = choose_engine(spark, engine, extra_args)
     if __file__.endswith(".py"):
         # The partition function below lives in this module: the executors import it.
         sc.addPyFile(os.path.abspath(__file__))
     # The executors find shipped files by name: the names travel, the driver's paths do not.
-    sc.addFile(binary_path)
     sc.addFile(rules_path, recursive="://" in rules_path or os.path.isdir(rules_path))
-    binary_name = _shipped_name(binary_path)
     rules_name = _shipped_name(rules_path)
+    paired_schema = StructType([StructField(_RECORD, StringType(), False), *df.schema.fields])
+    if chosen == "inprocess":
+        assert settings is not None  # choose_engine refused "inprocess" otherwise
+        paired = _paired_inprocess(df, url_col, paired_schema, rules_option, rules_name, settings)
+    else:
+        paired = _paired_pipe(df, url_col, paired_schema, binary, rules_option, rules_name, extra_args)
+    record = F.from_json(F.col(_RECORD), RECORD_SCHEMA, {"mode": "FAILFAST"})
+    return paired.select(
+        # A null URL went as "", for the plain "empty URL" record; its url stays null.
+        F.when(F.col(url_col).isNull(), F.lit(None).cast("string")).otherwise(record["url"]).alias("url"),
+        *[record[c].alias(c) for c in _RECORD_COLUMNS[1:]],
+        *[F.col(c) for c in df.columns if c != url_col],
+    )
+
+
+def choose_engine(spark, engine: str = "auto", extra_args: Sequence[str] = ()) -> str:
+    """The engine `classify` uses for `engine` (`"inprocess"` or `"pipe"`).
+
+    `"auto"` runs one probe task: `"inprocess"` when `aasa` (its library loaded) and pyarrow
+    import on the executor that runs it and `extra_args` holds only options the in-process
+    path knows, else `"pipe"`. Executors of one application share one Python environment, so
+    one probe speaks for all of them.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
+    if engine == "pipe":
+        return "pipe"
+    known = _inprocess_settings(extra_args) is not None
+    if engine == "inprocess":
+        if not known:
+            raise ValueError(f"engine='inprocess' knows only --limit NAME=VALUE and --domain HOST, not {list(extra_args)}")
+        return "inprocess"
+    return "inprocess" if known and _probe(spark, _PROBED_MODULES) else "pipe"
+
+
+#: What an executor must import for the in-process path (a test swaps in a missing name).
+_PROBED_MODULES = ("aasa", "pyarrow", "pandas")
+
+
+def _probe(spark, modules: Sequence[str]) -> bool:
+    def importable(_: Iterable) -> Iterator[bool]:
+        import importlib
+
+        try:
+            for name in modules:
+                importlib.import_module(name)
+        except Exception:  # ImportError, or a library that does not load (OSError)
+            yield False
+        else:
+            yield True
+
+    return all(spark.sparkContext.parallelize([0], 1).mapPartitions(importable).collect())
+
+
+def _inprocess_settings(extra_args: Sequence[str]) -> Optional[dict]:
+    """`extra_args` as `Rules` arguments (`limits`, `domain`), or None when it holds an option
+    the in-process path does not know."""
+    limits: dict = {}
+    domain = None
+    arguments = list(extra_args)
+    while arguments:
+        option = arguments.pop(0)
+        if option in ("--limit", "--domain") and arguments:
+            value = arguments.pop(0)
+        elif option.startswith(("--limit=", "--domain=")):
+            option, value = option.split("=", 1)
+        else:
+            return None
+        if option == "--domain":
+            domain = value
+            continue
+        name, _, number = value.partition("=")
+        if not number.isdigit():
+            return None
+        limits[name] = int(number)
+    return {"limits": limits, "domain": domain}
+
+
+def _paired_pipe(df, url_col, paired_schema, binary, rules_option, rules_name, extra_args) -> DataFrame:
+    """`(record, *row)` rows from one `aasa classify` process per partition."""
+    spark = df.sparkSession
+    binary_path = _shippable(shutil.which(binary) or binary, "the aasa binary")
+    spark.sparkContext.addFile(binary_path)
+    binary_name = _shipped_name(binary_path)
     options = ["--input-format", "ndjson", "--blank-lines", "record", "--jobs", "1", "--quiet", *extra_args]
     url_index = df.columns.index(url_col)
 
@@ -138,15 +238,77 @@ def classify(
         arguments = [rules_option, SparkFiles.get(rules_name), *options]
         return _run_aasa(SparkFiles.get(binary_name), arguments, itertools.chain([first], rows), url_index)
 
-    paired_schema = StructType([StructField(_RECORD, StringType(), False), *df.schema.fields])
-    paired = spark.createDataFrame(df.rdd.mapPartitions(run_partition), paired_schema, verifySchema=False)
-    record = F.from_json(F.col(_RECORD), RECORD_SCHEMA, {"mode": "FAILFAST"})
-    return paired.select(
-        # A null URL went as "", for the plain "empty URL" record; its url stays null.
-        F.when(F.col(url_col).isNull(), F.lit(None).cast("string")).otherwise(record["url"]).alias("url"),
-        *[record[c].alias(c) for c in _RECORD_COLUMNS[1:]],
-        *[F.col(c) for c in df.columns if c != url_col],
-    )
+    return spark.createDataFrame(df.rdd.mapPartitions(run_partition), paired_schema, verifySchema=False)
+
+
+def _paired_inprocess(df, url_col, paired_schema, rules_option, rules_name, settings) -> DataFrame:
+    """`(record, *row)` rows from the `aasa` package on the executors: per Arrow batch, one
+    `Rules.classify_ndjson` call; the batch's own columns pass through untouched."""
+
+    def run_batches(batches):
+        import pyarrow
+
+        rules = _executor_rules(rules_option, SparkFiles.get(rules_name), settings)
+        for batch in batches:
+            column = batch.column(url_col)
+            # Spark's strings are its bytes, not always UTF-8 (`spark.read.text` keeps what the
+            # file held); the pipe gets them decoded by the JVM, invalid bytes as U+FFFD, and
+            # so do these.
+            raw = column.cast(pyarrow.large_binary() if pyarrow.types.is_large_string(column.type) else pyarrow.binary())
+            urls = [None if url is None else url.decode("utf-8", "replace") for url in raw.to_pylist()]
+            records = _records_inprocess(rules, urls)
+            yield pyarrow.RecordBatch.from_arrays(
+                [pyarrow.array(records, pyarrow.string()), *batch.columns], names=[_RECORD, *batch.schema.names])
+
+    return df.mapInArrow(run_batches, paired_schema)
+
+
+#: Rules opened by this Python worker, by what they were opened from: a reused worker (Spark's
+#: default) opens them once, not once per task.
+_RULES_CACHE: dict = {}
+
+
+def _executor_rules(option: str, path: str, settings: dict):
+    import aasa
+
+    key = (option, path, tuple(sorted(settings["limits"].items())), settings["domain"])
+    rules = _RULES_CACHE.get(key)
+    if rules is None:
+        limits = settings["limits"] or None
+        if option == "--compiled":
+            rules = aasa.Rules.from_artifact(path, limits)
+        elif settings["domain"] is not None:
+            with open(path, "rb") as file:
+                rules = aasa.Rules.from_document(file.read(), settings["domain"], limits)
+        else:
+            rules = aasa.Rules.from_directory(path, limits)
+        _RULES_CACHE[key] = rules
+    return rules
+
+
+# The pipe sends each URL as an NDJSON record (`--input-format ndjson`); libaasa takes each URL
+# as a line. Two URLs get a different error for that: a blank one ("empty line" for a line,
+# "empty URL" for a record's url) and one starting with a brace (for a line, the hint to read
+# JSON lines; in a record, the URL splitter's "no scheme", as no scheme starts with a brace).
+_LINE_ERRORS = (
+    ('"error": "empty line"}', '"error": "empty URL"}'),
+    ('"error": "not a URL: the line is a JSON object (read JSON lines with --input-format ndjson)"}',
+     '"error": "no scheme: a URL must start with a scheme such as \\"https:\\""}'),
+)
+
+
+def _records_inprocess(rules, urls: list) -> list:
+    """The pipe's record for each URL (None as ""), from one library call."""
+    given = ["" if url is None else url for url in urls]
+    lines = rules.classify_ndjson(given).decode("utf-8").split("\n")
+    lines.pop()  # after the last record's line feed
+    if len(lines) != len(given):
+        raise AasaFailed(f"libaasa gave {len(lines)} records for {len(given)} URLs")
+    for index, line in enumerate(lines):
+        for line_error, record_error in _LINE_ERRORS:
+            if line.endswith(line_error):
+                lines[index] = line[: -len(line_error)] + record_error
+    return lines
 
 
 def _shippable(path: Optional[str], what: str) -> str:

@@ -63,6 +63,28 @@ def test_records_equal_the_cli(rules_dir, urls, tmp_path):
     assert any(r.apps for r in results) and any(r.error for r in results)
 
 
+def test_str_bytes_and_line_feeds_take_the_same_path_to_the_same_results():
+    # str URLs are joined and encoded in slices; a URL holding a line feed sends the whole batch
+    # with explicit ends instead. Every form must give what the NDJSON call (a separate path)
+    # writes for each URL alone.
+    lines = [line for path in sorted((ROOT / "corpus").glob("*/urls.txt")) for line in path.read_bytes().split(b"\n")] + ODD
+    texts = [line.decode("utf-8", "surrogateescape") for line in lines]
+    with aasa.Rules.from_directory(ROOT / "corpus") as rules:
+        for batch in (lines, texts, texts + ["https://museum.example/a\nb"], [b"https://museum.example/\n", *texts], []):
+            results = rules.classify(batch)
+            expected = [json.loads(rules.classify_ndjson([url])) for url in batch]
+            assert len(results) == len(batch)
+            for url, result, record in zip(batch, results, expected):
+                assert result.url is url
+                record.pop("url")
+                assert result.record() == record
+        results = rules.classify(iter(texts))
+    assert results[-1] == results[len(texts) - 1] and results[1:3] == [results[1], results[2]]
+    assert results.domains == [r.domain for r in results] and results.errors == [r.error for r in results]
+    with pytest.raises(IndexError):
+        results[len(texts)]
+
+
 def test_threads_share_one_rules():
     urls = [u for p in sorted((ROOT / "corpus").glob("*/urls.txt")) for u in p.read_text().splitlines()] + ["x", ""]
     with aasa.Rules.from_directory(ROOT / "corpus") as rules:

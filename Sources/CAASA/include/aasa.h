@@ -4,8 +4,9 @@
  * The same engine and the same answers as the `aasa` command line tool: open rules once (a
  * directory of documents as `aasa classify --rules DIR` reads it, a compiled artifact from
  * `aasa compile`, or one document's bytes and its domain), then decide URLs one at a time or in
- * batches. A batch gives per URL either values (`aasa_classify`) or the NDJSON record
- * `aasa classify` writes for it, byte for byte (`aasa_classify_ndjson`).
+ * batches. A batch gives per URL either values (`aasa_classify`), the same values as flat
+ * arrays for bindings (`aasa_classify_columns`), or the NDJSON record `aasa classify` writes for
+ * it, byte for byte (`aasa_classify_ndjson`).
  *
  * Each URL is one input line as `classify` reads it: blanks around it are trimmed, a URL that
  * is not valid UTF-8, over a length limit, blank or otherwise not decidable gets a result with
@@ -16,9 +17,10 @@
  * `aasa_last_error()` gives the message on the calling thread. Nothing aborts on bad input.
  *
  * Threads: an `aasa_rules` handle is immutable once opened and may be shared by any number of
- * threads calling `aasa_decide`, `aasa_classify` and `aasa_classify_ndjson` at once (each call
- * borrows a per-thread matcher with its own DFA caches from a pool in the handle, as the tool's
- * workers each own one; each such matcher's caches stay within the dfa-cache-bytes limit per
+ * threads calling `aasa_decide`, `aasa_classify`, `aasa_classify_columns` and
+ * `aasa_classify_ndjson` at once (each call borrows a worker with its own DFA caches from a
+ * pool in the handle, as each of the tool's threads owns one; a worker holds up to two matchers
+ * per domain, the classifier's and the fast paths', each within the dfa-cache-bytes limit per
  * automaton). Results and options belong to whoever made them; free a handle only when no call
  * on it is running.
  *
@@ -143,6 +145,57 @@ size_t aasa_results_count(const aasa_results *results);
 const aasa_result *aasa_results_at(const aasa_results *results, size_t index);
 /* NULL is fine. */
 void aasa_results_free(aasa_results *results);
+
+/* ---- Results as columns ---- */
+
+/* A batch's results as flat arrays, for bindings that read a whole batch back at once (Python
+ * reads these with a few bulk copies instead of a call or a struct per URL). Domains and apps
+ * are indices: names come from `aasa_rules_domain` and `aasa_rules_app`. */
+typedef struct aasa_columns {
+    size_t count;
+    /* Per URL: the index of its domain in the rules, or -1 when no document serves its host. */
+    const int32_t *domain;
+    /* Per URL: the index of its error text, or -1 when it got decisions. */
+    const int32_t *error;
+    /* count + 1 offsets: URL i's decisions are those at first[i] up to first[i + 1], one per
+     * app of its domain in the domain's app order (app j of URL i is decision first[i] + j). */
+    const uint32_t *first;
+    size_t decision_count;
+    /* Per decision: an aasa_decision, and the deciding entry and rule (-1 for AASA_NO_MATCH). */
+    const uint8_t *decision;
+    const int32_t *entry;
+    const int32_t *rule;
+    /* The error texts, UTF-8 one after another: text i is error_text[error_ends[i - 1]] (0 for
+     * i = 0) up to error_text[error_ends[i]]. */
+    size_t error_count;
+    const char *error_text;
+    const size_t *error_ends;
+} aasa_columns;
+
+typedef struct aasa_batch aasa_batch;
+
+/* Decides `count` URLs held in one buffer (`length` bytes at `bytes`) in one call. With `ends`
+ * NULL the URLs are separated by line feeds: the buffer holds exactly count - 1 of them
+ * (AASA_ERROR_ARGUMENT otherwise; a buffer of 0 bytes is one empty URL when count is 1, no URL
+ * when count is 0). Otherwise URL i is the bytes from ends[i - 1] (0 for i = 0) up to ends[i],
+ * the ends nondecreasing and at most `length`. On success *batch holds the results. */
+aasa_status aasa_classify_columns(const aasa_rules *rules, const char *bytes, size_t length, const size_t *ends,
+                                  size_t count, aasa_batch **batch);
+
+/* The batch's columns, valid until `aasa_batch_free`; NULL for a NULL batch. */
+const aasa_columns *aasa_batch_columns(const aasa_batch *batch);
+/* NULL is fine. */
+void aasa_batch_free(aasa_batch *batch);
+
+/* The number of domains in the rules, and domain `index`'s name (NUL-terminated, its length in
+ * *length when that is not NULL), or NULL for an index out of range. Valid while the rules are. */
+size_t aasa_rules_domain_count(const aasa_rules *rules);
+const char *aasa_rules_domain(const aasa_rules *rules, size_t index, size_t *length);
+
+/* The apps of domain `domain`'s document, in its order (0 when its document cannot be loaded),
+ * and app `app`'s ID, or NULL out of range. Either loads the document if no call has yet. */
+size_t aasa_rules_app_count(const aasa_rules *rules, size_t domain);
+const char *aasa_rules_app(const aasa_rules *rules, size_t domain, size_t app, size_t *length);
 
 /* ---- Results as bytes ---- */
 

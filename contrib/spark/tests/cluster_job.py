@@ -35,7 +35,8 @@ def main(binary: str, compiled: str, rules: str, urls_file: str) -> None:
     spark.sparkContext.setLogLevel("ERROR")
     urls = Path(urls_file).read_text().splitlines()
     df = spark.createDataFrame([(n, url) for n, url in enumerate(urls)], "n long, link string").repartition(2)
-    rows = classify(df, "link", binary=binary, compiled=compiled).collect()
+    rows = classify(df, "link", binary=binary, compiled=compiled, engine="pipe").collect()
+    rows_inprocess = classify(df, "link", compiled=compiled, engine="inprocess").collect()
     executor_root = spark.sparkContext.parallelize([0], 1).map(lambda _: SparkFiles.getRootDirectory()).collect()[0]
     try:
         classify(df, "link", binary=binary, rules=rules).collect()
@@ -46,6 +47,7 @@ def main(binary: str, compiled: str, rules: str, urls_file: str) -> None:
         json.dumps(
             {
                 "rows": [row.asDict(recursive=True) for row in rows],
+                "rows_inprocess": [row.asDict(recursive=True) for row in rows_inprocess],
                 "driver_root": SparkFiles.getRootDirectory(),
                 "executor_root": executor_root,
                 "rules_refusal": rules_refusal,

@@ -16,7 +16,8 @@ from typing import Optional
 import pytest
 from pyspark.sql import functions as F
 
-from aasa_spark import RECORD_SCHEMA, classify
+import aasa_spark
+from aasa_spark import RECORD_SCHEMA, choose_engine, classify
 from conftest import REPOSITORY
 
 SHARED = REPOSITORY.parent / "shared" / "corpus"
@@ -124,6 +125,10 @@ def check_against_plain_run(spark, aasa, plain_rules: Path, urls: list[Optional[
     rows = [(n, url, f"tag-{n}") for n, url in enumerate(urls)]
     df = spark.createDataFrame(rows, "n long, link string, tag string").repartition(3)
     result = classify(df, "link", binary=aasa, **where)
+    check_rows(result, aasa, plain_rules, urls, tmp_path)
+
+
+def check_rows(result, aasa, plain_rules: Path, urls: list[Optional[str]], tmp_path: Path) -> None:
     assert result.columns == ["url", "domain", "apps", "decisions", "error", "n", "tag"]
     out = result.collect()
     assert len(out) == len(urls), "rows in = rows out"
@@ -145,13 +150,61 @@ def check_against_plain_run(spark, aasa, plain_rules: Path, urls: list[Optional[
             assert row["url"] == url.strip(" \t"), row
 
 
-def test_compiled_artifact_gives_the_records_of_a_plain_run(spark, aasa, small_rules, small_compiled, tmp_path):
+@pytest.mark.parametrize("engine", ["pipe", "inprocess"])
+def test_compiled_artifact_gives_the_records_of_a_plain_run(spark, aasa, small_rules, small_compiled, tmp_path, engine):
     urls = SYNTHETIC_URLS + [None, "", "   ", "https://shop.example/products/a\nb"] + SYNTHETIC_URLS[:3]
-    check_against_plain_run(spark, aasa, small_rules, urls, tmp_path, compiled=str(small_compiled))
+    check_against_plain_run(spark, aasa, small_rules, urls, tmp_path, compiled=str(small_compiled), engine=engine)
 
 
-def test_rules_directory_is_shipped_whole(spark, aasa, small_rules, tmp_path):
-    check_against_plain_run(spark, aasa, small_rules, SYNTHETIC_URLS + [None, ""], tmp_path, rules=str(small_rules))
+@pytest.mark.parametrize("engine", ["pipe", "inprocess"])
+def test_rules_directory_is_shipped_whole(spark, aasa, small_rules, tmp_path, engine):
+    check_against_plain_run(spark, aasa, small_rules, SYNTHETIC_URLS + [None, ""], tmp_path, rules=str(small_rules), engine=engine)
+
+
+def rows_by_number(result) -> dict:
+    return {row["n"]: row.asDict(recursive=True) for row in result.collect()}
+
+
+def test_inprocess_gives_the_rows_of_the_pipe(spark, aasa, small_rules, small_compiled, tmp_path):
+    """The in-process engine (the aasa package on the executors, mapInArrow) against the pipe,
+    on local[2]: the same rows, every column, for every URL, including those a line and an
+    NDJSON record treat differently (blank, a leading brace) and with limits and --domain."""
+    urls = SYNTHETIC_URLS + [None, "", "   ", "\t", "https://shop.example/products/a\nb", "{", " {x", "https://shop.example/{"]
+    if (SHARED / "domains").is_dir():
+        urls += corpus_sample(3000)
+    df = spark.createDataFrame([(n, url, f"tag-{n}") for n, url in enumerate(urls)], "n long, link string, tag string")
+    df = df.repartition(3)
+    single = tmp_path / "shop.json"
+    single.write_text(json.dumps(SHOP_DOCUMENT))
+    cases = [
+        {"compiled": str(small_compiled)},
+        {"rules": str(small_rules)},
+        {"rules": str(small_rules), "extra_args": ["--limit", "url-bytes=40", "--limit=url-work=100000"]},
+        {"rules": str(single), "extra_args": ["--domain", "shop.example"]},
+    ]
+    if (SHARED / "domains").is_dir():
+        cases.append({"compiled": str(compile_rules(aasa, SHARED / "domains", tmp_path / "corpus.aasac"))})
+    for where in cases:
+        pipe = rows_by_number(classify(df, "link", binary=aasa, engine="pipe", **where))
+        inprocess = rows_by_number(classify(df, "link", engine="inprocess", **where))
+        assert sorted(pipe) == list(range(len(urls)))
+        for n in pipe:
+            assert inprocess[n] == pipe[n], (where, urls[n])
+        assert any(row["apps"] for row in pipe.values()) and any(row["error"] for row in pipe.values())
+
+
+def test_auto_picks_inprocess_when_the_package_imports_on_the_executors(spark, monkeypatch):
+    assert choose_engine(spark) == "inprocess"
+    assert choose_engine(spark, "auto", ["--limit", "url-bytes=40"]) == "inprocess"
+    # An option only the binary knows, or an executor without the package: the pipe.
+    assert choose_engine(spark, "auto", ["--no-such-option"]) == "pipe"
+    monkeypatch.setattr(aasa_spark, "_PROBED_MODULES", ("aasa", "aasa_not_installed_anywhere"))
+    assert choose_engine(spark) == "pipe"
+    assert choose_engine(spark, "inprocess") == "inprocess"
+    with pytest.raises(ValueError, match="inprocess"):
+        choose_engine(spark, "inprocess", ["--no-such-option"])
+    with pytest.raises(ValueError, match="engine"):
+        choose_engine(spark, "threads")
 
 
 def corpus_sample(count: int) -> list[str]:
@@ -212,12 +265,13 @@ def test_error_records_do_not_fail_the_job(spark, aasa, small_compiled):
     assert all(row["error"] for row in out)
 
 
-def test_unreadable_artifact_fails_the_job(spark, aasa, tmp_path):
+@pytest.mark.parametrize("engine, message", [("pipe", "exited with status 3"), ("inprocess", "cannot load")])
+def test_unreadable_artifact_fails_the_job(spark, aasa, tmp_path, engine, message):
     corrupt = tmp_path / "corrupt.aasac"
     corrupt.write_bytes(b"not an artifact\n")
     df = spark.createDataFrame([("https://shop.example/products/1",)], "link string")
-    with pytest.raises(Exception, match="exited with status 3"):
-        classify(df, "link", binary=aasa, compiled=str(corrupt)).collect()
+    with pytest.raises(Exception, match=message):
+        classify(df, "link", binary=aasa, compiled=str(corrupt), engine=engine).collect()
 
 
 def test_missing_artifact_or_rules_fail_before_the_job(spark, aasa, tmp_path):
@@ -227,7 +281,7 @@ def test_missing_artifact_or_rules_fail_before_the_job(spark, aasa, tmp_path):
     with pytest.raises(FileNotFoundError):
         classify(df, "link", binary=aasa, rules=str(tmp_path / "missing-rules"))
     with pytest.raises(FileNotFoundError):
-        classify(df, "link", binary=str(tmp_path / "no-aasa"), rules=str(tmp_path))
+        classify(df, "link", binary=str(tmp_path / "no-aasa"), rules=str(tmp_path), engine="pipe")
 
 
 def test_bad_option_fails_the_job(spark, aasa, small_compiled):
@@ -288,8 +342,10 @@ def test_on_a_cluster_the_executors_find_the_shipped_files(aasa, small_rules, sm
     rows = {row["n"]: row for row in result["rows"]}
     assert sorted(rows) == list(range(len(urls)))
     plain = plain_records(aasa, small_rules, urls[:-1], tmp_path)
+    rows_inprocess = {row["n"]: row for row in result["rows_inprocess"]}
     for n, expected in enumerate(plain):
         assert record_of(rows[n]) == normalised(expected), urls[n]
+        assert rows_inprocess[n] == rows[n], urls[n]
     assert rows[len(urls) - 1]["error"] == "empty URL"
     # Spark ships a local directory only with a local master: the module says so by failing.
     assert result["rules_refusal"] is not None and "local directory" in result["rules_refusal"], result["rules_refusal"]
