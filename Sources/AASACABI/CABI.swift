@@ -188,58 +188,9 @@ final class Rules: @unchecked Sendable {
 final class Worker {
     let classifier: Classifier
     let matcher: DFAMatcher?
-    let table: DomainTable
-    private let domains: [ClassifierRules.Domain]
-    /// Per domain, once `route` met it on this worker: its matcher (none when its document is
-    /// not compiled) and rule positions. Sized when first needed.
-    @exclusivity(unchecked) private(set) var routes: [DomainRoute?] = []
-
-    final class DomainRoute {
-        let matcher: DFAMatcher?
-        /// Per rule id: its entry and rule index and whether it excludes.
-        let positions: [(entry: Int32, rule: Int32, exclude: Bool)]
-
-        /// `matcher`: the worker's own for single-domain rules (one set of DFA caches, not two).
-        init(_ domain: ClassifierRules.Domain, matcher solo: DFAMatcher? = nil) {
-            if case .compiled(let compiled) = domain.state {
-                matcher = solo ?? DFAMatcher(compiled)
-                positions = compiled.rules.map { (Int32(truncatingIfNeeded: $0.entryIndex), Int32(truncatingIfNeeded: $0.ruleIndex), $0.exclude) }
-            } else {
-                matcher = nil
-                positions = []
-            }
-        }
-    }
-
-    /// The batch path's shortcut past `Classification` values: for a URL that `classify`
-    /// reads unchanged (`readsUnchanged`) and `URLSplitter` splits, -1 when
-    /// no document serves its host, else its domain's index with that domain's matcher
-    /// (`routes`) holding the decision. `nil` for any other URL, a domain whose document is not
-    /// compiled, or a work-limit error: the classifier then makes its result.
-    ///
-    /// PERF: `make bench-embed`'s batch (425 425 real URLs, 250 documents on their hosts):
-    /// 1 404 → 1 083 instructions a URL in `aasa_classify_columns`, warm (callgrind, the batch
-    /// classified twice minus once).
-    func route(_ url: UnsafeBufferPointer<UInt8>, limits: Configuration.Input) -> Int? {
-        guard Self.readsUnchanged(url, limits: limits), let parts = try? URLSplitter.split(url) else { return nil }
-        guard let index = table.lookup(UnsafeBufferPointer(rebasing: url[parts.host])) else { return -1 }
-        if routes.isEmpty { routes = Array(repeating: nil, count: domains.count) }
-        let known: DomainRoute
-        if let met = routes[index] {
-            known = met
-        } else {
-            known = DomainRoute(domains[index], matcher: matcher)
-            routes[index] = known
-        }
-        guard let matcher = known.matcher else { return nil }
-        matcher.decide(bytes: url, parts: parts)
-        return matcher.workExceeded ? nil : index
-    }
 
     init(_ rules: Rules) {
         classifier = Classifier(rules: rules.rules, format: .ndjson)
-        table = rules.rules.table
-        domains = rules.rules.domains
         matcher = rules.solo.map { DFAMatcher($0.compiled) }
     }
 
@@ -689,44 +640,27 @@ final class Columns {
                 let url = urls(index)
                 // SAFETY: `index` < `count`, the capacity of `domain`, `error` and `first`.
                 first[index] = UInt32(truncatingIfNeeded: kinds.count)
-                if let routed = worker.route(url, limits: rules.limits) {
-                    domain[index] = Int32(truncatingIfNeeded: routed)
-                    error[index] = -1
-                    if routed >= 0, let known = worker.routes[routed], let matcher = known.matcher {
-                        known.positions.withUnsafeBufferPointer { positions in
-                            for rule in matcher.decidingRule {
-                                if rule >= 0, Int(rule) < positions.count {
-                                    let position = positions[Int(rule)]
-                                    kinds.append(UInt8(position.exclude ? AASA_EXCLUDE.rawValue : AASA_MATCH.rawValue))
-                                    entries.append(position.entry)
-                                    ruleIndices.append(position.rule)
-                                } else {
-                                    kinds.append(UInt8(AASA_NO_MATCH.rawValue))
-                                    entries.append(-1)
-                                    ruleIndices.append(-1)
-                                }
-                            }
+                worker.classifier.withOutcome(ofWholeLine: url, limits: rules.limits) { outcome in
+                    domain[index] = outcome.domain.map { Int32(truncatingIfNeeded: $0) } ?? -1
+                    if let message = outcome.error {
+                        error[index] = Int32(truncatingIfNeeded: ends.count)
+                        texts.append(contentsOf: message.utf8)
+                        ends.append(texts.count)
+                    } else {
+                        error[index] = -1
+                    }
+                    for id in outcome.decisions {
+                        if id < 0 {
+                            kinds.append(UInt8(AASA_NO_MATCH.rawValue))
+                            entries.append(-1)
+                            ruleIndices.append(-1)
+                        } else {
+                            let rule = outcome.rule(id)
+                            kinds.append(UInt8(rule.exclude ? AASA_EXCLUDE.rawValue : AASA_MATCH.rawValue))
+                            entries.append(Int32(truncatingIfNeeded: rule.entry))
+                            ruleIndices.append(Int32(truncatingIfNeeded: rule.rule))
                         }
                     }
-                    continue
-                }
-                let item = worker.classifier.classification(ofWholeLine: url, limits: rules.limits)
-                domain[index] = item.domain.map { rules.index(ofDomain: $0) } ?? -1
-                if let message = item.error {
-                    error[index] = Int32(truncatingIfNeeded: ends.count)
-                    texts.append(contentsOf: message.utf8)
-                    ends.append(texts.count)
-                } else {
-                    error[index] = -1
-                }
-                for decision in item.decisions {
-                    switch decision.kind {
-                    case .match: kinds.append(UInt8(AASA_MATCH.rawValue))
-                    case .exclude: kinds.append(UInt8(AASA_EXCLUDE.rawValue))
-                    case .noMatch: kinds.append(UInt8(AASA_NO_MATCH.rawValue))
-                    }
-                    entries.append(Int32(truncatingIfNeeded: decision.entry ?? -1))
-                    ruleIndices.append(Int32(truncatingIfNeeded: decision.rule ?? -1))
                 }
             }
         }

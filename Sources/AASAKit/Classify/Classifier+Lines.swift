@@ -75,12 +75,29 @@ extension Classifier {
         return result
     }
 
+    /// As `classification(ofWholeLine:limits:)`, the outcome lent to `body` (`withOutcome(of:_:)`).
+    public func withOutcome(
+        ofWholeLine segment: UnsafeBufferPointer<UInt8>, limits: Configuration.Input, _ body: (Outcome) -> Void
+    ) {
+        let delivered = Self.judge(wholeLine: segment, maxLineBytes: limits.maxLineBytes) { line in
+            switch Self.verdict(line, limits: limits) {
+            case .url(let bytes): withOutcome(of: bytes, body)
+            case .unreadable(_, let message):
+                countUnreadable()
+                body(Outcome(domain: nil, error: message, document: nil, decisions: .init(start: nil, count: 0)))
+            }
+        }
+        if !delivered { body(Outcome(domain: nil, error: Self.emptyLineMessage, document: nil, decisions: .init(start: nil, count: 0))) }
+    }
+
     /// One URL (trimmed, valid UTF-8) decided, as values: what its record says.
     public func classification(of url: UnsafeBufferPointer<UInt8>) -> Classification {
+        var result = Classification(domain: nil, decisions: [], error: nil)
         withOutcome(of: url) { outcome in
             let domain = outcome.domain.map { rules.domains[$0].name }
             guard let document = outcome.document else {
-                return Classification(domain: domain, decisions: [], error: outcome.error)
+                result = Classification(domain: domain, decisions: [], error: outcome.error)
+                return
             }
             var decisions: [AppDecision] = []
             decisions.reserveCapacity(outcome.decisions.count)
@@ -93,22 +110,24 @@ extension Classifier {
                     decisions.append(AppDecision(app: name, kind: rule.exclude ? .exclude : .match, entry: rule.entry, rule: rule.rule))
                 }
             }
-            return Classification(domain: domain, decisions: decisions, error: nil)
+            result = Classification(domain: domain, decisions: decisions, error: nil)
         }
+        return result
     }
 
     /// One URL (trimmed, valid UTF-8) decided, its outcome lent to `body` without building
     /// values: for callers that copy the answer into their own form (libaasa's column batches).
-    public func withOutcome<Result>(of url: UnsafeBufferPointer<UInt8>, _ body: (Outcome) -> Result) -> Result {
+    /// Not generic, so that a caller in another module runs it specialised.
+    public func withOutcome(of url: UnsafeBufferPointer<UInt8>, _ body: (Outcome) -> Void) {
         switch route(url) {
         case .unsplittable(let message):
-            return body(Outcome(domain: nil, error: message, document: nil, decisions: .init(start: nil, count: 0)))
+            body(Outcome(domain: nil, error: message, document: nil, decisions: .init(start: nil, count: 0)))
         case .noDomain:
-            return body(Outcome(domain: nil, error: nil, document: nil, decisions: .init(start: nil, count: 0)))
+            body(Outcome(domain: nil, error: nil, document: nil, decisions: .init(start: nil, count: 0)))
         case .failed(let slot, let message):
-            return body(Outcome(domain: slot.index, error: message, document: nil, decisions: .init(start: nil, count: 0)))
+            body(Outcome(domain: slot.index, error: message, document: nil, decisions: .init(start: nil, count: 0)))
         case .decided(let slot):
-            return slot.withDecisions { body(Outcome(domain: slot.index, error: nil, document: slot.document, decisions: $0)) }
+            slot.withDecisions { body(Outcome(domain: slot.index, error: nil, document: slot.document, decisions: $0)) }
         }
     }
 

@@ -19,9 +19,9 @@
  * Threads: an `aasa_rules` handle is immutable once opened and may be shared by any number of
  * threads calling `aasa_decide`, `aasa_classify`, `aasa_classify_columns` and
  * `aasa_classify_ndjson` at once (each call borrows a worker with its own DFA caches from a
- * pool in the handle, as each of the tool's threads owns one; a worker holds up to two matchers
- * per domain, the classifier's and the fast paths', each within the dfa-cache-bytes limit per
- * automaton). Results and options belong to whoever made them; free a handle only when no call
+ * pool in the handle, as each of the tool's threads owns one; a worker of a one-document handle
+ * holds two matchers of it, `aasa_decide`'s and the classifier's, each within the dfa-cache-bytes
+ * limit per automaton). Results and options belong to whoever made them; free a handle only when no call
  * on it is running.
  *
  * Strings handed out are UTF-8, NUL-terminated, with their length beside them (a document's
