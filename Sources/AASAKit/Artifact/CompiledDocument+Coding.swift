@@ -135,7 +135,7 @@ extension CompiledDocument {
             do {
                 let automata =
                     prebuilt == nil ? Self.loadingConfiguration(nfa: nfa, encodedBytes: nfaBytes, configuration.automata) : configuration.automata
-                return try LazyDFA(nfa: nfa, configuration: automata, prebuilt: prebuilt)
+                return try Planner.automaton(nfa, configuration: automata, stored: prebuilt)
             } catch {
                 throw .corrupt("\(error)")
             }
