@@ -56,8 +56,12 @@ public final class CompiledDocument: Sendable {
     /// The decision rows of every tag set of the path automaton, when the plan's path
     /// strategy is `soloPathCompiledRows` (`PathDecisions`).
     let pathDecisions: PathDecisions?
-    /// How each automaton, each path mode's split and the path run, and why (`Planner`).
-    public let plan: DocumentPlan
+    /// How the matcher turns the path's tag set into decisions (`Planner.path`).
+    let pathPlan: PathPlan
+    /// Per mode: how many path patterns could have been split, and the minimum asked for
+    /// (`SplitPlan`); nil for a document loaded from an artifact, which stores only the split.
+    let splitCandidates: [Int]?
+    let splitMinimum: Int
 
     /// Per tag set of a prebuilt path table: what it decides for each app, computed once for
     /// every thread. A matcher otherwise computes a row the first time it meets a tag set,
@@ -223,16 +227,11 @@ public final class CompiledDocument: Sendable {
         self.predicateCount = nfas.predicateRule.count
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
         self.decidesOnPath = infos.map(Self.decidesOnPath)
-        let minimum = configuration.automata.suffixSplitMinimum
-        self.plan = Self.plan(
-            path: path, queryText: queryText, fragment: fragment, queryGroups: groups, appCount: appIDs.count,
-            splits: { mode in
-                SplitPlan(
-                    mode: mode, candidates: nfas.pathSplitCandidates[mode.index], minimum: minimum,
-                    split: nfas.pathSplits[mode.index].map { ($0.entries.count, $0.prefixes.count) })
-            })
+        self.splitCandidates = nfas.pathSplitCandidates
+        self.splitMinimum = configuration.automata.suffixSplitMinimum
+        self.pathPlan = Planner.path(path, modes: pathModes, appCount: appIDs.count)
         self.pathDecisions = Self.pathDecisions(
-            path: path, plan: plan.path, rules: infos, decidesOnPath: decidesOnPath, appCount: appIDs.count)
+            path: path, plan: pathPlan, rules: infos, decidesOnPath: decidesOnPath, appCount: appIDs.count)
     }
 
     /// Whether `rule`'s query and fragment are `*`.
@@ -259,28 +258,25 @@ public final class CompiledDocument: Sendable {
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
         self.decidesOnPath = rules.map(Self.decidesOnPath)
         // An artifact stores the split made, not how many patterns could have been split.
-        self.plan = Self.plan(
-            path: path, queryText: queryText, fragment: fragment, queryGroups: queryGroups, appCount: appIDs.count,
-            splits: { mode in
-                SplitPlan(
-                    mode: mode, candidates: 0, minimum: -1,
-                    split: pathSplits[mode.index].map { ($0.entries.count, $0.prefixes.count) })
-            })
+        self.splitCandidates = nil
+        self.splitMinimum = -1
+        self.pathPlan = Planner.path(path, modes: pathModes, appCount: appIDs.count)
         self.pathDecisions = Self.pathDecisions(
-            path: path, plan: plan.path, rules: rules, decidesOnPath: decidesOnPath, appCount: appIDs.count)
+            path: path, plan: pathPlan, rules: rules, decidesOnPath: decidesOnPath, appCount: appIDs.count)
     }
 
     /// The document's plan: each automaton's choice (made when it was built), each path mode's
-    /// split, and the path strategy (`Planner.path`).
-    static func plan(
-        path: [LazyDFA?], queryText: [LazyDFA?], fragment: [LazyDFA?], queryGroups: [[ExactString: QueryGroup]],
-        appCount: Int, splits: (TextMode) -> SplitPlan
-    ) -> DocumentPlan {
-        let automata = labelled(path: path, queryText: queryText, fragment: fragment, queryGroups: queryGroups)
-        return DocumentPlan(
-            automata: automata.map { ($0.label, $0.dfa.choice) },
-            splits: TextMode.all.filter { path[$0.index] != nil }.map(splits),
-            path: Planner.path(path, appCount: appCount))
+    /// split, and the path strategy. Assembled on demand (for `aasa debug plan` and tests):
+    /// compiling a document only keeps the choices.
+    public var plan: DocumentPlan {
+        DocumentPlan(
+            automata: labelledAutomata.map { ($0.label, $0.dfa.choice) },
+            splits: pathModes.map { mode in
+                SplitPlan(
+                    mode: mode, candidates: splitCandidates?[mode.index] ?? 0, minimum: splitMinimum,
+                    split: pathSplits[mode.index].map { ($0.entries.count, $0.prefixes.count) })
+            },
+            path: pathPlan)
     }
 
     /// Heap bytes of the compiled automata (NFAs and class maps; caches are per thread).
@@ -304,12 +300,6 @@ extension CompiledDocument {
     /// Every automaton of the document with a stable label (`path raw/exact`,
     /// `query-item "id" decoded/folded`), for dumps and statistics.
     public var labelledAutomata: [(label: String, dfa: LazyDFA)] {
-        Self.labelled(path: path, queryText: queryText, fragment: fragment, queryGroups: queryGroups)
-    }
-
-    static func labelled(
-        path: [LazyDFA?], queryText: [LazyDFA?], fragment: [LazyDFA?], queryGroups: [[ExactString: QueryGroup]]
-    ) -> [(label: String, dfa: LazyDFA)] {
         var result: [(String, LazyDFA)] = []
         for mode in TextMode.all {
             if let dfa = path[mode.index] { result.append(("path \(mode)", dfa)) }

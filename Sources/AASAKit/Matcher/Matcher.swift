@@ -145,7 +145,7 @@ public final class DFAMatcher: DecisionEngine {
         }
         // The path strategy is the plan's (`Planner.path`): one path mode with decision rows
         // from compile time or computed on first sight, or several modes merged by rule id.
-        let pathPlan = compiled.plan.path
+        let pathPlan = compiled.pathPlan
         let solo = pathPlan.strategy == .soloPathCompiledRows || pathPlan.strategy == .soloPathRowsOnFirstSight
         if solo, let mode = pathPlan.modes.first, let cache = pathCaches[mode.index] {
             (soloCache, soloMode) = (cache, mode)

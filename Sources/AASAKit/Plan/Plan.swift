@@ -105,10 +105,31 @@ public struct PathPlan: Sendable, Equatable, CustomStringConvertible {
     public let strategy: Strategy
     /// The path modes in use (`TextMode.all` order).
     public let modes: [TextMode]
-    /// With `soloPathRowsOnFirstSight`: why rows are not computed at compile time.
-    public let why: String
+    /// With one path mode whose automaton has a table: what compile-time rows would take
+    /// against their bound (eight times the table's cells); nil otherwise.
+    public let rows: Rows?
+
+    public struct Rows: Sendable, Equatable {
+        public let tagSets: Int
+        /// Words a row takes (`CompiledDocument.PathDecisions.width`).
+        public let width: Int
+        /// States × byte classes of the table.
+        public let cells: Int
+    }
 
     public var description: String {
+        let why: String
+        switch strategy {
+        case .noPathAutomaton: why = "no rule"
+        case .multiModePath: why = "each mode's rules merged by rule id"
+        default:
+            if let rows {
+                let bound = strategy == .soloPathCompiledRows ? "within" : "over"
+                why = "\(rows.tagSets) tag sets x \(rows.width) words \(bound) 8 x \(rows.cells) table cells"
+            } else {
+                why = "no compile-time table"
+            }
+        }
         let modes = self.modes.map(\.description).joined(separator: ", ")
         return "\(strategy) (path modes: \(modes.isEmpty ? "none" : modes); \(why))"
     }

@@ -31,7 +31,7 @@ public enum Planner {
             let strategy: Strategy = stored.isDense ? .denseTable : .compactTable
             return try LazyDFA(
                 nfa: nfa, configuration: configuration, classes: classes, prebuilt: stored,
-                choice: choice(strategy, .storedTable(states: stored.stateCount, bytes: stored.memoryUsage)))
+                choice: choice(strategy, .storedTable(states: stored.stateCount, bytes: stored.stateCount * stored.stride * 4)))
         }
         let (table, reason) = compactTable(nfa, classes: classes.count, configuration: configuration)
         return try LazyDFA(
@@ -84,26 +84,21 @@ public enum Planner {
     /// they would outweigh eight times the table's cells (rows cost tag sets × apps words, two
     /// counts an artifact sets independently); otherwise each matcher computes a row the first
     /// time it meets a tag set. Several modes are merged by rule id per URL.
-    static func path(_ path: [LazyDFA?], appCount: Int) -> PathPlan {
-        let modes = TextMode.all.filter { path[$0.index] != nil }
+    /// `modes` are the path modes with an automaton in `path`, in `TextMode.all` order.
+    static func path(_ path: [LazyDFA?], modes: [TextMode], appCount: Int) -> PathPlan {
         guard let mode = modes.first else {
-            return PathPlan(strategy: .noPathAutomaton, modes: [], why: "no rule")
+            return PathPlan(strategy: .noPathAutomaton, modes: modes, rows: nil)
         }
         guard modes.count == 1, let dfa = path[mode.index] else {
-            return PathPlan(strategy: .multiModePath, modes: modes, why: "each mode's rules merged by rule id")
+            return PathPlan(strategy: .multiModePath, modes: modes, rows: nil)
         }
         guard let table = dfa.prebuilt, table.tagSets.first?.isEmpty == true else {
-            return PathPlan(strategy: .soloPathRowsOnFirstSight, modes: modes, why: "no compile-time table")
+            return PathPlan(strategy: .soloPathRowsOnFirstSight, modes: modes, rows: nil)
         }
-        let width = CompiledDocument.PathDecisions.width(appCount: appCount)
-        let cells = table.stateCount * table.stride
-        guard table.tagSets.count * width <= 8 * cells else {
-            return PathPlan(
-                strategy: .soloPathRowsOnFirstSight, modes: modes,
-                why: "\(table.tagSets.count) tag sets x \(width) words over 8 x \(cells) table cells")
-        }
-        return PathPlan(
-            strategy: .soloPathCompiledRows, modes: modes,
-            why: "\(table.tagSets.count) tag sets x \(width) words within 8 x \(cells) table cells")
+        let rows = PathPlan.Rows(
+            tagSets: table.tagSets.count, width: CompiledDocument.PathDecisions.width(appCount: appCount),
+            cells: table.stateCount * table.stride)
+        let fits = rows.tagSets * rows.width <= 8 * rows.cells
+        return PathPlan(strategy: fits ? .soloPathCompiledRows : .soloPathRowsOnFirstSight, modes: modes, rows: rows)
     }
 }

@@ -43,7 +43,7 @@ final class RandomDifferentialTests: XCTestCase {
                 let expected = Result { () throws(URLSplitError) in try reference.decide(url, app: nil) }
                 for (label, engine) in engines {
                     let actual = Result { () throws(URLSplitError) in try engine.decide(url, app: nil) }
-                    if label == "dfa" { comparisons += 1 }
+                    if label == "planned" { comparisons += 1 }
                     if expected != actual, disagreements.count < 20 {
                         disagreements.append(
                             "seed \(seed) [\(label)] \(url)\n  document: \(json.serialized())\n  reference: \(expected)\n  \(label): \(actual)")
