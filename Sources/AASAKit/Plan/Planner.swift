@@ -39,6 +39,15 @@ public enum Planner {
             choice: choice(table == nil ? .lazyDFA : .compactTable, reason))
     }
 
+    /// The dense table `aasa compile` stores for `dfa`: its own when it has a dense one, else its
+    /// minimised DFA when that fits `budget` (`LazyDFA.Prebuilt.Budget`, by default
+    /// `denseRowLimit`); nil keeps it lazy in the artifact (a compact table is built again at
+    /// load, by `automaton`).
+    public static func storedTable(for dfa: LazyDFA, budget: LazyDFA.Prebuilt.Budget) -> LazyDFA.Prebuilt? {
+        if let table = dfa.prebuilt, table.isDense { return table }
+        return LazyDFA.Prebuilt(nfa: dfa.nfa, budget: budget)
+    }
+
     /// The compact table of `nfa` when it pays and is bounded, and why (or why not).
     ///
     /// At most `eager-dfa-states` states and twice the NFA's plus 1 024 (a DFA that outgrows

@@ -2,19 +2,20 @@
 ///
 /// A document compiles into a few automata (per text mode: a path, a query text and a fragment
 /// automaton, and one per query item name; `DocumentNFAs`). Every one of them gives the same
-/// answers however it runs; what changes is speed and memory. The choices used to be made in
-/// five places (the lazy DFA's initialiser, the artifact encoder, the suffix split, the
-/// compiled document, the matcher's initialiser) and nothing named or printed them. Here,
-/// `Planner` makes each choice once, from measured properties (NFA states, byte classes, the
-/// size a table would have, split candidates, the configuration), and returns a value that
-/// names the `Strategy` and says why in one line (`DocumentPlan.lines`, `aasa debug plan`).
+/// answers however it runs; what changes is speed and memory. `Planner` makes each choice
+/// once, from measured properties (NFA states, byte classes, the size a table would have,
+/// split candidates, the configuration), and returns a value that names the `Strategy` and says
+/// why in one line (`DocumentPlan.lines`, `aasa debug plan`). The other layers do what they are
+/// told: `LazyDFA` runs the table it is handed or none, `SuffixSplit.split` asks
+/// `Planner.splits`, `DFAMatcher` reads `PathPlan`, and `aasa compile` stores the table
+/// `Planner.storedTable` picks.
 ///
 /// The strategies, in the order the planner considers them for one automaton:
 /// - `denseTable`: a minimised DFA stored in a compiled artifact (`aasa compile`) and loaded
 ///   as it is; small automata get one (`LazyDFA.Prebuilt.Budget`).
 /// - `compactTable`: the whole DFA determinised when the document is compiled, in the compact
-///   form (`Eager/CompactTable.swift`), when its dense rows would pass `denseRowLimit` and the
-///   DFA stays within `eager-dfa-states` and twice its NFA.
+///   form (`Eager/CompactTable.swift`), when its dense rows would pass `Planner.denseRowLimit`
+///   and the DFA stays within `eager-dfa-states` and twice its NFA.
 /// - `lazyDFA`: states built on demand into a per-thread cache (`LazyDFA.Cache`): the default.
 /// - `nfaSimulation`: not chosen ahead: a lazy search that clears its cache more than
 ///   `maxClearsPerSearch` times finishes by simulation (`LazyDFA.Cache.searchTagSet`).
