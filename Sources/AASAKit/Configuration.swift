@@ -73,18 +73,19 @@ public struct Configuration: Sendable, Equatable {
         /// Not a limit: the test suite sets 0 (split whatever can be) and `Int.max` (never) to
         /// check that the split never changes an answer.
         public var suffixSplitMinimum = 32
-        /// Determinise an automaton completely when it is compiled, if its DFA has at most this
-        /// many states (and no more than twice its NFA's) and is too large for
-        /// `eagerMinimumTableBytes`: searches then never build a state, and all threads share
-        /// one table. Default 262 144 (a 10 000-rule generated path
+        /// Determinise an automaton completely when it is compiled (`Planner`: a compact table),
+        /// if its DFA has at most this many states (and no more than twice its NFA's) and its
+        /// dense rows would pass `compactTableMinimumBytes`: searches then never build a state,
+        /// and all threads share one table. Default 262 144 (a 10 000-rule generated path
         /// document's automaton has 138 107 states and takes about half a second). 0: always
         /// lazy (the test suite's cache configurations, which must exercise the lazy cache).
         public var eagerMaxStates = 1 << 18
         /// An automaton whose whole DFA would fit in this many bytes of dense rows stays lazy
-        /// (default 1 MiB, a core's L2 cache here): its cache warms within a few URLs and walks
-        /// faster than a whole table. Not a limit: the test suite sets 0 to run every answer
-        /// through a compile-time table.
-        public var eagerMinimumTableBytes = 1 << 20
+        /// when compiled in process (default `Planner.denseRowLimit`, 1 MiB, the same bound
+        /// under which `aasa compile` stores a dense table): its cache warms within a few URLs
+        /// and walks faster than a whole table. Over it, the plan tries a compact table. Not a
+        /// limit: the test suite sets 0 to run every answer through a compact table.
+        public var compactTableMinimumBytes = Planner.denseRowLimit
         /// Most variable positions one automaton may have: over every call of a substitution
         /// variable (a distinct place in the pattern trie that enters it), the states of the
         /// variable's sub-automaton. A DFA state is a set of (NFA state, return point) pairs, so
@@ -111,7 +112,7 @@ public struct Configuration: Sendable, Equatable {
         public init(
             maxNFAStates: Int = 4_000_000, cacheCapacity: Int = 128 << 20, useByteClasses: Bool = true,
             maxClearsPerSearch: Int = 8, suffixSplitMinimum: Int = 32, eagerMaxStates: Int = 1 << 18,
-            eagerMinimumTableBytes: Int = 1 << 20, maxVariablePositions: Int = 1_000_000, maxURLWork: Int = 500_000
+            compactTableMinimumBytes: Int = Planner.denseRowLimit, maxVariablePositions: Int = 1_000_000, maxURLWork: Int = 500_000
         ) {
             self.maxNFAStates = maxNFAStates
             self.cacheCapacity = cacheCapacity
@@ -119,7 +120,7 @@ public struct Configuration: Sendable, Equatable {
             self.maxClearsPerSearch = maxClearsPerSearch
             self.suffixSplitMinimum = suffixSplitMinimum
             self.eagerMaxStates = eagerMaxStates
-            self.eagerMinimumTableBytes = eagerMinimumTableBytes
+            self.compactTableMinimumBytes = compactTableMinimumBytes
             self.maxVariablePositions = maxVariablePositions
             self.maxURLWork = maxURLWork
         }

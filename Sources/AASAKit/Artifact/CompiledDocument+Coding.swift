@@ -5,7 +5,7 @@ extension CompiledDocument {
         func automaton(_ dfa: LazyDFA) {
             dfa.nfa.encode(into: &writer)
             // Artifacts store dense tables only; a compact one is built again at load.
-            if let table = dfa.prebuilt.flatMap({ $0.isDense ? $0 : nil }) ?? LazyDFA.Prebuilt(nfa: dfa.nfa, budget: budget) {
+            if let table = Planner.storedTable(for: dfa, budget: budget) {
                 counts.prebuilt += 1
                 writer.write(true)
                 table.encode(into: &writer)
@@ -135,7 +135,7 @@ extension CompiledDocument {
             do {
                 let automata =
                     prebuilt == nil ? Self.loadingConfiguration(nfa: nfa, encodedBytes: nfaBytes, configuration.automata) : configuration.automata
-                return try LazyDFA(nfa: nfa, configuration: automata, prebuilt: prebuilt)
+                return try Planner.automaton(nfa, configuration: automata, stored: prebuilt)
             } catch {
                 throw .corrupt("\(error)")
             }

@@ -53,9 +53,15 @@ public final class CompiledDocument: Sendable {
     let pathModes: [TextMode]
     /// Per rule: its query and fragment are `*`, so a path match alone decides.
     let decidesOnPath: [Bool]
-    /// The decision rows of every tag set of the path automaton, when there is one path mode
-    /// and its table was built at compile time (`PathDecisions`).
+    /// The decision rows of every tag set of the path automaton, when the plan's path
+    /// strategy is `soloPathCompiledRows` (`PathDecisions`).
     let pathDecisions: PathDecisions?
+    /// How the matcher turns the path's tag set into decisions (`Planner.path`).
+    let pathPlan: PathPlan
+    /// Per mode: how many path patterns could have been split, and the minimum asked for
+    /// (`SplitPlan`); nil for a document loaded from an artifact, which stores only the split.
+    let splitCandidates: [Int]?
+    let splitMinimum: Int
 
     /// Per tag set of a prebuilt path table: what it decides for each app, computed once for
     /// every thread. A matcher otherwise computes a row the first time it meets a tag set,
@@ -85,6 +91,13 @@ public final class CompiledDocument: Sendable {
         static let groupCountSlot = 1
         /// The groups, or when there are more than `inlineGroups`, their start in `groupTags`.
         static let groupsSlot = 2
+
+        /// Words a row takes with `appCount` apps: eight when that leaves room for two groups
+        /// or more (two rows a cache line), else just enough for two groups and the apps.
+        static func width(appCount: Int) -> Int {
+            let minimum = groupsSlot + 2 + appCount
+            return minimum <= 8 ? 8 : minimum
+        }
     }
 
     /// The decision row of a path tag set (`tags`, sorted), appended to `row`: per app, the
@@ -113,21 +126,20 @@ public final class CompiledDocument: Sendable {
         return true
     }
 
-    /// `pathDecisions` for the automata just built, when they qualify.
+    /// `pathDecisions` for the automata just built, when the plan computes them now
+    /// (`Planner.path`).
     static func pathDecisions(
-        path: [LazyDFA?], rules: [RuleInfo], decidesOnPath: [Bool], appCount: Int
+        path: [LazyDFA?], plan: PathPlan, rules: [RuleInfo], decidesOnPath: [Bool], appCount: Int
     ) -> PathDecisions? {
-        let present = path.compactMap { $0 }
-        guard present.count == 1, let table = present[0].prebuilt, table.tagSets.first?.isEmpty == true else { return nil }
-        let minimum = PathDecisions.groupsSlot + 2 + appCount
-        let width = minimum <= 8 ? 8 : minimum
-        let inlineGroups = width - PathDecisions.groupsSlot - appCount
         // Rows for every tag set cost tag sets x apps words, two counts a compiled artifact
         // sets independently (65 536 tag sets and 10 000 app IDs, under a megabyte of file,
-        // would be 2.6 GB). Past eight times the table's own cells (a tag set has at least a
-        // state, so up to 8 x classes - 4 apps) each matcher builds just the rows its URLs
-        // meet instead (`DFAMatcher.annotate`).
-        guard table.tagSets.count * width <= 8 * table.stateCount * table.stride else { return nil }
+        // would be 2.6 GB): the plan keeps them within eight times the table's own cells, and
+        // otherwise each matcher builds just the rows its URLs meet (`DFAMatcher.annotate`).
+        guard plan.strategy == .soloPathCompiledRows, let mode = plan.modes.first, let table = path[mode.index]?.prebuilt else {
+            return nil
+        }
+        let width = PathDecisions.width(appCount: appCount)
+        let inlineGroups = width - PathDecisions.groupsSlot - appCount
         var rows: [Int32] = []
         var groupTags: [Int32] = []
         rows.reserveCapacity(table.tagSets.count * width)
@@ -153,9 +165,9 @@ public final class CompiledDocument: Sendable {
     ///
     /// - Throws: `AutomatonError` when a limit of `configuration.automata` is exceeded.
     /// - Complexity: O(total pattern and variable-value length) for the NFAs, plus the
-    ///   determinisation of every automaton whose dense rows would pass
-    ///   `configuration.automata.eagerMinimumTableBytes` and whose whole DFA stays under
-    ///   `configuration.automata.eagerMaxStates` (and twice its NFA); the others stay lazy.
+    ///   determinisation of every automaton the plan makes a compact table (`Planner`: dense
+    ///   rows over `configuration.automata.compactTableMinimumBytes`, whole DFA under
+    ///   `configuration.automata.eagerMaxStates` and twice its NFA); the others stay lazy.
     public convenience init(document: AASADocument, domain: String, configuration: Configuration = .default)
         throws(AutomatonError)
     {
@@ -186,7 +198,7 @@ public final class CompiledDocument: Sendable {
         }
         func lazy(_ nfa: NFA?) throws(AutomatonError) -> LazyDFA? {
             guard let nfa else { return nil }
-            return try LazyDFA(nfa: nfa, configuration: configuration.automata)
+            return try Planner.automaton(nfa, configuration: configuration.automata)
         }
         var path: [LazyDFA?] = []
         var queryText: [LazyDFA?] = []
@@ -215,7 +227,11 @@ public final class CompiledDocument: Sendable {
         self.predicateCount = nfas.predicateRule.count
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
         self.decidesOnPath = infos.map(Self.decidesOnPath)
-        self.pathDecisions = Self.pathDecisions(path: path, rules: infos, decidesOnPath: decidesOnPath, appCount: appIDs.count)
+        self.splitCandidates = nfas.pathSplitCandidates
+        self.splitMinimum = configuration.automata.suffixSplitMinimum
+        self.pathPlan = Planner.path(path, modes: pathModes, appCount: appIDs.count)
+        self.pathDecisions = Self.pathDecisions(
+            path: path, plan: pathPlan, rules: infos, decidesOnPath: decidesOnPath, appCount: appIDs.count)
     }
 
     /// Whether `rule`'s query and fragment are `*`.
@@ -241,7 +257,26 @@ public final class CompiledDocument: Sendable {
         self.predicateCount = predicateCount
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
         self.decidesOnPath = rules.map(Self.decidesOnPath)
-        self.pathDecisions = Self.pathDecisions(path: path, rules: rules, decidesOnPath: decidesOnPath, appCount: appIDs.count)
+        // An artifact stores the split made, not how many patterns could have been split.
+        self.splitCandidates = nil
+        self.splitMinimum = -1
+        self.pathPlan = Planner.path(path, modes: pathModes, appCount: appIDs.count)
+        self.pathDecisions = Self.pathDecisions(
+            path: path, plan: pathPlan, rules: rules, decidesOnPath: decidesOnPath, appCount: appIDs.count)
+    }
+
+    /// The document's plan: each automaton's choice (made when it was built), each path mode's
+    /// split, and the path strategy. Assembled on demand (for `aasa debug plan` and tests):
+    /// compiling a document only keeps the choices.
+    public var plan: DocumentPlan {
+        DocumentPlan(
+            automata: labelledAutomata.map { ($0.label, $0.dfa.choice) },
+            splits: pathModes.map { mode in
+                SplitPlan(
+                    mode: mode, candidates: splitCandidates?[mode.index] ?? 0, minimum: splitMinimum,
+                    split: pathSplits[mode.index].map { ($0.entries.count, $0.prefixes.count) })
+            },
+            path: pathPlan)
     }
 
     /// Heap bytes of the compiled automata (NFAs and class maps; caches are per thread).

@@ -143,7 +143,11 @@ public final class DFAMatcher: DecisionEngine {
             ruleAppBits = []
             ruleAppBytes = []
         }
-        if compiled.pathModes.count == 1, let mode = compiled.pathModes.first, let cache = pathCaches[mode.index] {
+        // The path strategy is the plan's (`Planner.path`): one path mode with decision rows
+        // from compile time or computed on first sight, or several modes merged by rule id.
+        let pathPlan = compiled.pathPlan
+        let solo = pathPlan.strategy == .soloPathCompiledRows || pathPlan.strategy == .soloPathRowsOnFirstSight
+        if solo, let mode = pathPlan.modes.first, let cache = pathCaches[mode.index] {
             (soloCache, soloMode) = (cache, mode)
         } else {
             (soloCache, soloMode) = (nil, TextMode(decoded: false, folded: false))
@@ -151,7 +155,8 @@ public final class DFAMatcher: DecisionEngine {
         soloSplit = soloCache == nil ? nil : compiled.pathSplits[soloMode.index]
         // The shared rows are numbered as the prebuilt table's tag sets, which the cache then
         // uses as its own (`prebuiltSharesTagSets`).
-        let shared = soloCache?.prebuiltSharesTagSets == true ? compiled.pathDecisions : nil
+        let shared =
+            pathPlan.strategy == .soloPathCompiledRows && soloCache?.prebuiltSharesTagSets == true ? compiled.pathDecisions : nil
         hasSharedDecisions = shared != nil
         sharedWidth = shared?.width ?? 0
         sharedInlineGroups = shared?.inlineGroups ?? 0

@@ -1,12 +1,13 @@
 import AASAKit
 import Foundation
 
-/// `aasa debug nfa|dfa FILE [--domain D]`: stable text dumps of a document's automata.
+/// `aasa debug nfa|dfa|plan FILE [--domain D]`: stable text dumps of a document's automata, and
+/// the plan that chose how each runs (`DocumentPlan`).
 enum DebugCommand {
     static let spec = CommandSpec(
         name: "debug",
-        abstract: "Print a document's compiled automata (NFA, or fully determinised DFA).",
-        usage: "aasa debug nfa|dfa <file> [--domain <domain>] [--minimize]",
+        abstract: "Print a document's compiled automata (NFA, fully determinised DFA), or how each runs (plan).",
+        usage: "aasa debug nfa|dfa|plan <file> [--domain <domain>] [--minimize]",
         options: [
             .init(name: "domain", valueName: "domain", help: "The domain (default example.com; it does not change the automata).")
         ] + CommandSupport.configurationOptions,
@@ -18,6 +19,14 @@ enum DebugCommand {
             (query-item automata tag predicates, listed the same way). The dumps are stable:
             the same document always prints the same text.
 
+            plan prints one line for the document's path (how a path's matches become
+            decisions: solo-path-compiled-rows, solo-path-rows-on-first-sight or
+            multi-mode-path), one per path mode for the suffix split (suffix-split or no split,
+            with the literal*literal candidates and the minimum), and one per automaton: its
+            strategy (lazy-dfa, compact-table, dense-table) and the measurements that chose it
+            (NFA states, byte classes, DFA states and table bytes against their bounds).
+            --limit eager-dfa-states=0 shows the plan with compile-time tables off.
+
             EXIT STATUS: 0 printed; 2 usage error; 3 the document cannot be read or compiled.
             """)
 
@@ -28,8 +37,8 @@ enum DebugCommand {
         case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
-        guard parsed.positionals.count == 2, ["nfa", "dfa"].contains(parsed.positionals[0]) else {
-            return CommandSupport.usageError(spec, "expected 'nfa' or 'dfa' and a <file>")
+        guard parsed.positionals.count == 2, ["nfa", "dfa", "plan"].contains(parsed.positionals[0]) else {
+            return CommandSupport.usageError(spec, "expected 'nfa', 'dfa' or 'plan' and a <file>")
         }
         let document: AASADocument
         switch CommandSupport.loadDocument(parsed.positionals[1], configuration: configuration) {
@@ -42,6 +51,12 @@ enum DebugCommand {
         } catch {
             printError("aasa debug: cannot compile \(parsed.positionals[1]): \(error)")
             return .unreadableDocument
+        }
+        if parsed.positionals[0] == "plan" {
+            let plan = compiled.plan
+            let header = "plan: rules \(compiled.rules.count), apps \(compiled.appIDs.count), automata \(plan.automata.count)\n"
+            print(header + plan.lines.map { $0 + "\n" }.joined(), terminator: "")
+            return .success
         }
         var text = "rules:\n"
         for (id, rule) in compiled.rules.enumerated() {

@@ -19,7 +19,7 @@ final class RandomDifferentialTests: XCTestCase {
                 continue
             }
             let reference = ReferenceMatcher(document: document, domain: "example.com")
-            var engines: [(String, any DecisionEngine)] = [("dfa", try EngineConfigurations.dfaDefault(document, "example.com"))]
+            var engines: [(String, any DecisionEngine)] = [("planned", try EngineConfigurations.planned(document, "example.com"))]
             // Every other document: its `literal * literal` path patterns split (SuffixSplit),
             // through the lazy cache and through compact tables (prefix groups then read from
             // the compile-time decision rows), on alternate even seeds.
@@ -27,23 +27,23 @@ final class RandomDifferentialTests: XCTestCase {
                 let configuration = seed % 4 == 0 ? EngineConfigurations.splitAll : EngineConfigurations.compactSplit
                 let split = try CompiledDocument(document: document, domain: "example.com", configuration: configuration)
                 if split.splitPatternCount > 0 { splitDocuments += 1 }
-                engines.append((seed % 4 == 0 ? "dfa-split-all" : "dfa-compact-split", DFAMatcher(split)))
+                engines.append((seed % 4 == 0 ? "suffix-split" : "compact-table-suffix-split", DFAMatcher(split)))
             } else {
                 // The default builds small tables dense: the others run through the compact
                 // form and through the lazy cache alone.
-                engines.append(("dfa-compact-tables", try EngineConfigurations.dfaCompactTables(document, "example.com")))
-                engines.append(("dfa-lazy-only", try EngineConfigurations.dfaLazyOnly(document, "example.com")))
+                engines.append(("compact-table", try EngineConfigurations.compactTable(document, "example.com")))
+                engines.append(("lazy-dfa", try EngineConfigurations.lazyDFA(document, "example.com")))
             }
             if seed % 10 == 0 {
-                engines.append(("dfa-tiny-cache", try EngineConfigurations.dfaTinyCache(document, "example.com")))
-                engines.append(("dfa-simulation", try EngineConfigurations.dfaSimulationFallback(document, "example.com")))
+                engines.append(("lazy-dfa-tiny-cache", try EngineConfigurations.lazyDFATinyCache(document, "example.com")))
+                engines.append(("nfa-simulation", try EngineConfigurations.nfaSimulation(document, "example.com")))
             }
             for _ in 0..<40 {
                 let url = generator.url(for: json)
                 let expected = Result { () throws(URLSplitError) in try reference.decide(url, app: nil) }
                 for (label, engine) in engines {
                     let actual = Result { () throws(URLSplitError) in try engine.decide(url, app: nil) }
-                    if label == "dfa" { comparisons += 1 }
+                    if label == "planned" { comparisons += 1 }
                     if expected != actual, disagreements.count < 20 {
                         disagreements.append(
                             "seed \(seed) [\(label)] \(url)\n  document: \(json.serialized())\n  reference: \(expected)\n  \(label): \(actual)")

@@ -80,7 +80,7 @@ final class OurLazyDFAEngine: Engine {
         }
         let nfa = try NFACompiler.compile(
             patterns, mode: TextMode(decoded: false, folded: false), maxStates: 4_000_000, variables: { _ in nil })
-        dfa = try LazyDFA(nfa: nfa, configuration: LazyDFA.Configuration(cacheCapacity: cacheCapacity))
+        dfa = try Planner.automaton(nfa, configuration: LazyDFA.Configuration(cacheCapacity: cacheCapacity))
         cache = dfa.makeCache()
     }
 

@@ -132,37 +132,39 @@ extension LazyDFA.Cache {
 }
 
 extension LazyDFA.Prebuilt {
+    /// What determinising an automaton whole came to (`eager`).
+    enum EagerOutcome {
+        case built(LazyDFA.Prebuilt)
+        /// Past `maxStates` states or its work bound: the DFA is blowing up.
+        case notDetermined
+        /// Determined, but its dense rows (`bytes`) stay within the minimum.
+        case denseRowsWithinMinimum(states: Int, bytes: Int)
+        /// Determined, but the compact form refused it.
+        case notCompactable(states: Int)
+    }
+
     /// The whole DFA of `nfa`, determinised now, in the compact form (`Compact`), when it has
     /// at most `maxStates` states and its dense rows would take more than `minimumBytes`.
+    /// `Planner` decides when to ask (`Plan/Planner.swift` says why).
     ///
-    /// Why at compile time: a lazy DFA pays for every state the first URL to reach it builds
-    /// (about a microsecond each), and a large document has more states than a day's URLs may
-    /// visit, each thread building its own. Built once, shared by every thread, the table makes
-    /// an unseen URL cost what a repeated one does. `maxStates` bounds the work: a document
-    /// whose DFA blows up is left lazy after building that many states.
-    ///
-    /// Why not for small automata: their cache is warm after a few URLs and holds just the
-    /// states URLs visit, packed together in visiting order, which walks faster than a whole
-    /// table in canonical order (peers suite, 10 and 100 rules: 5% to 14% slower with a whole
-    /// minimised table, same instruction count).
-    convenience init?(
-        eager nfa: NFA, configuration: LazyDFA.Configuration, maxStates: Int, minimumBytes: Int,
+    /// `maxStates` bounds the work: a document whose DFA blows up is left lazy after building
+    /// that many states.
+    static func eager(
+        _ nfa: NFA, configuration: LazyDFA.Configuration, maxStates: Int, minimumBytes: Int,
         narrowLimit: Int = Compact.narrowLimit
-    ) {
-        var lazyConfiguration = configuration
-        lazyConfiguration.eagerMaxStates = 0
-        guard maxStates >= 2, let dfa = try? LazyDFA(nfa: nfa, configuration: lazyConfiguration) else { return nil }
+    ) -> EagerOutcome {
+        guard maxStates >= 2, let dfa = try? LazyDFA(nfa: nfa, configuration: configuration) else { return .notDetermined }
         let cache = dfa.makeCache()
         // Eight positions a state on average: a linear DFA (trie nodes and a few `*` loops)
         // uses about five; a blow-up's subsets hold hundreds and stop here early.
-        guard cache.determinizeAll(maxStates: maxStates, maxWork: 8 * maxStates) else { return nil }
+        guard cache.determinizeAll(maxStates: maxStates, maxWork: 8 * maxStates) else { return .notDetermined }
         let table = cache.table
         let stride = table.stride
         let rows = table.stateCount
-        guard rows * stride * 4 > minimumBytes else { return nil }
+        guard rows * stride * 4 > minimumBytes else { return .denseRowsWithinMinimum(states: rows, bytes: rows * stride * 4) }
         // Rows as the cache numbered them: 0 dead, then the start (built first).
         let startRow = table.row(of: cache.start())
-        guard startRow == 1 else { return nil }
+        guard startRow == 1 else { return .notCompactable(states: rows) }
         var targets = [Int32](repeating: 0, count: rows * stride)
         var acceptOf = [Int32](repeating: 0, count: rows)
         for row in 0..<rows {
@@ -175,8 +177,20 @@ extension LazyDFA.Prebuilt {
         }
         let classOf = dfa.classes.classOf
         guard let compact = Compact(targets: targets, acceptOf: acceptOf, stride: stride, classOf: classOf, narrowLimit: narrowLimit) else {
-            return nil
+            return .notCompactable(states: rows)
         }
-        self.init(stride: stride, classOf: classOf, compact: compact, stateCount: rows, tagSets: cache.tagSets)
+        return .built(LazyDFA.Prebuilt(stride: stride, classOf: classOf, compact: compact, stateCount: rows, tagSets: cache.tagSets))
+    }
+
+    /// `eager`'s table, or nil (tests).
+    convenience init?(
+        eager nfa: NFA, configuration: LazyDFA.Configuration, maxStates: Int, minimumBytes: Int,
+        narrowLimit: Int = Compact.narrowLimit
+    ) {
+        guard case .built(let table) = Self.eager(
+            nfa, configuration: configuration, maxStates: maxStates, minimumBytes: minimumBytes, narrowLimit: narrowLimit),
+            let compact = table.compact
+        else { return nil }
+        self.init(stride: table.stride, classOf: table.classOf, compact: compact, stateCount: table.stateCount, tagSets: table.tagSets)
     }
 }

@@ -53,10 +53,12 @@ extension LazyDFA {
             self.stateCount = stateCount
         }
 
-        /// When a prebuilt table pays, and the bounds on the work of finding out.
+        /// When a stored dense table pays (`aasa compile`), and the bounds on the work of
+        /// finding out.
         ///
-        /// The defaults keep a table within 1 MiB (the size of a core's L2 cache here, so
-        /// walking it costs what a warm lazy cache costs) and at most 65 536 states, and stop
+        /// The defaults keep a table within `Planner.denseRowLimit` (1 MiB, the size of a core's
+        /// L2 cache here, so walking it costs what a warm lazy cache costs; over it, the plan
+        /// builds a compact table at load instead) and at most 65 536 states, and stop
         /// determinising after about four million subset positions stepped (a fraction of a
         /// second) when the table is not done by then. On the 250 real documents of the shared
         /// corpus, 262 of the 264 automata get a table (a few kilobytes each; the artifact is
@@ -67,7 +69,7 @@ extension LazyDFA {
             public var maxStates: Int
             public var maxWork: Int
 
-            public init(maxTableBytes: Int = 1 << 20, maxStates: Int = 65_536, maxWork: Int = 1 << 22) {
+            public init(maxTableBytes: Int = Planner.denseRowLimit, maxStates: Int = 65_536, maxWork: Int = 1 << 22) {
                 self.maxTableBytes = maxTableBytes
                 self.maxStates = maxStates
                 self.maxWork = maxWork

@@ -1,7 +1,7 @@
 /// A lazily determinised DFA over one NFA: immutable, `Sendable`, shared by every thread.
-/// When its whole DFA is too large for dense rows to pay but bounded (see `init`), it is
-/// determinised when made instead (`Prebuilt`, `LazyDFA+Eager.swift`), and the cache only hands
-/// out that table's tag sets.
+/// When the plan gives it a whole table (`Planner.automaton`: a dense one from an artifact, or
+/// a compact one determinised at compile time, `LazyDFA+Eager.swift`), searches read that
+/// table, and the cache only hands out its tag sets.
 ///
 /// All mutable state lives in a `LazyDFA.Cache` made by `makeCache()`, one per thread. The
 /// automaton checks, at construction, that the configured budget can hold the few states a
@@ -24,23 +24,25 @@ public final class LazyDFA: Sendable {
     /// when present, searches read it and never touch the cache.
     let prebuilt: Prebuilt?
 
-    /// Without `prebuilt`, the whole DFA is built now when it has at most
-    /// `configuration.eagerMaxStates` states and at most twice as many as the NFA (a DFA
-    /// that outgrows that is blowing up, and stays lazy), and is too large for its dense rows
-    /// to fit `configuration.eagerMinimumTableBytes` (`Prebuilt(eager:)` says why).
-    public init(nfa: NFA, configuration: Configuration = .init(), prebuilt: Prebuilt? = nil) throws(AutomatonError) {
+    /// How this automaton runs and why: set by `Planner`, which also hands over the table
+    /// when it chose one (`unplanned` when made directly).
+    public let choice: AutomatonChoice
+
+    /// A lazy DFA over `nfa`, or, with `prebuilt`, one that reads that table. It never decides
+    /// to build a table itself: `Planner.automaton` does (`Plan/Planner.swift`).
+    public init(
+        nfa: NFA, configuration: Configuration = .init(), classes: ByteClasses? = nil, prebuilt: Prebuilt? = nil,
+        choice: AutomatonChoice? = nil
+    ) throws(AutomatonError) {
         self.nfa = nfa
-        let classes = configuration.useByteClasses ? nfa.byteClasses() : .singletons
-        let maxStates = min(configuration.eagerMaxStates, 2 * nfa.stateCount + 1_024)
-        // A DFA that cannot outgrow the minimum is not worth trying.
-        let worthTrying = maxStates >= 2 && maxStates * classes.count * 4 > configuration.eagerMinimumTableBytes
-        self.prebuilt =
-            prebuilt
-            ?? (worthTrying
-                ? Prebuilt(
-                    eager: nfa, configuration: configuration, maxStates: maxStates,
-                    minimumBytes: configuration.eagerMinimumTableBytes)
-                : nil)
+        let classes = classes ?? (configuration.useByteClasses ? nfa.byteClasses() : .singletons)
+        self.prebuilt = prebuilt
+        self.choice =
+            choice
+            ?? AutomatonChoice(
+                strategy: prebuilt == nil ? .lazyDFA : prebuilt?.isDense == true ? .denseTable : .compactTable,
+                reason: .unplanned, nfaStates: nfa.stateCount, classes: classes.count,
+                maxClearsPerSearch: configuration.maxClearsPerSearch)
         self.configuration = configuration
         self.classes = classes
         self.representatives = classes.representatives

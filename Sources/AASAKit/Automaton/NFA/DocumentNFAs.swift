@@ -30,6 +30,9 @@ struct DocumentNFAs {
     /// Per mode: the `literal * literal` path patterns taken out of `path` (`SuffixSplit`), when
     /// the matcher asked for the split; the analyses never do.
     let pathSplits: [SuffixSplit?]
+    /// Per mode: how many path patterns could have been split (the plan's record); 0 when the
+    /// split was not asked for.
+    let pathSplitCandidates: [Int]
     let queryText: [NFA?]
     let fragment: [NFA?]
     /// Per mode: normalised item name (compared scalar by scalar) → automaton.
@@ -107,15 +110,18 @@ struct DocumentNFAs {
         }
         var path: [NFA?] = []
         var pathSplits: [SuffixSplit?] = []
+        var pathSplitCandidates: [Int] = []
         var queryText: [NFA?] = []
         var fragment: [NFA?] = []
         var items: [[ExactString: ItemAutomaton]] = []
         for mode in TextMode.all {
             var patterns = pathPatterns[mode.index]
             var split: SuffixSplit?
+            var candidates = 0
             if let splitMinimum {
-                (patterns, split) = SuffixSplit.split(patterns, groupBase: Int32(rules.count), minimum: splitMinimum)
+                (patterns, split, candidates) = SuffixSplit.split(patterns, groupBase: Int32(rules.count), minimum: splitMinimum)
             }
+            pathSplitCandidates.append(candidates)
             path.append(try build(patterns, mode))
             pathSplits.append(split)
             queryText.append(try build(queryPatterns[mode.index], mode))
@@ -133,6 +139,7 @@ struct DocumentNFAs {
         self.predicateRule = predicateRule
         self.path = path
         self.pathSplits = pathSplits
+        self.pathSplitCandidates = pathSplitCandidates
         self.queryText = queryText
         self.fragment = fragment
         self.items = items

@@ -346,12 +346,13 @@ public final class SuffixSplit: Sendable, Equatable {
     /// A suffix with at most this many pairs, each of one rule, keeps them in the trie.
     static let inlinePairs = 4
 
-    /// Splits the `literal * literal` patterns out of `patterns` when there are at least
-    /// `minimum` of them: returns the patterns for the forward automaton (the others unchanged,
-    /// then one `P*` per prefix group, tagged `groupBase + group`) and the suffix side; with
-    /// fewer, the patterns unchanged and `nil` (one pass over a small DFA is cheaper than two).
+    /// Splits the `literal * literal` patterns out of `patterns` when the plan says so
+    /// (`Planner.splits`: at least `minimum` of them): returns the patterns for the forward
+    /// automaton (the others unchanged, then one `P*` per prefix group, tagged
+    /// `groupBase + group`) and the suffix side; otherwise the patterns unchanged and `nil`.
+    /// `candidates` is how many could have been split, for the plan's record.
     static func split(_ patterns: [(pattern: Pattern, tag: Int32)], groupBase: Int32, minimum: Int)
-        -> (patterns: [(pattern: Pattern, tag: Int32)], split: SuffixSplit?)
+        -> (patterns: [(pattern: Pattern, tag: Int32)], split: SuffixSplit?, candidates: Int)
     {
         var shapes = patterns.map { splitShape($0.pattern) }
         // A minimum of 0 splits whatever can be (the test suite's way to run every split rule
@@ -360,7 +361,7 @@ public final class SuffixSplit: Sendable, Equatable {
             for index in isolatedShapes(patterns.map(\.pattern), shapes) { shapes[index] = nil }
         }
         let eligible = shapes.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
-        guard eligible > 0, eligible >= minimum else { return (patterns, nil) }
+        guard Planner.splits(candidates: eligible, minimum: minimum) else { return (patterns, nil, eligible) }
         var kept: [(pattern: Pattern, tag: Int32)] = []
         var groupOf: [String: Int32] = [:]
         var prefixes: [String] = []
@@ -384,7 +385,7 @@ public final class SuffixSplit: Sendable, Equatable {
             let pieces: [Pattern.Piece] = prefix.isEmpty ? [.anyMany] : [.literal(prefix), .anyMany]
             kept.append((Pattern(pieces: pieces), groupBase + Int32(group)))
         }
-        return (kept, SuffixSplit(groupBase: groupBase, prefixes: prefixes, entries: entries))
+        return (kept, SuffixSplit(groupBase: groupBase, prefixes: prefixes, entries: entries), eligible)
     }
 
     /// The indices of the `P*S` shapes that stay in the forward automaton: P is not empty, no

@@ -1,0 +1,113 @@
+/// Chooses how each automaton, each path mode's split and the document's path run
+/// (`Strategy`), from what can be measured before any URL arrives.
+public enum Planner {
+    /// The one size boundary between the table strategies: bytes of dense DFA rows (states ×
+    /// byte classes × 4). Under it, an automaton compiled in this process stays a `lazyDFA` (its
+    /// cache warms within a few URLs and holds just the states URLs visit, packed in visiting
+    /// order, which walks faster than a whole table: peers suite, 10 and 100 rules, 5% to 14%
+    /// slower with a whole minimised table, same instruction count), and one compiled by
+    /// `aasa compile` gets a `denseTable` (`LazyDFA.Prebuilt.Budget.maxTableBytes`: a
+    /// fleet of short-lived workers then skips the warm-up). Over it, the dense rows would not
+    /// stay in a core's L2 cache (1 MiB here): the whole DFA is determinised at compile time
+    /// into a `compactTable` when it is bounded, because a lazy DFA pays for every state the
+    /// first URL to reach it builds, each thread its own, and a large document has more states
+    /// than a day's URLs may visit. `automata.compactTableMinimumBytes` and the artifact budget
+    /// both default to this value.
+    public static let denseRowLimit = 1 << 20
+
+    /// The automaton of `nfa`, run as the plan chooses: with the dense table `stored` in an
+    /// artifact when there is one; otherwise as a compact table when `compactTable` says so;
+    /// otherwise lazily.
+    public static func automaton(_ nfa: NFA, configuration: LazyDFA.Configuration, stored: LazyDFA.Prebuilt? = nil)
+        throws(AutomatonError) -> LazyDFA
+    {
+        let classes = configuration.useByteClasses ? nfa.byteClasses() : .singletons
+        func choice(_ strategy: Strategy, _ reason: AutomatonChoice.Reason) -> AutomatonChoice {
+            AutomatonChoice(
+                strategy: strategy, reason: reason, nfaStates: nfa.stateCount, classes: classes.count,
+                maxClearsPerSearch: configuration.maxClearsPerSearch)
+        }
+        if let stored {
+            let strategy: Strategy = stored.isDense ? .denseTable : .compactTable
+            return try LazyDFA(
+                nfa: nfa, configuration: configuration, classes: classes, prebuilt: stored,
+                choice: choice(strategy, .storedTable(states: stored.stateCount, bytes: stored.stateCount * stored.stride * 4)))
+        }
+        let (table, reason) = compactTable(nfa, classes: classes.count, configuration: configuration)
+        return try LazyDFA(
+            nfa: nfa, configuration: configuration, classes: classes, prebuilt: table,
+            choice: choice(table == nil ? .lazyDFA : .compactTable, reason))
+    }
+
+    /// The dense table `aasa compile` stores for `dfa`: its own when it has a dense one, else its
+    /// minimised DFA when that fits `budget` (`LazyDFA.Prebuilt.Budget`, by default
+    /// `denseRowLimit`); nil keeps it lazy in the artifact (a compact table is built again at
+    /// load, by `automaton`).
+    public static func storedTable(for dfa: LazyDFA, budget: LazyDFA.Prebuilt.Budget) -> LazyDFA.Prebuilt? {
+        if let table = dfa.prebuilt, table.isDense { return table }
+        return LazyDFA.Prebuilt(nfa: dfa.nfa, budget: budget)
+    }
+
+    /// The compact table of `nfa` when it pays and is bounded, and why (or why not).
+    ///
+    /// At most `eager-dfa-states` states and twice the NFA's plus 1 024 (a DFA that outgrows
+    /// that is blowing up, and stays lazy); tried only when that many states could pass
+    /// `compactTableMinimumBytes` of dense rows.
+    static func compactTable(_ nfa: NFA, classes: Int, configuration: LazyDFA.Configuration)
+        -> (LazyDFA.Prebuilt?, AutomatonChoice.Reason)
+    {
+        let limit = configuration.compactTableMinimumBytes
+        guard configuration.eagerMaxStates > 0 else { return (nil, .tablesOff) }
+        let maxStates = min(configuration.eagerMaxStates, 2 * nfa.stateCount + 1_024)
+        // A DFA that cannot outgrow the minimum is not worth trying.
+        guard maxStates >= 2, maxStates * classes * 4 > limit else {
+            return (nil, .denseRowsWithinLimitAtMost(maxStates: maxStates, limit: limit))
+        }
+        switch LazyDFA.Prebuilt.eager(nfa, configuration: configuration, maxStates: maxStates, minimumBytes: limit) {
+        case .built(let table):
+            let denseBytes = table.stateCount * table.stride * 4
+            let compactBytes = table.compact?.memoryUsage ?? 0
+            return (table, .compact(states: table.stateCount, denseBytes: denseBytes, tableBytes: compactBytes, limit: limit))
+        case .notDetermined:
+            return (nil, .notDetermined(maxStates: maxStates))
+        case .denseRowsWithinMinimum(let states, let bytes):
+            return (nil, .denseRowsWithinLimit(states: states, bytes: bytes, limit: limit))
+        case .notCompactable(let states):
+            return (nil, .notCompactable(states: states))
+        }
+    }
+
+    /// Whether a path mode with `candidates` splittable `literal * literal` patterns splits
+    /// them (`SuffixSplit`): at `minimum` or more. Below it the one DFA stays small and one
+    /// pass is cheaper than two; above it, every pending `*` + suffix would multiply the
+    /// states of everything else.
+    static func splits(candidates: Int, minimum: Int) -> Bool {
+        candidates > 0 && candidates >= minimum
+    }
+
+    /// How the matcher turns the path's tag set into decisions.
+    ///
+    /// One path mode (the usual case) lets the matcher keep one decision row per tag set: when
+    /// that automaton has a table whose tag sets start with the empty one, the rows are
+    /// computed once at compile time for every tag set (every thread shares them), unless
+    /// they would outweigh eight times the table's cells (rows cost tag sets × apps words, two
+    /// counts an artifact sets independently); otherwise each matcher computes a row the first
+    /// time it meets a tag set. Several modes are merged by rule id per URL.
+    /// `modes` are the path modes with an automaton in `path`, in `TextMode.all` order.
+    static func path(_ path: [LazyDFA?], modes: [TextMode], appCount: Int) -> PathPlan {
+        guard let mode = modes.first else {
+            return PathPlan(strategy: .noPathAutomaton, modes: modes, rows: nil)
+        }
+        guard modes.count == 1, let dfa = path[mode.index] else {
+            return PathPlan(strategy: .multiModePath, modes: modes, rows: nil)
+        }
+        guard let table = dfa.prebuilt, table.tagSets.first?.isEmpty == true else {
+            return PathPlan(strategy: .soloPathRowsOnFirstSight, modes: modes, rows: nil)
+        }
+        let rows = PathPlan.Rows(
+            tagSets: table.tagSets.count, width: CompiledDocument.PathDecisions.width(appCount: appCount),
+            cells: table.stateCount * table.stride)
+        let fits = rows.tagSets * rows.width <= 8 * rows.cells
+        return PathPlan(strategy: fits ? .soloPathCompiledRows : .soloPathRowsOnFirstSight, modes: modes, rows: rows)
+    }
+}

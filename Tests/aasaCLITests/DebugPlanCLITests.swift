@@ -1,0 +1,78 @@
+import Foundation
+import XCTest
+import _AASATestSupport
+
+/// `aasa debug plan`: one line for the path, one per path mode's split and one per automaton,
+/// each naming the strategy and the measurements that chose it, in stable text.
+final class DebugPlanCLITests: XCTestCase {
+    func write(_ text: String, _ name: String) throws -> String {
+        let url = try makeTemporaryFolder("aasa-plan").appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// Two path modes (one rule is case-insensitive), a query item and a fragment.
+    static let small = """
+        {"applinks": {"details": [{"appIDs": ["T.a"], "components": [
+          {"/": "/b/*", "?": {"id": "?*"}}, {"/": "/c", "caseSensitive": false, "#": "top"}]}]}}
+        """
+
+    /// 40 `literal * literal` path rules under one prefix (split from 32 on) and 1 000 long
+    /// literal paths, whose DFA's dense rows pass 1 MiB (a compact table).
+    static var large: String {
+        let split = (0..<40).map { #"{"/": "/shop/*/review-\#($0)"}"# }
+        let literal = (0..<1_000).map { #"{"/": "/catalogue/section-\#($0 * 7_919 % 10_007)/item-\#($0)/details"}"# }
+        return #"{"applinks": {"details": [{"appIDs": ["T.a"], "components": ["#
+            + (split + literal).joined(separator: ",") + "]}]}}"
+    }
+
+    func test_plan_ofASmallDocument_namesEveryAutomatonsStrategyAndWhy() throws {
+        let run = try CLIRunner.run(["debug", "plan", try write(Self.small, "small.json")])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdout, Self.smallPlan)
+    }
+
+    func test_plan_ofALargeDocument_showsTheSuffixSplitAndTheCompactTable() throws {
+        let run = try CLIRunner.run(["debug", "plan", try write(Self.large, "large.json")])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdout, Self.largePlan)
+    }
+
+    func test_plan_withCompileTimeTablesOff_saysSo() throws {
+        let run = try CLIRunner.run(["debug", "plan", try write(Self.large, "large.json"), "--limit", "eager-dfa-states=0"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("path raw/exact: lazy-dfa ("), run.stdout)
+        XCTAssertTrue(run.stdout.contains("compile-time tables off"), run.stdout)
+        XCTAssertFalse(run.stdout.contains("compact-table"), run.stdout)
+    }
+
+    func test_plan_isStableAndDocumentedInHelp() throws {
+        let path = try write(Self.large, "large.json")
+        XCTAssertEqual(try CLIRunner.run(["debug", "plan", path]).stdout, try CLIRunner.run(["debug", "plan", path]).stdout)
+        let help = try CLIRunner.run(["debug", "--help"])
+        XCTAssertTrue(help.stdout.contains("aasa debug nfa|dfa|plan"), help.stdout)
+        let wrong = try CLIRunner.run(["debug", "plans", path])
+        XCTAssertEqual(wrong.status, 2)
+        XCTAssertTrue(wrong.stderr.contains("'plan'"), wrong.stderr)
+    }
+
+    static let smallPlan = """
+        plan: rules 2, apps 1, automata 4
+        path: multi-mode-path (path modes: raw/exact, raw/folded; each mode's rules merged by rule id)
+        split raw/exact: no split (0 literal*literal candidates, minimum 32)
+        split raw/folded: no split (0 literal*literal candidates, minimum 32)
+        path raw/exact: lazy-dfa (nfa 7 states, 5 classes; at most 1038 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search)
+        query-item "id" raw/exact: lazy-dfa (nfa 7 states, 6 classes; at most 1038 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search)
+        path raw/folded: lazy-dfa (nfa 4 states, 5 classes; at most 1032 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search)
+        fragment raw/folded: lazy-dfa (nfa 5 states, 6 classes; at most 1034 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search)
+
+        """
+
+    static let largePlan = """
+        plan: rules 1040, apps 1, automata 1
+        path: solo-path-compiled-rows (path modes: raw/exact; 1002 tag sets x 8 words within 8 x 657545 table cells)
+        split raw/exact: suffix-split (40 literal*literal candidates, minimum 32; 40 patterns in 1 prefix groups)
+        path raw/exact: compact-table (nfa 19788 states, 35 classes; 18787 dfa states: dense rows 2630180 bytes over 1048576, compact 61580 bytes)
+
+        """
+}
