@@ -42,6 +42,60 @@ struct BinaryWriter {
     }
 
     mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
+
+    // MARK: Compact forms (format 5): most numbers in an artifact are small.
+
+    /// `value` in LEB128: seven bits a byte, low bits first, the high bit set on all but the last.
+    mutating func varint(_ value: UInt64) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    /// A count, index or other non-negative number.
+    mutating func varint(_ value: Int) { varint(UInt64(max(value, 0))) }
+
+    /// A number of either sign (a state delta), zigzag-coded so that small magnitudes are short.
+    mutating func signed(_ value: Int) { varint(UInt64(bitPattern: (Int64(value) << 1) ^ (Int64(value) >> 63))) }
+
+    mutating func text(_ value: String) {
+        varint(value.utf8.count)
+        bytes.append(contentsOf: value.utf8)
+    }
+
+    mutating func texts(_ values: [String]) {
+        varint(values.count)
+        for value in values { text(value) }
+    }
+
+    /// Non-negative numbers, count first.
+    mutating func naturals(_ values: [Int32]) {
+        varint(values.count)
+        for value in values { varint(Int(value)) }
+    }
+
+    /// `value` as what it shares with `previous`: the length of their common prefix, the length
+    /// of their common suffix in what follows it, and the bytes in between. Consecutive domain
+    /// names and files differ in a few characters.
+    mutating func shared(_ value: [UInt8], previous: [UInt8]) {
+        let limit = min(value.count, previous.count)
+        var prefix = 0
+        while prefix < limit, value[prefix] == previous[prefix] { prefix += 1 }
+        var suffix = 0
+        while prefix + suffix < limit, value[value.count - 1 - suffix] == previous[previous.count - 1 - suffix] { suffix += 1 }
+        varint(prefix)
+        varint(suffix)
+        varint(value.count - prefix - suffix)
+        bytes.append(contentsOf: value[prefix..<(value.count - suffix)])
+    }
+
+    /// `value` in `width` (1, 2 or 4) little-endian bytes.
+    mutating func fixed(_ value: Int, width: Int) {
+        for shift in Swift.stride(from: 0, to: 8 * width, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
+    }
 }
 
 struct BinaryReader {
@@ -122,6 +176,82 @@ struct BinaryReader {
             for index in 0..<count { buffer[index] = Int32(littleEndian: buffer[index]) }
             initialized = count
         }
+    }
+
+    mutating func varint() throws(ArtifactError) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < buffer.count else { throw .truncated }
+            let byte = buffer[offset]
+            offset += 1
+            guard shift < 64, shift < 63 || byte <= 1 else { throw .corrupt("a number is out of range") }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    /// A non-negative number that fits an `Int32`: counts, indices, tags.
+    mutating func natural() throws(ArtifactError) -> Int {
+        let value = try varint()
+        guard value <= UInt64(Int32.max) else { throw .corrupt("a number is out of range") }
+        return Int(value)
+    }
+
+    /// A count of elements each taking at least `elementSize` bytes of what remains.
+    mutating func length(elementSize: Int = 1) throws(ArtifactError) -> Int {
+        let value = try varint()
+        guard value <= UInt64(remaining / max(elementSize, 1)) else { throw .corrupt("a length exceeds the file") }
+        return Int(value)
+    }
+
+    /// A zigzag-coded number in the `Int32` range.
+    mutating func signed() throws(ArtifactError) -> Int {
+        let raw = try varint()
+        let value = Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+        guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { throw .corrupt("a number is out of range") }
+        return Int(value)
+    }
+
+    mutating func text() throws(ArtifactError) -> String {
+        let raw = try bytes(try length())
+        guard let text = String(validating: raw, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
+        return text
+    }
+
+    mutating func texts() throws(ArtifactError) -> [String] {
+        let count = try length()
+        var values: [String] = []
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(try text()) }
+        return values
+    }
+
+    mutating func naturals() throws(ArtifactError) -> [Int32] {
+        let count = try length()
+        var values: [Int32] = []
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(Int32(try natural())) }
+        return values
+    }
+
+    /// Bytes written by `BinaryWriter.shared(_:previous:)`.
+    mutating func shared(previous: [UInt8]) throws(ArtifactError) -> [UInt8] {
+        let prefix = try natural()
+        let suffix = try natural()
+        guard prefix + suffix <= previous.count else { throw .corrupt("a name shares more than the previous one has") }
+        let middle = try bytes(try length())
+        return Array(previous[0..<prefix]) + Array(middle) + Array(previous[(previous.count - suffix)...])
+    }
+
+    /// A number in `width` (1, 2 or 4) little-endian bytes (`BinaryWriter.fixed`).
+    @inline(__always)
+    mutating func fixed(width: Int) throws(ArtifactError) -> Int {
+        let raw = try bytes(width)
+        var value = 0
+        for index in 0..<width { value |= Int(raw[index]) << (8 * index) }
+        return value
     }
 
     mutating func strings() throws(ArtifactError) -> [String] {
