@@ -236,13 +236,20 @@ struct BinaryReader {
         return values
     }
 
-    /// Bytes written by `BinaryWriter.shared(_:previous:)`.
-    mutating func shared(previous: [UInt8]) throws(ArtifactError) -> [UInt8] {
+    /// Replaces `value`, the previous value, with the next one `BinaryWriter.shared(_:previous:)`
+    /// wrote; `scratch` is reused from call to call, so that reading a 100 000-domain index
+    /// allocates only the strings it keeps.
+    mutating func shared(_ value: inout [UInt8], scratch: inout [UInt8]) throws(ArtifactError) {
         let prefix = try natural()
         let suffix = try natural()
-        guard prefix + suffix <= previous.count else { throw .corrupt("a name shares more than the previous one has") }
+        guard prefix + suffix <= value.count else { throw .corrupt("a name shares more than the previous one has") }
         let middle = try bytes(try length())
-        return Array(previous[0..<prefix]) + Array(middle) + Array(previous[(previous.count - suffix)...])
+        scratch.removeAll(keepingCapacity: true)
+        scratch.reserveCapacity(prefix + middle.count + suffix)
+        scratch.append(contentsOf: value[0..<prefix])
+        for index in middle.indices { scratch.append(middle[index]) }
+        scratch.append(contentsOf: value[(value.count - suffix)...])
+        swap(&value, &scratch)
     }
 
     /// A number in `width` (1, 2 or 4) little-endian bytes (`BinaryWriter.fixed`).

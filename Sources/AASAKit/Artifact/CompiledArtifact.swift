@@ -189,6 +189,7 @@ public enum CompiledArtifact {
         var entries: [Entry] = []
         var name: [UInt8] = []
         var file: [UInt8] = []
+        var scratch: [UInt8] = []
         func string(_ bytes: [UInt8]) throws(ArtifactError) -> String {
             guard let text = String(validating: bytes, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
             return text
@@ -197,8 +198,8 @@ public enum CompiledArtifact {
         let count = try index.length(elementSize: 4)
         entries.reserveCapacity(count)
         for _ in 0..<count {
-            name = try index.shared(previous: name)
-            file = try index.shared(previous: file)
+            try index.shared(&name, scratch: &scratch)
+            try index.shared(&file, scratch: &scratch)
             let kind: Entry.Kind
             switch try index.uint8() {
             case 1:

@@ -1,17 +1,29 @@
 extension CompiledDocument {
-    /// Each automaton is written as its NFA followed by its prebuilt DFA table when that fits
-    /// `budget` (a flag, then the table); `counts` tallies which form each got.
+    /// Each automaton is written as its NFA followed by a flag and, when it fits `budget` and
+    /// does not outweigh the NFA `tableBytesPerNFAByte` times in the file, its prebuilt DFA
+    /// table; `counts` tallies which form each got.
     func encode(into writer: inout BinaryWriter, budget: LazyDFA.Prebuilt.Budget, counts: inout CompiledArtifact.Counts) {
         func automaton(_ dfa: LazyDFA) {
+            let nfaStart = writer.bytes.count
             dfa.nfa.encode(into: &writer)
+            let nfaBytes = writer.bytes.count - nfaStart
             // Artifacts store dense tables only; a compact one is built again at load.
-            if let table = dfa.prebuilt.flatMap({ $0.isDense ? $0 : nil }) ?? LazyDFA.Prebuilt(nfa: dfa.nfa, budget: budget) {
+            guard let table = dfa.prebuilt.flatMap({ $0.isDense ? $0 : nil }) ?? LazyDFA.Prebuilt(nfa: dfa.nfa, budget: budget) else {
+                counts.lazy += 1
+                writer.write(Self.storedLazy)
+                return
+            }
+            var stored = BinaryWriter()
+            table.encode(into: &stored)
+            if stored.bytes.count <= Self.tableBytesPerNFAByte * nfaBytes {
                 counts.prebuilt += 1
-                writer.write(true)
-                table.encode(into: &writer)
+                writer.write(Self.storedTable)
+                writer.append(stored.bytes)
             } else {
                 counts.lazy += 1
-                writer.write(false)
+                // Loading would try to determinise it up to twice its NFA's states and give up:
+                // the file says so, and loading does not try.
+                writer.write(table.stateCount > 2 * dfa.nfa.stateCount + 1_024 ? Self.storedLazyAndLarge : Self.storedLazy)
             }
         }
         // The domain and app IDs are the index's (`CompiledArtifact`): what is left is the same
@@ -60,6 +72,21 @@ extension CompiledDocument {
             }
         }
     }
+
+    /// The forms an automaton is stored in, after its NFA: without a table; with its prebuilt
+    /// table; without a table, its whole DFA being larger than loading would build (twice its
+    /// NFA's states plus 1 024), so that loading leaves it lazy without trying.
+    static let storedLazy: UInt8 = 0
+    static let storedTable: UInt8 = 1
+    static let storedLazyAndLarge: UInt8 = 2
+
+    /// Most bytes a prebuilt table may take in the file per byte of its NFA there. Why: a table
+    /// that outweighs its NFA this much is a DFA that blew up (patterns with several `*` each,
+    /// such as `/*/privacy-policy` next to `/*/legal-notices`: a real 2.3 KB document makes
+    /// 7 721 states and 88 KB of rows, from an NFA of 1.1 KB), and one such document made half
+    /// of an artifact; the lazy DFA builds just the states the URLs visit. Every other table of
+    /// the real documents is within 8 times its NFA.
+    static let tableBytesPerNFAByte = 16
 
     /// Most bytes of eager table an automaton stored without one may build at load, per byte
     /// its NFA takes in the file (`loadingConfiguration`).
@@ -127,14 +154,18 @@ extension CompiledDocument {
             for kind in nfa.kinds {
                 if case .match(let tag) = kind, Int(tag) >= tagLimit { throw .corrupt("an automaton accepts an unknown rule") }
             }
-            var prebuilt = try reader.bool() ? try LazyDFA.Prebuilt.decode(from: &reader, nfa: nfa, nfaBytes: nfaBytes, tagLimit: tagLimit) : nil
+            let form = try reader.uint8()
+            guard form <= Self.storedLazyAndLarge else { throw .corrupt("unknown automaton form") }
+            var prebuilt =
+                form == Self.storedTable ? try LazyDFA.Prebuilt.decode(from: &reader, nfa: nfa, nfaBytes: nfaBytes, tagLimit: tagLimit) : nil
             // `eager-dfa-states` bounds the tables a process holds, whoever built them: a larger
             // table is left out and the automaton runs lazily, as it does compiled under that
             // limit (0, always lazy, is how the tests exercise the cache).
             if let table = prebuilt, table.stateCount > configuration.automata.eagerMaxStates { prebuilt = nil }
             do {
-                let automata =
+                var automata =
                     prebuilt == nil ? Self.loadingConfiguration(nfa: nfa, encodedBytes: nfaBytes, configuration.automata) : configuration.automata
+                if form == Self.storedLazyAndLarge { automata.eagerMaxStates = 0 }
                 return try LazyDFA(nfa: nfa, configuration: automata, prebuilt: prebuilt)
             } catch {
                 throw .corrupt("\(error)")

@@ -84,6 +84,36 @@ final class CompiledArtifactTests: XCTestCase {
         }
     }
 
+    /// `/*/word` next to `/*/word/*` for a dozen words (the shape of a real 2.3 KB document)
+    /// makes a DFA of thousands of states whose table would outweigh its NFA many times in the
+    /// file: it is stored lazy, marked so that loading does not try to determinise it, and
+    /// decides as the source does.
+    func test_artifact_blownUpTableIsStoredLazyAndDecidesTheSame() throws {
+        let words = ["dispositif", "demarche", "program", "procedure", "qui-sommes-nous", "who-are-we", "mentions-legales",
+            "legal-notices", "politique-de-confidentialite", "privacy-policy", "declaration-accessibilite", "accessibility"]
+        let components = words.prefix(2).map { #"{"/": "/\#($0)/*"}"# } + words.prefix(4).map { #"{"/": "/*/\#($0)/*"}"# }
+            + words.dropFirst(4).map { #"{"/": "/*/\#($0)"}"# }
+        let json = #"{"applinks": {"details": [{"appIDs": ["T.a"], "components": [\#(components.joined(separator: ","))]}]}}"#
+        let compiled = try CompiledDocument(document: try AASADocument(bytes: Array(json.utf8)), domain: "blowup.example")
+        let rules = ClassifierRules(
+            artifact: [CompiledArtifact.Domain(name: "blowup.example", file: "test", state: .compiled(compiled))])
+        var counts = CompiledArtifact.Counts()
+        let bytes = CompiledArtifact.encode(rules, budget: .init(), counts: &counts)
+        XCTAssertEqual(counts, CompiledArtifact.Counts(prebuilt: 0, lazy: 1, bodies: 1))
+        XCTAssertLessThan(bytes.count, 4 * json.utf8.count)
+        let domain = try XCTUnwrap(try decode(bytes).first)
+        guard case .compiled(let decoded) = domain.state else { return XCTFail("not compiled") }
+        let path = try XCTUnwrap(decoded.path.compactMap { $0 }.first)
+        XCTAssertFalse(path.isPrebuilt)
+        XCTAssertEqual(path.configuration.eagerMaxStates, 0)
+        let a = DFAMatcher(compiled)
+        let b = DFAMatcher(decoded)
+        for path in ["/fr/privacy-policy", "/x/y/demarche/z", "/dispositif/1", "/a/b/accessibility/", "/who-are-we", "/a/who-are-we"] {
+            let url = "https://blowup.example" + path
+            XCTAssertEqual(try a.decide(url, app: nil), try b.decide(url, app: nil), url)
+        }
+    }
+
     /// Format 4 (a body per domain, fixed-width numbers) and older are refused, not migrated.
     func test_artifact_refusesTheOlderFormatWithAClearMessage() throws {
         XCTAssertEqual(CompiledArtifact.version, 5)
