@@ -6,7 +6,6 @@ struct BinaryWriter {
     private(set) var bytes: [UInt8] = []
 
     mutating func write(_ value: UInt8) { bytes.append(value) }
-    mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
 
     mutating func write(_ value: UInt32) {
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
@@ -14,31 +13,6 @@ struct BinaryWriter {
 
     mutating func write(_ value: UInt64) {
         for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-    }
-
-    mutating func write(_ value: Int32) { write(UInt32(bitPattern: value)) }
-    mutating func write(_ value: Int) { write(UInt64(bitPattern: Int64(value))) }
-
-    mutating func write(_ value: String) {
-        write(Int(value.utf8.count))
-        bytes.append(contentsOf: value.utf8)
-    }
-
-    mutating func write(_ values: [Int32]) {
-        write(values.count)
-        for value in values { write(value) }
-    }
-
-    /// `values` as raw little-endian words, without a count: tables read back in one copy
-    /// (`BinaryReader.int32Block`).
-    mutating func writeBlock(_ values: [Int32]) {
-        bytes.reserveCapacity(bytes.count + values.count * 4)
-        for value in values { write(value) }
-    }
-
-    mutating func write(_ values: [String]) {
-        write(values.count)
-        for value in values { write(value) }
     }
 
     mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
@@ -116,14 +90,6 @@ struct BinaryReader {
 
     mutating func uint8() throws(ArtifactError) -> UInt8 { try bytes(1)[0] }
 
-    mutating func bool() throws(ArtifactError) -> Bool {
-        switch try uint8() {
-        case 0: return false
-        case 1: return true
-        default: throw .corrupt("a flag is neither 0 nor 1")
-        }
-    }
-
     mutating func uint32() throws(ArtifactError) -> UInt32 {
         let raw = try bytes(4)
         return (0..<4).reduce(UInt32(0)) { $0 | UInt32(raw[$1]) << UInt32(8 * $1) }
@@ -132,50 +98,6 @@ struct BinaryReader {
     mutating func uint64() throws(ArtifactError) -> UInt64 {
         let raw = try bytes(8)
         return (0..<8).reduce(UInt64(0)) { $0 | UInt64(raw[$1]) << UInt64(8 * $1) }
-    }
-
-    mutating func int32() throws(ArtifactError) -> Int32 { Int32(bitPattern: try uint32()) }
-
-    /// A count or index: non-negative and small enough to be plausible for the remaining bytes.
-    mutating func count(elementSize: Int = 1) throws(ArtifactError) -> Int {
-        let value = Int64(bitPattern: try uint64())
-        guard value >= 0, value <= Int64(remaining / max(elementSize, 1)) else { throw .corrupt("a length exceeds the file") }
-        return Int(value)
-    }
-
-    mutating func int() throws(ArtifactError) -> Int {
-        let value = Int64(bitPattern: try uint64())
-        guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { throw .corrupt("a number is out of range") }
-        return Int(value)
-    }
-
-    mutating func string() throws(ArtifactError) -> String {
-        let length = try count()
-        let raw = try bytes(length)
-        guard let text = String(validating: raw, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
-        return text
-    }
-
-    mutating func int32s() throws(ArtifactError) -> [Int32] {
-        let length = try count(elementSize: 4)
-        var values: [Int32] = []
-        values.reserveCapacity(length)
-        for _ in 0..<length { values.append(try int32()) }
-        return values
-    }
-
-    /// `count` little-endian words copied at once, so that loading a large table costs one
-    /// memcpy rather than a bounds-checked read per value.
-    mutating func int32Block(_ count: Int) throws(ArtifactError) -> [Int32] {
-        guard count >= 0, count <= remaining / 4 else { throw .truncated }
-        let raw = try bytes(count * 4)
-        return [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if let base = raw.baseAddress, count > 0 {
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: base, count: count * 4))
-            }
-            for index in 0..<count { buffer[index] = Int32(littleEndian: buffer[index]) }
-            initialized = count
-        }
     }
 
     mutating func varint() throws(ArtifactError) -> UInt64 {
@@ -259,13 +181,6 @@ struct BinaryReader {
         var value = 0
         for index in 0..<width { value |= Int(raw[index]) << (8 * index) }
         return value
-    }
-
-    mutating func strings() throws(ArtifactError) -> [String] {
-        let length = try count(elementSize: 8)
-        var values: [String] = []
-        for _ in 0..<length { values.append(try string()) }
-        return values
     }
 }
 
