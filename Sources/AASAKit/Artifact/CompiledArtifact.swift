@@ -227,16 +227,27 @@ public enum CompiledArtifact {
         case .failed(let reason):
             throw .corrupt(reason)
         case .compiled(let number, let apps):
-            let body = bodies[number]
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[body.start..<(body.start + body.length)])
-            guard checksum(slice) == body.checksum else { throw .checksumMismatch }
-            var appReader = BinaryReader(UnsafeRawBufferPointer(rebasing: bytes[apps]))
-            let appIDs = try appReader.texts()
-            var reader = BinaryReader(slice)
-            let compiled = try CompiledDocument.decode(from: &reader, domain: entry.name, appIDs: appIDs, configuration: configuration)
-            guard reader.remaining == 0 else { throw .corrupt("bytes after a body's automata") }
-            return compiled
+            let appIDs = try self.appIDs(bytes, apps)
+            return try decode(bytes, body: bodies[number], domain: entry.name, appIDs: appIDs, configuration: configuration)
         }
+    }
+
+    /// The app IDs an entry's range of the index holds.
+    static func appIDs(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) throws(ArtifactError) -> [String] {
+        var reader = BinaryReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
+        return try reader.texts()
+    }
+
+    /// Checks `body` and decodes it as the document of `domain` with `appIDs`.
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, body: Body, domain: String, appIDs: [String], configuration: Configuration
+    ) throws(ArtifactError) -> CompiledDocument {
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[body.start..<(body.start + body.length)])
+        guard checksum(slice) == body.checksum else { throw .checksumMismatch }
+        var reader = BinaryReader(slice)
+        let compiled = try CompiledDocument.decode(from: &reader, domain: domain, appIDs: appIDs, configuration: configuration)
+        guard reader.remaining == 0 else { throw .corrupt("bytes after a body's automata") }
+        return compiled
     }
 
     /// An artifact file, mapped for the life of this object, its index checked at open and
@@ -244,11 +255,20 @@ public enum CompiledArtifact {
     ///
     /// Unchecked `Sendable`: the mapping is read-only and never changes while this object
     /// lives; decoding copies what it keeps out of it.
+    ///
+    /// Domains sharing a body share its decoded automata too: the body is checked and decoded
+    /// once, the first time a domain using it is met, and every other domain using it gets a
+    /// document around the same automata and rule tables with its own name and app IDs. Damage
+    /// found in a body fails every domain using it from then on.
     public final class Mapped: @unchecked Sendable {
         public let entries: [Entry]
         private let bytes: UnsafeRawBufferPointer
         private let bodies: [Body]
         private let configuration: Configuration
+        private let lock = NSLock()
+        /// Per body number, under `lock`: the document of the first domain decoded with it, or
+        /// why the body cannot be used.
+        private var decoded: [Int: Result<CompiledDocument, ArtifactError>] = [:]
 
         init(bytes: UnsafeRawBufferPointer, configuration: Configuration) throws(ArtifactError) {
             (entries, bodies) = try CompiledArtifact.index(bytes)
@@ -265,11 +285,37 @@ public enum CompiledArtifact {
 
         /// The compiled document of entry `index`, or why it cannot be used.
         public func document(_ index: Int) -> Result<CompiledDocument, ArtifactError> {
+            let entry = entries[index]
+            guard case .compiled(let number, let apps) = entry.kind else {
+                if case .failed(let reason) = entry.kind { return .failure(.corrupt(reason)) }
+                return .failure(.corrupt("unknown domain kind"))
+            }
+            let appIDs: [String]
             do {
-                return .success(try CompiledArtifact.decode(bytes, entry: entries[index], bodies: bodies, configuration: configuration))
+                appIDs = try CompiledArtifact.appIDs(bytes, apps)
             } catch {
                 return .failure(error)
             }
+            lock.lock()
+            defer { lock.unlock() }
+            if let known = decoded[number] {
+                return known.flatMap { first in
+                    // The body's rules name apps by number, up to its own count.
+                    guard first.appIDs.count == appIDs.count else { return .failure(.corrupt(CompiledDocument.appCountMismatch)) }
+                    return .success(CompiledDocument.sharing(first, domain: entry.name, appIDs: appIDs))
+                }
+            }
+            let result: Result<CompiledDocument, ArtifactError>
+            do {
+                result = .success(
+                    try CompiledArtifact.decode(bytes, body: bodies[number], domain: entry.name, appIDs: appIDs, configuration: configuration))
+            } catch {
+                result = .failure(error)
+            }
+            // A count of app IDs that is not the body's is this domain's fault, not the body's.
+            if case .failure(.corrupt(CompiledDocument.appCountMismatch)) = result { return result }
+            decoded[number] = result
+            return result
         }
     }
 

@@ -45,6 +45,10 @@ final class ArtifactSharingTests: XCTestCase {
         XCTAssertEqual(mapped.entries.map(\.file), ["rules/a.example.json", "rules/b.example.json"])
         let one = encode([try domain("a.example", Self.shop)]).bytes
         XCTAssertLessThan(bytes.count - one.count, 64, "a second domain of the same document costs its index entry alone")
+        // Decoded once: both documents hold the same automata.
+        let first = try XCTUnwrap(try mapped.document(0).get().path.compactMap { $0 }.first)
+        let second = try XCTUnwrap(try mapped.document(1).get().path.compactMap { $0 }.first)
+        XCTAssertTrue(first === second)
         for name in ["a.example", "b.example"] {
             let index = try XCTUnwrap(mapped.entries.firstIndex { $0.name == name })
             let compiled = try mapped.document(index).get()
