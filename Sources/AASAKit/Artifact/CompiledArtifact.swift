@@ -298,6 +298,8 @@ public enum CompiledArtifact {
             }
             lock.lock()
             defer { lock.unlock() }
+            // PERF: `aasa-bench --quick --suite fleet`, `--compiled` instructions per URL with
+            // first use (callgrind): 20 214 decoding a shared body per domain, 19 094 once.
             if let known = decoded[number] {
                 return known.flatMap { first in
                     // The body's rules name apps by number, up to its own count.
