@@ -85,8 +85,8 @@ func compare(_ json: JSONValue, url: String) {
 }
 
 /// Valid artifacts to mutate: with and without prebuilt tables, with variables (the predefined
-/// `$(lang)` too), query groups, a fragment, an exclusion, suffix-split paths and a failed
-/// domain, so that every part of the format is there to be damaged.
+/// `$(lang)` too), query groups, a fragment, an exclusion, suffix-split paths, a failed domain
+/// and bodies shared by two domains, so that every part of the format is there to be damaged.
 let artifactBases: [[UInt8]] = {
     let variables = #"""
         {"applinks": {"substitutionVariables": {"v": ["red", "green", "blue*"], "w": ["?x", "y*z"]},
@@ -116,8 +116,10 @@ let artifactBases: [[UInt8]] = {
          "components": [{"/": "/a/$(v)", "?": {"q": "$(v)"}}, {"/": "/b/$(v)/$(v)?", "exclude": true}]}]}}
         """#
     let tables = ClassifierRules(artifact: [domain(variables, "v.example")])
-    let smallRules = ClassifierRules(artifact: [domain(small, "v.example")])
-    let mixed = ClassifierRules(artifact: [domain(split, "s.example", splitAll), domain("{", "bad.example"), domain(variables, "v.example")])
+    let smallRules = ClassifierRules(artifact: [domain(small, "v.example"), domain(small, "w.example")])
+    let mixed = ClassifierRules(artifact: [
+        domain(split, "s.example", splitAll), domain("{", "bad.example"), domain(variables, "v.example"), domain(variables, "w.example"),
+    ])
     let noTables = LazyDFA.Prebuilt.Budget(maxTableBytes: 0, maxStates: 0)
     return [
         CompiledArtifact.encode(tables), CompiledArtifact.encode(tables, budget: noTables),
@@ -132,7 +134,8 @@ let artifactBases: [[UInt8]] = {
 /// limits (`run.sh`), under the default configuration.
 ///
 /// Each mutation is six bytes: an operation, a 24-bit offset into the payload, two values.
-/// Widths 1, 4 and 8 are those of the format's flags and kinds, 32-bit words, and counts.
+/// Widths 1, 2 and 8 are those of the format's flags, kinds, varint bytes and narrow table
+/// cells, its wide cells and automata masks, and its checksums.
 func fuzzArtifact(_ bytes: [UInt8]) {
     guard let first = bytes.first else { return }
     let base = artifactBases[Int(first) % artifactBases.count]
@@ -153,7 +156,7 @@ func fuzzArtifact(_ bytes: [UInt8]) {
         let field = Array(rest.prefix(6))
         rest = rest.dropFirst(6)
         let offset = (Int(field[1]) | Int(field[2]) << 8 | Int(field[3]) << 16) % payload.count
-        let width = [1, 4, 8][Int(field[0] >> 3) % 3]
+        let width = [1, 2, 8][Int(field[0] >> 3) % 3]
         let fits = offset + width <= payload.count
         switch field[0] & 7 {
         case 0: payload[offset] = field[4]

@@ -6,7 +6,6 @@ struct BinaryWriter {
     private(set) var bytes: [UInt8] = []
 
     mutating func write(_ value: UInt8) { bytes.append(value) }
-    mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
 
     mutating func write(_ value: UInt32) {
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
@@ -16,32 +15,61 @@ struct BinaryWriter {
         for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 
-    mutating func write(_ value: Int32) { write(UInt32(bitPattern: value)) }
-    mutating func write(_ value: Int) { write(UInt64(bitPattern: Int64(value))) }
+    mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
 
-    mutating func write(_ value: String) {
-        write(Int(value.utf8.count))
+    // MARK: Compact forms (format 5): most numbers in an artifact are small.
+
+    /// `value` in LEB128: seven bits a byte, low bits first, the high bit set on all but the last.
+    mutating func varint(_ value: UInt64) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    /// A count, index or other non-negative number.
+    mutating func varint(_ value: Int) { varint(UInt64(max(value, 0))) }
+
+    /// A number of either sign (a state delta), zigzag-coded so that small magnitudes are short.
+    mutating func signed(_ value: Int) { varint(UInt64(bitPattern: (Int64(value) << 1) ^ (Int64(value) >> 63))) }
+
+    mutating func text(_ value: String) {
+        varint(value.utf8.count)
         bytes.append(contentsOf: value.utf8)
     }
 
-    mutating func write(_ values: [Int32]) {
-        write(values.count)
-        for value in values { write(value) }
+    mutating func texts(_ values: [String]) {
+        varint(values.count)
+        for value in values { text(value) }
     }
 
-    /// `values` as raw little-endian words, without a count: tables read back in one copy
-    /// (`BinaryReader.int32Block`).
-    mutating func writeBlock(_ values: [Int32]) {
-        bytes.reserveCapacity(bytes.count + values.count * 4)
-        for value in values { write(value) }
+    /// Non-negative numbers, count first.
+    mutating func naturals(_ values: [Int32]) {
+        varint(values.count)
+        for value in values { varint(Int(value)) }
     }
 
-    mutating func write(_ values: [String]) {
-        write(values.count)
-        for value in values { write(value) }
+    /// `value` as what it shares with `previous`: the length of their common prefix, the length
+    /// of their common suffix in what follows it, and the bytes in between. Consecutive domain
+    /// names and files differ in a few characters.
+    mutating func shared(_ value: [UInt8], previous: [UInt8]) {
+        let limit = min(value.count, previous.count)
+        var prefix = 0
+        while prefix < limit, value[prefix] == previous[prefix] { prefix += 1 }
+        var suffix = 0
+        while prefix + suffix < limit, value[value.count - 1 - suffix] == previous[previous.count - 1 - suffix] { suffix += 1 }
+        varint(prefix)
+        varint(suffix)
+        varint(value.count - prefix - suffix)
+        bytes.append(contentsOf: value[prefix..<(value.count - suffix)])
     }
 
-    mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
+    /// `value` in `width` (1, 2 or 4) little-endian bytes.
+    mutating func fixed(_ value: Int, width: Int) {
+        for shift in Swift.stride(from: 0, to: 8 * width, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
+    }
 }
 
 struct BinaryReader {
@@ -62,14 +90,6 @@ struct BinaryReader {
 
     mutating func uint8() throws(ArtifactError) -> UInt8 { try bytes(1)[0] }
 
-    mutating func bool() throws(ArtifactError) -> Bool {
-        switch try uint8() {
-        case 0: return false
-        case 1: return true
-        default: throw .corrupt("a flag is neither 0 nor 1")
-        }
-    }
-
     mutating func uint32() throws(ArtifactError) -> UInt32 {
         let raw = try bytes(4)
         return (0..<4).reduce(UInt32(0)) { $0 | UInt32(raw[$1]) << UInt32(8 * $1) }
@@ -80,55 +100,87 @@ struct BinaryReader {
         return (0..<8).reduce(UInt64(0)) { $0 | UInt64(raw[$1]) << UInt64(8 * $1) }
     }
 
-    mutating func int32() throws(ArtifactError) -> Int32 { Int32(bitPattern: try uint32()) }
+    mutating func varint() throws(ArtifactError) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < buffer.count else { throw .truncated }
+            let byte = buffer[offset]
+            offset += 1
+            guard shift < 64, shift < 63 || byte <= 1 else { throw .corrupt("a number is out of range") }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+    }
 
-    /// A count or index: non-negative and small enough to be plausible for the remaining bytes.
-    mutating func count(elementSize: Int = 1) throws(ArtifactError) -> Int {
-        let value = Int64(bitPattern: try uint64())
-        guard value >= 0, value <= Int64(remaining / max(elementSize, 1)) else { throw .corrupt("a length exceeds the file") }
+    /// A non-negative number that fits an `Int32`: counts, indices, tags.
+    mutating func natural() throws(ArtifactError) -> Int {
+        let value = try varint()
+        guard value <= UInt64(Int32.max) else { throw .corrupt("a number is out of range") }
         return Int(value)
     }
 
-    mutating func int() throws(ArtifactError) -> Int {
-        let value = Int64(bitPattern: try uint64())
+    /// A count of elements each taking at least `elementSize` bytes of what remains.
+    mutating func length(elementSize: Int = 1) throws(ArtifactError) -> Int {
+        let value = try varint()
+        guard value <= UInt64(remaining / max(elementSize, 1)) else { throw .corrupt("a length exceeds the file") }
+        return Int(value)
+    }
+
+    /// A zigzag-coded number in the `Int32` range.
+    mutating func signed() throws(ArtifactError) -> Int {
+        let raw = try varint()
+        let value = Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
         guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { throw .corrupt("a number is out of range") }
         return Int(value)
     }
 
-    mutating func string() throws(ArtifactError) -> String {
-        let length = try count()
-        let raw = try bytes(length)
+    mutating func text() throws(ArtifactError) -> String {
+        let raw = try bytes(try length())
         guard let text = String(validating: raw, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
         return text
     }
 
-    mutating func int32s() throws(ArtifactError) -> [Int32] {
-        let length = try count(elementSize: 4)
-        var values: [Int32] = []
-        values.reserveCapacity(length)
-        for _ in 0..<length { values.append(try int32()) }
-        return values
-    }
-
-    /// `count` little-endian words copied at once, so that loading a large table costs one
-    /// memcpy rather than a bounds-checked read per value.
-    mutating func int32Block(_ count: Int) throws(ArtifactError) -> [Int32] {
-        guard count >= 0, count <= remaining / 4 else { throw .truncated }
-        let raw = try bytes(count * 4)
-        return [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if let base = raw.baseAddress, count > 0 {
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: base, count: count * 4))
-            }
-            for index in 0..<count { buffer[index] = Int32(littleEndian: buffer[index]) }
-            initialized = count
-        }
-    }
-
-    mutating func strings() throws(ArtifactError) -> [String] {
-        let length = try count(elementSize: 8)
+    mutating func texts() throws(ArtifactError) -> [String] {
+        let count = try length()
         var values: [String] = []
-        for _ in 0..<length { values.append(try string()) }
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(try text()) }
         return values
+    }
+
+    mutating func naturals() throws(ArtifactError) -> [Int32] {
+        let count = try length()
+        var values: [Int32] = []
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(Int32(try natural())) }
+        return values
+    }
+
+    /// Replaces `value`, the previous value, with the next one `BinaryWriter.shared(_:previous:)`
+    /// wrote; `scratch` is reused from call to call, so that reading a 100 000-domain index
+    /// allocates only the strings it keeps.
+    mutating func shared(_ value: inout [UInt8], scratch: inout [UInt8]) throws(ArtifactError) {
+        let prefix = try natural()
+        let suffix = try natural()
+        guard prefix + suffix <= value.count else { throw .corrupt("a name shares more than the previous one has") }
+        let middle = try bytes(try length())
+        scratch.removeAll(keepingCapacity: true)
+        scratch.reserveCapacity(prefix + middle.count + suffix)
+        scratch.append(contentsOf: value[0..<prefix])
+        for index in middle.indices { scratch.append(middle[index]) }
+        scratch.append(contentsOf: value[(value.count - suffix)...])
+        swap(&value, &scratch)
+    }
+
+    /// A number in `width` (1, 2 or 4) little-endian bytes (`BinaryWriter.fixed`).
+    @inline(__always)
+    mutating func fixed(width: Int) throws(ArtifactError) -> Int {
+        let raw = try bytes(width)
+        var value = 0
+        for index in 0..<width { value |= Int(raw[index]) << (8 * index) }
+        return value
     }
 }
 

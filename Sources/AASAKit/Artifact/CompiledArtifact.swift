@@ -4,7 +4,7 @@ import Foundation
 /// or compiling JSON: `aasa compile` writes it, `aasa classify --compiled` maps it and decodes
 /// each domain the first time a URL of that host arrives.
 ///
-/// Layout (little-endian):
+/// Layout (little-endian; "varint" is LEB128):
 ///
 /// | bytes | content |
 /// |---|---|
@@ -13,14 +13,21 @@ import Foundation
 /// | 4 | reserved, 0 |
 /// | 8 | index length |
 /// | 8 | FNV-1a 64 checksum of the index |
-/// | n | index: per domain its name, file, and either the range and checksum of its body or why it failed |
-/// | m | bodies: each domain's compiled automata and rule tables |
+/// | n | index: the bodies (each its length and checksum), then per domain its name, file, and either its body's number and its app IDs, or why it failed |
+/// | m | bodies, one after another |
 ///
 /// Why an index with a checksum per body (version 4): opening a 100 000-domain artifact reads
 /// and checks the index alone, so the first record comes out before most bodies are touched,
 /// and memory follows the domains a stream meets. Every body's range is checked against the
 /// file at open (a cut file is refused then); a body's checksum and structure are checked when
-/// it is decoded, and a damaged body makes its own domain fail, not the run.
+/// a domain using it is decoded, and a damaged body makes the domains using it fail, not the run.
+///
+/// Why shared bodies (version 5): a fleet serves the same few documents under thousands of
+/// names, and many real documents differ only in their app IDs. A body holds what a compiled
+/// document keeps apart from its domain and app IDs (rule tables, automata), and domains
+/// whose bodies are byte for byte the same point at one copy; names and files are stored as
+/// what they share with the previous domain's. Numbers are varints, steps between states,
+/// or table cells as narrow as the state count allows.
 ///
 /// Every automaton is stored as its NFA and, when its DFA fits `LazyDFA.Prebuilt.Budget`, as
 /// its whole minimised DFA table too, and each path mode's `SuffixSplit` as the list of its
@@ -38,8 +45,9 @@ import Foundation
 /// loads it (`docs/limits.md`).
 public enum CompiledArtifact {
     /// 1: NFAs only. 2: NFAs with prebuilt DFA tables where they pay. 3: and suffix splits.
-    /// 4: an index, and a checksum per domain, so domains decode on first use.
-    public static let version: UInt32 = 4
+    /// 4: an index, and a checksum per domain, so domains decode on first use. 5: bodies shared
+    /// by the domains compiled from the same rules, and compact numbers.
+    public static let version: UInt32 = 5
     /// Public so that a command given an artifact where documents belong can say so.
     public static let magic: [UInt8] = Array("AASAFSA\0".utf8)
     public static let headerSize = 32
@@ -51,14 +59,17 @@ public enum CompiledArtifact {
         public var state: ClassifierRules.State
     }
 
-    /// How many automata an artifact stores with a prebuilt table, and how many lazy.
+    /// How many automata of the domains got a prebuilt table and how many are lazy, and how
+    /// many distinct bodies the artifact stores for them.
     public struct Counts: Sendable, Equatable {
         public var prebuilt = 0
         public var lazy = 0
+        public var bodies = 0
 
-        public init(prebuilt: Int = 0, lazy: Int = 0) {
+        public init(prebuilt: Int = 0, lazy: Int = 0, bodies: Int = 0) {
             self.prebuilt = prebuilt
             self.lazy = lazy
+            self.bodies = bodies
         }
     }
 
@@ -70,29 +81,49 @@ public enum CompiledArtifact {
 
     /// As `encode(_:budget:)`, telling how many automata got a prebuilt table.
     public static func encode(_ rules: ClassifierRules, budget: LazyDFA.Prebuilt.Budget, counts: inout Counts) -> [UInt8] {
-        var index = BinaryWriter()
+        var domains = BinaryWriter()
         var bodies = BinaryWriter()
-        index.write(rules.domains.count)
+        var table = BinaryWriter()
+        var known: [[UInt8]: Int] = [:]
+        var previousName: [UInt8] = []
+        var previousFile: [UInt8] = []
+        domains.varint(rules.domains.count)
         for domain in rules.domains {
-            index.write(domain.name)
-            index.write(domain.file)
+            let name = Array(domain.name.utf8)
+            let file = Array(domain.file.utf8)
+            domains.shared(name, previous: previousName)
+            domains.shared(file, previous: previousFile)
+            (previousName, previousFile) = (name, file)
             switch domain.state {
             case .compiled(let compiled):
                 var body = BinaryWriter()
                 compiled.encode(into: &body, budget: budget, counts: &counts)
-                index.write(UInt8(1))
-                index.write(UInt64(bodies.bytes.count))
-                index.write(UInt64(body.bytes.count))
-                index.write(checksum(body.bytes))
-                bodies.append(body.bytes)
+                let number: Int
+                if let found = known[body.bytes] {
+                    number = found
+                } else {
+                    number = known.count
+                    known[body.bytes] = number
+                    table.varint(body.bytes.count)
+                    table.write(checksum(body.bytes))
+                    bodies.append(body.bytes)
+                }
+                domains.write(UInt8(1))
+                domains.varint(number)
+                domains.texts(compiled.appIDs)
             case .failed(let reason):
-                index.write(UInt8(0))
-                index.write(reason)
+                domains.write(UInt8(0))
+                domains.text(reason)
             case .reference:
-                index.write(UInt8(0))
-                index.write("compiled with the reference engine, which has no automata")
+                domains.write(UInt8(0))
+                domains.text("compiled with the reference engine, which has no automata")
             }
         }
+        counts.bodies = known.count
+        var index = BinaryWriter()
+        index.varint(known.count)
+        index.append(table.bytes)
+        index.append(domains.bytes)
         return header(index: index.bytes) + index.bytes + bodies.bytes
     }
 
@@ -109,8 +140,9 @@ public enum CompiledArtifact {
     /// One domain as the index describes it.
     public struct Entry: Sendable {
         public enum Kind: Sendable {
-            /// Its body: a range of the bodies section, and the body's checksum.
-            case compiled(offset: Int, length: Int, checksum: UInt64)
+            /// The number of its body, and where its app IDs lie in the file (read when the
+            /// domain is decoded).
+            case compiled(body: Int, apps: Range<Int>)
             case failed(String)
         }
 
@@ -119,9 +151,17 @@ public enum CompiledArtifact {
         public var kind: Kind
     }
 
-    /// Reads and checks the header and index of `bytes`; returns the entries and where the
-    /// bodies start. Every body's range lies inside `bytes` and they cover the bodies exactly.
-    static func index(_ bytes: UnsafeRawBufferPointer) throws(ArtifactError) -> (entries: [Entry], bodies: Int) {
+    /// Where a body lies in the file, and its checksum.
+    struct Body: Sendable {
+        var start: Int
+        var length: Int
+        var checksum: UInt64
+    }
+
+    /// Reads and checks the header and index of `bytes`; returns the entries and the bodies.
+    /// The bodies lie inside `bytes` and cover the rest of it exactly, and every entry's body
+    /// exists.
+    static func index(_ bytes: UnsafeRawBufferPointer) throws(ArtifactError) -> (entries: [Entry], bodies: [Body]) {
         var reader = BinaryReader(bytes)
         guard bytes.count >= magic.count else { throw .notAnArtifact }
         let header = try reader.bytes(magic.count)
@@ -134,43 +174,79 @@ public enum CompiledArtifact {
         guard length <= UInt64(reader.remaining) else { throw .truncated }
         let indexBytes = try reader.bytes(Int(length))
         guard checksum(indexBytes) == expected else { throw .checksumMismatch }
-        let bodiesStart = headerSize + Int(length)
-        let bodiesLength = bytes.count - bodiesStart
-        var body = BinaryReader(indexBytes)
+        var index = BinaryReader(indexBytes)
+        var bodies: [Body] = []
+        var end = headerSize + Int(length)
+        // A body's entry takes at least nine bytes.
+        for _ in 0..<(try index.length(elementSize: 9)) {
+            let size = try index.varint()
+            let sum = try index.uint64()
+            guard size <= UInt64(bytes.count - end) else { throw .truncated }
+            bodies.append(Body(start: end, length: Int(size), checksum: sum))
+            end += Int(size)
+        }
+        guard end == bytes.count else { throw .corrupt("bytes after the last body") }
         var entries: [Entry] = []
-        var end = 0
-        for _ in 0..<(try body.count(elementSize: 17)) {
-            let name = try body.string()
-            let file = try body.string()
-            switch try body.uint8() {
+        var name: [UInt8] = []
+        var file: [UInt8] = []
+        var scratch: [UInt8] = []
+        func string(_ bytes: [UInt8]) throws(ArtifactError) -> String {
+            guard let text = String(validating: bytes, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
+            return text
+        }
+        // A domain's entry takes at least four bytes.
+        let count = try index.length(elementSize: 4)
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            try index.shared(&name, scratch: &scratch)
+            try index.shared(&file, scratch: &scratch)
+            let kind: Entry.Kind
+            switch try index.uint8() {
             case 1:
-                let offset = try body.uint64()
-                let size = try body.uint64()
-                let sum = try body.uint64()
-                guard offset <= UInt64(bodiesLength), size <= UInt64(bodiesLength) - offset else { throw .truncated }
-                end = max(end, Int(offset + size))
-                entries.append(Entry(name: name, file: file, kind: .compiled(offset: Int(offset), length: Int(size), checksum: sum)))
+                let body = try index.natural()
+                guard body < bodies.count else { throw .corrupt("a domain's body does not exist") }
+                let start = index.offset
+                for _ in 0..<(try index.length()) { _ = try index.bytes(try index.length()) }
+                kind = .compiled(body: body, apps: (headerSize + start)..<(headerSize + index.offset))
             case 0:
-                entries.append(Entry(name: name, file: file, kind: .failed(try body.string())))
+                kind = .failed(try index.text())
             default:
                 throw .corrupt("unknown domain kind")
             }
+            entries.append(Entry(name: try string(name), file: try string(file), kind: kind))
         }
-        guard body.remaining == 0 else { throw .corrupt("bytes after the last domain") }
-        guard end == bodiesLength else { throw .corrupt("bytes after the last domain's automata") }
-        return (entries, bodiesStart)
+        guard index.remaining == 0 else { throw .corrupt("bytes after the last domain") }
+        return (entries, bodies)
     }
 
-    /// Checks and decodes one body.
-    static func decodeBody(
-        _ bytes: UnsafeRawBufferPointer, bodies: Int, offset: Int, length: Int, checksum expected: UInt64,
-        configuration: Configuration
+    /// Checks the body of an entry and decodes it as that entry's document.
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, entry: Entry, bodies: [Body], configuration: Configuration
     ) throws(ArtifactError) -> CompiledDocument {
-        let slice = UnsafeRawBufferPointer(rebasing: bytes[(bodies + offset)..<(bodies + offset + length)])
-        guard checksum(slice) == expected else { throw .checksumMismatch }
+        switch entry.kind {
+        case .failed(let reason):
+            throw .corrupt(reason)
+        case .compiled(let number, let apps):
+            let appIDs = try self.appIDs(bytes, apps)
+            return try decode(bytes, body: bodies[number], domain: entry.name, appIDs: appIDs, configuration: configuration)
+        }
+    }
+
+    /// The app IDs an entry's range of the index holds.
+    static func appIDs(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) throws(ArtifactError) -> [String] {
+        var reader = BinaryReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
+        return try reader.texts()
+    }
+
+    /// Checks `body` and decodes it as the document of `domain` with `appIDs`.
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, body: Body, domain: String, appIDs: [String], configuration: Configuration
+    ) throws(ArtifactError) -> CompiledDocument {
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[body.start..<(body.start + body.length)])
+        guard checksum(slice) == body.checksum else { throw .checksumMismatch }
         var reader = BinaryReader(slice)
-        let compiled = try CompiledDocument.decode(from: &reader, configuration: configuration)
-        guard reader.remaining == 0 else { throw .corrupt("bytes after a domain's automata") }
+        let compiled = try CompiledDocument.decode(from: &reader, domain: domain, appIDs: appIDs, configuration: configuration)
+        guard reader.remaining == 0 else { throw .corrupt("bytes after a body's automata") }
         return compiled
     }
 
@@ -179,11 +255,20 @@ public enum CompiledArtifact {
     ///
     /// Unchecked `Sendable`: the mapping is read-only and never changes while this object
     /// lives; decoding copies what it keeps out of it.
+    ///
+    /// Domains sharing a body share its decoded automata too: the body is checked and decoded
+    /// once, the first time a domain using it is met, and every other domain using it gets a
+    /// document around the same automata and rule tables with its own name and app IDs. Damage
+    /// found in a body fails every domain using it from then on.
     public final class Mapped: @unchecked Sendable {
         public let entries: [Entry]
         private let bytes: UnsafeRawBufferPointer
-        private let bodies: Int
+        private let bodies: [Body]
         private let configuration: Configuration
+        private let lock = NSLock()
+        /// Per body number, under `lock`: the document of the first domain decoded with it, or
+        /// why the body cannot be used.
+        private var decoded: [Int: Result<CompiledDocument, ArtifactError>] = [:]
 
         init(bytes: UnsafeRawBufferPointer, configuration: Configuration) throws(ArtifactError) {
             (entries, bodies) = try CompiledArtifact.index(bytes)
@@ -195,20 +280,44 @@ public enum CompiledArtifact {
             if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
         }
 
+        /// How many distinct bodies the domains share.
+        public var bodyCount: Int { bodies.count }
+
         /// The compiled document of entry `index`, or why it cannot be used.
         public func document(_ index: Int) -> Result<CompiledDocument, ArtifactError> {
-            switch entries[index].kind {
-            case .failed(let reason):
-                return .failure(.corrupt(reason))
-            case .compiled(let offset, let length, let sum):
-                do {
-                    return .success(
-                        try CompiledArtifact.decodeBody(
-                            bytes, bodies: bodies, offset: offset, length: length, checksum: sum, configuration: configuration))
-                } catch {
-                    return .failure(error)
+            let entry = entries[index]
+            guard case .compiled(let number, let apps) = entry.kind else {
+                if case .failed(let reason) = entry.kind { return .failure(.corrupt(reason)) }
+                return .failure(.corrupt("unknown domain kind"))
+            }
+            let appIDs: [String]
+            do {
+                appIDs = try CompiledArtifact.appIDs(bytes, apps)
+            } catch {
+                return .failure(error)
+            }
+            lock.lock()
+            defer { lock.unlock() }
+            // PERF: `aasa-bench --quick --suite fleet`, `--compiled` instructions per URL with
+            // first use (callgrind): 20 214 decoding a shared body per domain, 19 094 once.
+            if let known = decoded[number] {
+                return known.flatMap { first in
+                    // The body's rules name apps by number, up to its own count.
+                    guard first.appIDs.count == appIDs.count else { return .failure(.corrupt(CompiledDocument.appCountMismatch)) }
+                    return .success(CompiledDocument.sharing(first, domain: entry.name, appIDs: appIDs))
                 }
             }
+            let result: Result<CompiledDocument, ArtifactError>
+            do {
+                result = .success(
+                    try CompiledArtifact.decode(bytes, body: bodies[number], domain: entry.name, appIDs: appIDs, configuration: configuration))
+            } catch {
+                result = .failure(error)
+            }
+            // A count of app IDs that is not the body's is this domain's fault, not the body's.
+            if case .failure(.corrupt(CompiledDocument.appCountMismatch)) = result { return result }
+            decoded[number] = result
+            return result
         }
     }
 
@@ -250,11 +359,10 @@ public enum CompiledArtifact {
         let (entries, bodies) = try index(bytes)
         var domains: [Domain] = []
         for entry in entries {
-            switch entry.kind {
-            case .failed(let reason):
+            if case .failed(let reason) = entry.kind {
                 domains.append(Domain(name: entry.name, file: entry.file, state: .failed(reason)))
-            case .compiled(let offset, let length, let sum):
-                let compiled = try decodeBody(bytes, bodies: bodies, offset: offset, length: length, checksum: sum, configuration: configuration)
+            } else {
+                let compiled = try decode(bytes, entry: entry, bodies: bodies, configuration: configuration)
                 domains.append(Domain(name: entry.name, file: entry.file, state: .compiled(compiled)))
             }
         }
@@ -263,7 +371,7 @@ public enum CompiledArtifact {
 
     /// `artifact` with its checksums made to match its content again, for tests and fuzzing
     /// that damage an artifact on purpose and want its structure, not its checksums, to catch
-    /// it. Bodies are re-signed as far as the index can still be read.
+    /// it. Bodies are re-signed as far as the index's list of them can still be read.
     public static func resigned(_ artifact: [UInt8]) -> [UInt8] {
         guard artifact.count >= headerSize else { return artifact }
         var bytes = artifact
@@ -271,30 +379,21 @@ public enum CompiledArtifact {
         for index in 0..<8 { lengthValue |= UInt64(bytes[16 + index]) << UInt64(8 * index) }
         guard lengthValue <= UInt64(bytes.count - headerSize) else { return bytes }
         let indexEnd = headerSize + Int(lengthValue)
-        let sum = checksum(bytes[headerSize..<indexEnd])
-        for index in 0..<8 { bytes[24 + index] = UInt8(truncatingIfNeeded: sum >> UInt64(8 * index)) }
-        let bodiesLength = bytes.count - indexEnd
-        // Walk the index leniently; each readable body entry gets its checksum rewritten.
+        // Walk the list of bodies leniently; each readable one gets its checksum rewritten.
         bytes.withUnsafeMutableBytes { raw in
             guard let base = raw.baseAddress else { return }
-            let index = UnsafeRawBufferPointer(start: base + headerSize, count: Int(lengthValue))
-            var reader = BinaryReader(index)
-            guard let count = try? reader.count(elementSize: 17) else { return }
+            var reader = BinaryReader(UnsafeRawBufferPointer(start: base + headerSize, count: Int(lengthValue)))
+            guard let count = try? reader.length(elementSize: 9) else { return }
+            var start = indexEnd
             for _ in 0..<count {
-                guard (try? reader.string()) != nil, (try? reader.string()) != nil, let kind = try? reader.uint8() else { return }
-                if kind == 0 {
-                    guard (try? reader.string()) != nil else { return }
-                    continue
-                }
-                guard kind == 1, let offset = try? reader.uint64(), let size = try? reader.uint64() else { return }
+                guard let size = try? reader.varint(), size <= UInt64(raw.count - start) else { return }
                 let sumAt = headerSize + reader.offset
-                guard (try? reader.uint64()) != nil, offset <= UInt64(bodiesLength), size <= UInt64(bodiesLength) - offset else { return }
-                let body = UnsafeRawBufferPointer(start: base + indexEnd + Int(offset), count: Int(size))
-                let value = checksum(body)
+                guard (try? reader.uint64()) != nil else { return }
+                let value = checksum(UnsafeRawBufferPointer(start: base + start, count: Int(size)))
                 for byte in 0..<8 { raw[sumAt + byte] = UInt8(truncatingIfNeeded: value >> UInt64(8 * byte)) }
+                start += Int(size)
             }
         }
-        // The index changed where body checksums were rewritten: sign it again.
         let final = checksum(bytes[headerSize..<indexEnd])
         for index in 0..<8 { bytes[24 + index] = UInt8(truncatingIfNeeded: final >> UInt64(8 * index)) }
         return bytes

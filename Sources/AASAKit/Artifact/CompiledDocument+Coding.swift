@@ -1,67 +1,92 @@
 extension CompiledDocument {
-    /// Each automaton is written as its NFA followed by its prebuilt DFA table when that fits
-    /// `budget` (a flag, then the table); `counts` tallies which form each got.
+    /// Each automaton is written as its NFA followed by a flag and, when it fits `budget` and
+    /// does not outweigh the NFA `tableBytesPerNFAByte` times in the file, its prebuilt DFA
+    /// table; `counts` tallies which form each got.
     func encode(into writer: inout BinaryWriter, budget: LazyDFA.Prebuilt.Budget, counts: inout CompiledArtifact.Counts) {
         func automaton(_ dfa: LazyDFA) {
+            let nfaStart = writer.bytes.count
             dfa.nfa.encode(into: &writer)
+            let nfaBytes = writer.bytes.count - nfaStart
             // Artifacts store dense tables only; a compact one is built again at load.
-            if let table = Planner.storedTable(for: dfa, budget: budget) {
+            guard let table = Planner.storedTable(for: dfa, budget: budget) else {
+                counts.lazy += 1
+                writer.write(Self.storedLazy)
+                return
+            }
+            var stored = BinaryWriter()
+            table.encode(into: &stored)
+            if stored.bytes.count <= Self.tableBytesPerNFAByte * nfaBytes {
                 counts.prebuilt += 1
-                writer.write(true)
-                table.encode(into: &writer)
+                writer.write(Self.storedTable)
+                writer.append(stored.bytes)
             } else {
                 counts.lazy += 1
-                writer.write(false)
+                // Loading would try to determinise it up to twice its NFA's states and give up:
+                // the file says so, and loading does not try.
+                writer.write(table.stateCount > 2 * dfa.nfa.stateCount + 1_024 ? Self.storedLazyAndLarge : Self.storedLazy)
             }
         }
-        writer.write(domain)
-        writer.write(appIDs)
-        writer.write(rules.count)
+        // The domain and app IDs are the index's (`CompiledArtifact`): what is left is the same
+        // for every domain compiled from the same rules, and is stored once for all of them.
+        writer.varint(appIDs.count)
+        writer.varint(rules.count)
         for rule in rules {
-            writer.write(rule.entryIndex)
-            writer.write(rule.ruleIndex)
-            writer.write(rule.exclude)
-            writer.write(rule.apps)
-            writer.write(UInt8(rule.mode.index))
+            writer.varint(rule.entryIndex)
+            writer.varint(rule.ruleIndex)
+            let query: Int
             switch rule.queryKind {
-            case .universal: writer.write(UInt8(0))
-            case .text: writer.write(UInt8(1))
-            case .items(let predicates):
-                writer.write(UInt8(2))
-                writer.write(predicates)
+            case .universal: query = 0
+            case .text: query = 1
+            case .items: query = 2
             }
-            writer.write(rule.fragmentIsUniversal)
+            writer.write(UInt8((rule.exclude ? 1 : 0) | (rule.fragmentIsUniversal ? 2 : 0) | rule.mode.index << 2 | query << 4))
+            writer.naturals(rule.apps)
+            if case .items(let predicates) = rule.queryKind { writer.naturals(predicates) }
         }
-        writer.write(predicateCount)
+        writer.varint(predicateCount)
+        writer.write(UInt8(pathSplits.enumerated().reduce(0) { $0 | ($1.element == nil ? 0 : 1 << $1.offset) }))
         for split in pathSplits {
-            writer.write(split != nil)
             guard let split else { continue }
-            writer.write(split.prefixes)
-            writer.write(split.entries.count)
+            writer.texts(split.prefixes)
+            writer.varint(split.entries.count)
             for entry in split.entries {
-                writer.write(entry.group)
-                writer.write(entry.suffix)
-                writer.write(entry.rule)
+                writer.varint(Int(entry.group))
+                writer.text(entry.suffix)
+                writer.varint(Int(entry.rule))
             }
         }
-        for automata in [path, queryText, fragment] {
-            for dfa in automata {
-                writer.write(dfa != nil)
-                if let dfa { automaton(dfa) }
-            }
+        let present = [path, queryText, fragment].joined()
+        writer.fixed(present.enumerated().reduce(0) { $0 | ($1.element == nil ? 0 : 1 << $1.offset) }, width: 2)
+        for dfa in present {
+            if let dfa { automaton(dfa) }
         }
         for groups in queryGroups {
             let names = groups.keys.sorted { $0.string.utf8.lexicographicallyPrecedes($1.string.utf8) }
-            writer.write(names.count)
+            writer.varint(names.count)
             for name in names {
                 guard let group = groups[name] else { continue }
-                writer.write(name.string)
+                writer.text(name.string)
                 automaton(group.dfa)
-                writer.write(group.predicates)
-                writer.write(group.failOnMissing)
+                writer.naturals(group.predicates)
+                writer.naturals(group.failOnMissing)
             }
         }
     }
+
+    /// The forms an automaton is stored in, after its NFA: without a table; with its prebuilt
+    /// table; without a table, its whole DFA being larger than loading would build (twice its
+    /// NFA's states plus 1 024), so that loading leaves it lazy without trying.
+    static let storedLazy: UInt8 = 0
+    static let storedTable: UInt8 = 1
+    static let storedLazyAndLarge: UInt8 = 2
+
+    /// Most bytes a prebuilt table may take in the file per byte of its NFA there. Why: a table
+    /// that outweighs its NFA this much is a DFA that blew up (patterns with several `*` each,
+    /// such as `/*/privacy-policy` next to `/*/legal-notices`: a real 2.3 KB document makes
+    /// 7 721 states and 88 KB of rows, from an NFA of 1.1 KB), and one such document made half
+    /// of an artifact; the lazy DFA builds just the states the URLs visit. Every other table of
+    /// the real documents is within 8 times its NFA.
+    static let tableBytesPerNFAByte = 16
 
     /// Most bytes of eager table an automaton stored without one may build at load, per byte
     /// its NFA takes in the file (`loadingConfiguration`).
@@ -86,38 +111,51 @@ extension CompiledDocument {
         return lazy
     }
 
-    static func decode(from reader: inout BinaryReader, configuration: Configuration) throws(ArtifactError) -> CompiledDocument {
-        let domain = try reader.string()
-        let appIDs = try reader.strings()
-        let ruleCount = try reader.count(elementSize: 20)
+    static let appCountMismatch = "a domain's app IDs are not its rules'"
+
+    /// The document of `domain` with `appIDs` around the automata and rule tables of `first`,
+    /// decoded from the body they share (`CompiledArtifact.Mapped`): the automata are immutable
+    /// and each matcher keeps its own caches, so documents can hold the same ones.
+    static func sharing(_ first: CompiledDocument, domain: String, appIDs: [String]) -> CompiledDocument {
+        CompiledDocument(
+            domain: domain, appIDs: appIDs, rules: first.rules, path: first.path, pathSplits: first.pathSplits,
+            queryText: first.queryText, fragment: first.fragment, queryGroups: first.queryGroups, predicateCount: first.predicateCount)
+    }
+
+    /// The document of `domain` with `appIDs`, from a body that every domain compiled from the
+    /// same rules shares.
+    static func decode(from reader: inout BinaryReader, domain: String, appIDs: [String], configuration: Configuration)
+        throws(ArtifactError) -> CompiledDocument
+    {
+        guard try reader.natural() == appIDs.count else { throw .corrupt(appCountMismatch) }
+        // A rule takes at least five bytes.
+        let ruleCount = try reader.length(elementSize: 5)
         var rules: [RuleInfo] = []
         rules.reserveCapacity(ruleCount)
         var predicateIDs: [Int32] = []
         for _ in 0..<ruleCount {
-            let entryIndex = try reader.int()
-            let ruleIndex = try reader.int()
-            let exclude = try reader.bool()
-            let apps = try reader.int32s()
-            guard apps.allSatisfy({ $0 >= 0 && Int($0) < appIDs.count }) else { throw .corrupt("a rule names an unknown app") }
-            let modeIndex = Int(try reader.uint8())
-            guard modeIndex < TextMode.all.count else { throw .corrupt("unknown text mode") }
+            let entryIndex = try reader.natural()
+            let ruleIndex = try reader.natural()
+            let flags = Int(try reader.uint8())
+            guard flags < 1 << 6, flags >> 4 != 3 else { throw .corrupt("unknown rule flags") }
+            let apps = try reader.naturals()
+            guard apps.allSatisfy({ Int($0) < appIDs.count }) else { throw .corrupt("a rule names an unknown app") }
             let queryKind: QueryKind
-            switch try reader.uint8() {
+            switch flags >> 4 {
             case 0: queryKind = .universal
             case 1: queryKind = .text
-            case 2:
-                let predicates = try reader.int32s()
+            default:
+                let predicates = try reader.naturals()
                 predicateIDs += predicates
                 queryKind = .items(predicates: predicates)
-            default: throw .corrupt("unknown query kind")
             }
             rules.append(
                 RuleInfo(
-                    entryIndex: entryIndex, ruleIndex: ruleIndex, exclude: exclude, apps: apps,
-                    mode: TextMode.all[modeIndex], queryKind: queryKind, fragmentIsUniversal: try reader.bool()))
+                    entryIndex: entryIndex, ruleIndex: ruleIndex, exclude: flags & 1 == 1, apps: apps,
+                    mode: TextMode.all[flags >> 2 & 3], queryKind: queryKind, fragmentIsUniversal: flags & 2 == 2))
         }
-        let predicateCount = try reader.int()
-        guard predicateCount >= 0, predicateIDs.allSatisfy({ $0 >= 0 && Int($0) < predicateCount }) else {
+        let predicateCount = try reader.natural()
+        guard predicateIDs.allSatisfy({ Int($0) < predicateCount }) else {
             throw .corrupt("a query predicate number is out of range")
         }
         func automaton(tagLimit: Int) throws(ArtifactError) -> LazyDFA {
@@ -127,57 +165,69 @@ extension CompiledDocument {
             for kind in nfa.kinds {
                 if case .match(let tag) = kind, Int(tag) >= tagLimit { throw .corrupt("an automaton accepts an unknown rule") }
             }
-            var prebuilt = try reader.bool() ? try LazyDFA.Prebuilt.decode(from: &reader, nfa: nfa, tagLimit: tagLimit) : nil
+            let form = try reader.uint8()
+            guard form <= Self.storedLazyAndLarge else { throw .corrupt("unknown automaton form") }
+            var prebuilt =
+                form == Self.storedTable ? try LazyDFA.Prebuilt.decode(from: &reader, nfa: nfa, nfaBytes: nfaBytes, tagLimit: tagLimit) : nil
             // `eager-dfa-states` bounds the tables a process holds, whoever built them: a larger
             // table is left out and the automaton runs lazily, as it does compiled under that
             // limit (0, always lazy, is how the tests exercise the cache).
             if let table = prebuilt, table.stateCount > configuration.automata.eagerMaxStates { prebuilt = nil }
             do {
-                let automata =
+                var automata =
                     prebuilt == nil ? Self.loadingConfiguration(nfa: nfa, encodedBytes: nfaBytes, configuration.automata) : configuration.automata
+                if form == Self.storedLazyAndLarge { automata.eagerMaxStates = 0 }
                 return try Planner.automaton(nfa, configuration: automata, stored: prebuilt)
             } catch {
                 throw .corrupt("\(error)")
             }
         }
         var splits: [SuffixSplit?] = []
-        for _ in TextMode.all {
-            guard try reader.bool() else {
+        let splitModes = Int(try reader.uint8())
+        guard splitModes < 1 << TextMode.all.count else { throw .corrupt("unknown split modes") }
+        for mode in TextMode.all {
+            guard splitModes >> mode.index & 1 == 1 else {
                 splits.append(nil)
                 continue
             }
-            let prefixes = try reader.strings()
+            let prefixes = try reader.texts()
             var entries: [SuffixSplit.Entry] = []
-            for _ in 0..<(try reader.count(elementSize: 12)) {
-                let group = try reader.int32()
-                let suffix = try reader.string()
-                let rule = try reader.int32()
-                guard group >= 0, Int(group) < prefixes.count, rule >= 0, Int(rule) < rules.count, !suffix.isEmpty else {
+            for _ in 0..<(try reader.length(elementSize: 3)) {
+                let group = try reader.natural()
+                let suffix = try reader.text()
+                let rule = try reader.natural()
+                guard group < prefixes.count, rule < rules.count, !suffix.isEmpty else {
                     throw .corrupt("a split path pattern names an unknown prefix or rule")
                 }
-                entries.append(SuffixSplit.Entry(group: group, suffix: suffix, rule: rule))
+                entries.append(SuffixSplit.Entry(group: Int32(group), suffix: suffix, rule: Int32(rule)))
             }
             splits.append(SuffixSplit(groupBase: Int32(rules.count), prefixes: prefixes, entries: entries))
         }
+        let present = try reader.fixed(width: 2)
+        guard present < 1 << (3 * TextMode.all.count) else { throw .corrupt("unknown automata") }
         var components: [[LazyDFA?]] = []
         for component in 0..<3 {
             var perMode: [LazyDFA?] = []
             for mode in TextMode.all {
+                guard present >> (component * TextMode.all.count + mode.index) & 1 == 1 else {
+                    perMode.append(nil)
+                    continue
+                }
                 // Path automata of a split mode also accept its prefix groups' tags.
                 let groups = component == 0 ? splits[mode.index]?.prefixes.count ?? 0 : 0
-                perMode.append(try reader.bool() ? try automaton(tagLimit: rules.count + groups) : nil)
+                perMode.append(try automaton(tagLimit: rules.count + groups))
             }
             components.append(perMode)
         }
         var groups: [[ExactString: QueryGroup]] = []
         for _ in TextMode.all {
             var modeGroups: [ExactString: QueryGroup] = [:]
-            for _ in 0..<(try reader.count()) {
-                let name = try reader.string()
+            for _ in 0..<(try reader.length(elementSize: 3)) {
+                let name = try reader.text()
                 let dfa = try automaton(tagLimit: predicateCount)
-                let predicates = try reader.int32s()
-                let failOnMissing = try reader.int32s()
-                guard (predicates + failOnMissing).allSatisfy({ $0 >= 0 && Int($0) < predicateCount }) else {
+                let predicates = try reader.naturals()
+                let failOnMissing = try reader.naturals()
+                guard (predicates + failOnMissing).allSatisfy({ Int($0) < predicateCount }) else {
                     throw .corrupt("a query predicate number is out of range")
                 }
                 modeGroups[ExactString(name)] = QueryGroup(dfa: dfa, predicates: predicates, failOnMissing: failOnMissing)

@@ -1,92 +1,123 @@
 extension NFA {
+    /// Layout (format 5): the state count and start, then state by state a header byte (kind in
+    /// bits 0-1, transition and epsilon counts up to 6 in bits 2-4 and 5-7, 7 meaning "7 plus a
+    /// varint"), the kind's operands, each transition as its low byte and a varint of the zigzag
+    /// step to its target shifted left once, the low bit telling whether a high byte follows
+    /// (a range, not one byte), and each epsilon as a zigzag step; then the variables' entries
+    /// (zigzag, -1 for none) and names. Why steps: the compiler numbers states in the order it
+    /// builds them, so most edges go a few states forward and take a byte.
     func encode(into writer: inout BinaryWriter) {
-        writer.write(transitionStart)
-        writer.write(transitions.count)
-        for transition in transitions {
-            writer.write(transition.low)
-            writer.write(transition.high)
-            writer.write(transition.next)
-        }
-        writer.write(epsilonStart)
-        writer.write(epsilons)
-        writer.write(kinds.count)
-        for kind in kinds {
-            switch kind {
-            case .plain: writer.write(UInt8(0))
-            case .match(let tag):
-                writer.write(UInt8(1))
-                writer.write(tag)
-            case .call(let variable, let next):
-                writer.write(UInt8(2))
-                writer.write(variable)
-                writer.write(next)
-            case .ret: writer.write(UInt8(3))
+        writer.varint(stateCount)
+        writer.varint(Int(start))
+        for state in 0..<stateCount {
+            let id = StateID(state)
+            let moves = transitions(of: id)
+            let jumps = epsilons(of: id)
+            let kind: Int
+            switch kinds[state] {
+            case .plain: kind = 0
+            case .match: kind = 1
+            case .call: kind = 2
+            case .ret: kind = 3
             }
+            writer.write(UInt8(kind | min(moves.count, 7) << 2 | min(jumps.count, 7) << 5))
+            if moves.count >= 7 { writer.varint(moves.count - 7) }
+            if jumps.count >= 7 { writer.varint(jumps.count - 7) }
+            switch kinds[state] {
+            case .match(let tag): writer.varint(Int(tag))
+            case .call(let variable, let next):
+                writer.varint(Int(variable))
+                writer.signed(Int(next) - state)
+            case .plain, .ret: break
+            }
+            for move in moves {
+                writer.write(move.low)
+                let step = Int64(Int(move.next) - state)
+                let zigzag = UInt64(bitPattern: (step << 1) ^ (step >> 63))
+                writer.varint(zigzag << 1 | (move.low == move.high ? 0 : 1))
+                if move.low != move.high { writer.write(move.high) }
+            }
+            for next in jumps { writer.signed(Int(next) - state) }
         }
-        writer.write(start)
-        writer.write(variableStarts)
-        writer.write(variableNames)
+        writer.varint(variableStarts.count)
+        for entry in variableStarts { writer.signed(Int(entry)) }
+        writer.texts(variableNames)
     }
 
-    /// Decodes and validates: every state index in range, every row boundary monotonic, so a
-    /// damaged artifact can never make a search read out of bounds; and the shape compilation
-    /// gives an NFA under `limits` (`checkCompiledShape`), so that a crafted artifact cannot
-    /// load what `aasa compile` would have refused.
+    /// Decodes and validates: every state index in range, so a damaged artifact can never make
+    /// a search read out of bounds; and the shape compilation gives an NFA under `limits`
+    /// (`checkCompiledShape`), so that a crafted artifact cannot load what `aasa compile` would
+    /// have refused.
     static func decode(from reader: inout BinaryReader, limits: Configuration.Automata) throws(ArtifactError) -> NFA {
-        let transitionStart = try reader.int32s()
-        let transitionCount = try reader.count(elementSize: 6)
-        var transitions: [Transition] = []
-        transitions.reserveCapacity(transitionCount)
-        for _ in 0..<transitionCount {
-            let low = try reader.uint8()
-            let high = try reader.uint8()
-            transitions.append(Transition(low: low, high: high, next: try reader.int32()))
-        }
-        let epsilonStart = try reader.int32s()
-        let epsilons = try reader.int32s()
-        let kindCount = try reader.count()
+        // A state takes at least its header byte.
+        let states = try reader.length(elementSize: 1)
         // Checked before the states are read: the limit is the compiler's (`NFABuilder.add`).
-        guard kindCount <= limits.maxNFAStates else {
-            throw .overLimit(.nfaStates, found: kindCount, maximum: limits.maxNFAStates)
+        guard states <= limits.maxNFAStates else {
+            throw .overLimit(.nfaStates, found: states, maximum: limits.maxNFAStates)
         }
+        let start = try reader.natural()
+        guard states > 0, start < states else { throw .corrupt("an automaton's states are inconsistent") }
+        func target(_ state: Int, _ step: Int) throws(ArtifactError) -> Int32 {
+            let next = state + step
+            guard next >= 0, next < states else { throw .corrupt("an automaton's states are inconsistent") }
+            return Int32(next)
+        }
+        var transitionStart: [Int32] = []
+        var transitions: [Transition] = []
+        var epsilonStart: [Int32] = []
+        var epsilons: [StateID] = []
         var kinds: [Kind] = []
-        kinds.reserveCapacity(kindCount)
-        for _ in 0..<kindCount {
-            switch try reader.uint8() {
+        transitionStart.reserveCapacity(states + 1)
+        epsilonStart.reserveCapacity(states + 1)
+        kinds.reserveCapacity(states)
+        transitions.reserveCapacity(states)
+        epsilons.reserveCapacity(states)
+        var variables = 0
+        for state in 0..<states {
+            transitionStart.append(Int32(transitions.count))
+            epsilonStart.append(Int32(epsilons.count))
+            let header = Int(try reader.uint8())
+            var moveCount = header >> 2 & 7
+            var jumpCount = header >> 5
+            if moveCount == 7 { moveCount += try reader.length(elementSize: 2) }
+            if jumpCount == 7 { jumpCount += try reader.length(elementSize: 1) }
+            switch header & 3 {
             case 0: kinds.append(.plain)
-            case 1: kinds.append(.match(tag: try reader.int32()))
+            case 1: kinds.append(.match(tag: Int32(try reader.natural())))
             case 2:
-                let variable = try reader.int32()
-                kinds.append(.call(variable: variable, next: try reader.int32()))
-            case 3: kinds.append(.ret)
-            default: throw .corrupt("unknown NFA state kind")
+                let variable = try reader.natural()
+                variables = max(variables, variable + 1)
+                kinds.append(.call(variable: Int32(variable), next: try target(state, try reader.signed())))
+            default: kinds.append(.ret)
             }
-        }
-        let start = try reader.int32()
-        let variableStarts = try reader.int32s()
-        let variableNames = try reader.strings()
-
-        let states = kinds.count
-        func state(_ id: Int32) -> Bool { id >= 0 && Int(id) < states }
-        func rows(_ starts: [Int32], _ total: Int) -> Bool {
-            starts.count == states + 1 && starts.first == 0 && starts.last.map { Int($0) == total } == true
-                && zip(starts, starts.dropFirst()).allSatisfy { $0 <= $1 }
-        }
-        guard states > 0, state(start), rows(transitionStart, transitions.count), rows(epsilonStart, epsilons.count),
-            transitions.allSatisfy({ $0.low <= $0.high && state($0.next) }), epsilons.allSatisfy(state),
-            variableStarts.count == variableNames.count, variableStarts.allSatisfy({ $0 == -1 || state($0) })
-        else { throw .corrupt("an automaton's states are inconsistent") }
-        for kind in kinds {
-            if case .call(let variable, let next) = kind,
-                variable < 0 || Int(variable) >= variableStarts.count || !state(next)
-            {
-                throw .corrupt("an automaton calls a variable that does not exist")
+            for _ in 0..<moveCount {
+                let low = try reader.uint8()
+                let code = try reader.varint()
+                let zigzag = code >> 1
+                let step = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+                guard step >= Int64(-states), step <= Int64(states) else { throw .corrupt("an automaton's states are inconsistent") }
+                let high = code & 1 == 1 ? try reader.uint8() : low
+                guard low <= high else { throw .corrupt("an automaton's states are inconsistent") }
+                transitions.append(Transition(low: low, high: high, next: try target(state, Int(step))))
             }
-            if case .match(let tag) = kind, tag < 0 { throw .corrupt("a negative rule number") }
+            for _ in 0..<jumpCount { epsilons.append(try target(state, try reader.signed())) }
         }
+        transitionStart.append(Int32(transitions.count))
+        epsilonStart.append(Int32(epsilons.count))
+        let variableCount = try reader.length(elementSize: 1)
+        var variableStarts: [StateID] = []
+        variableStarts.reserveCapacity(variableCount)
+        for _ in 0..<variableCount {
+            let entry = try reader.signed()
+            guard entry >= -1, entry < states else { throw .corrupt("an automaton's states are inconsistent") }
+            variableStarts.append(Int32(entry))
+        }
+        let variableNames = try reader.texts()
+        guard variableNames.count == variableCount else { throw .corrupt("an automaton's states are inconsistent") }
+        guard variables <= variableCount else { throw .corrupt("an automaton calls a variable that does not exist") }
         let nfa = NFA(
             transitionStart: transitionStart, transitions: transitions, epsilonStart: epsilonStart, epsilons: epsilons,
-            kinds: kinds, start: start, variableStarts: variableStarts, variableNames: variableNames)
+            kinds: kinds, start: Int32(start), variableStarts: variableStarts, variableNames: variableNames)
         try nfa.checkCompiledShape(maxVariablePositions: limits.maxVariablePositions)
         return nfa
     }

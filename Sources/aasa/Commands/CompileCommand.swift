@@ -17,7 +17,9 @@ enum CompileCommand {
             automata and rule tables; 'aasa classify --compiled FILE' maps it and starts
             without parsing or compiling JSON. Each automaton whose whole DFA is small (at most
             65 536 states and 1 MiB) is stored determinised and minimised, so workers search it
-            without warming a cache; larger ones are stored as NFAs for the lazy DFA. Documents that cannot be loaded are recorded as
+            without warming a cache; larger ones are stored as NFAs for the lazy DFA. Domains
+            whose documents compile to the same automata and rule tables (the same rules, app
+            IDs aside) share one copy of them. Documents that cannot be loaded are recorded as
             such, and their URLs get error records, as with --rules. A corrupt, truncated or
             other-version artifact is refused with a message.
 
@@ -70,7 +72,7 @@ enum CompileCommand {
             return .inputOutput
         }
         printError(
-            "aasa compile: \(rules.domains.count) domains, \(bytes.count) bytes written to \(output) (automata: \(counts.prebuilt) prebuilt DFA tables, \(counts.lazy) lazy)")
+            "aasa compile: \(rules.domains.count) domains, \(bytes.count) bytes written to \(output) (automata: \(counts.prebuilt) prebuilt DFA tables, \(counts.lazy) lazy; \(counts.bodies) distinct bodies)")
         return .success
     }
 }

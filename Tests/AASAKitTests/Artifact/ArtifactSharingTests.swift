@@ -1,0 +1,111 @@
+@testable import AASAKit
+import XCTest
+import _AASATestSupport
+
+/// Domains compiled from the same rules share one body in an artifact (format 5): each still
+/// decides as its own domain with its own app IDs, and damage to a shared body fails every
+/// domain using it, and only those.
+final class ArtifactSharingTests: XCTestCase {
+    static let shop = #"{"applinks": {"details": [{"appIDs": ["T.shop"], "components": [{"/": "/items/*"}, {"/": "/help/*", "exclude": true}]}]}}"#
+    static let shopOtherApp = #"{"applinks": {"details": [{"appIDs": ["U.other"], "components": [{"/": "/items/*"}, {"/": "/help/*", "exclude": true}]}]}}"#
+    static let news = #"{"applinks": {"details": [{"appIDs": ["T.news"], "components": [{"/": "/story/?*", "?": {"id": "*"}}]}]}}"#
+
+    func domain(_ name: String, _ json: String) throws -> CompiledArtifact.Domain {
+        let compiled = try CompiledDocument(document: try AASADocument(bytes: Array(json.utf8)), domain: name)
+        return CompiledArtifact.Domain(name: name, file: "rules/\(name).json", state: .compiled(compiled))
+    }
+
+    func encode(_ domains: [CompiledArtifact.Domain]) -> (bytes: [UInt8], counts: CompiledArtifact.Counts) {
+        var counts = CompiledArtifact.Counts()
+        let bytes = CompiledArtifact.encode(ClassifierRules(artifact: domains), budget: .init(), counts: &counts)
+        return (bytes, counts)
+    }
+
+    func write(_ bytes: [UInt8]) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sharing-\(UUID().uuidString).aasac")
+        try Data(bytes).write(to: file)
+        addTeardownBlock { try? FileManager.default.removeItem(at: file) }
+        return file
+    }
+
+    /// The body number of each entry of `mapped`.
+    func bodies(_ mapped: CompiledArtifact.Mapped) -> [Int?] {
+        mapped.entries.map { entry in
+            if case .compiled(let body, _) = entry.kind { return body }
+            return nil
+        }
+    }
+
+    func test_artifact_domainsWithTheSameDocumentShareOneBody() throws {
+        let (bytes, counts) = encode([try domain("a.example", Self.shop), try domain("b.example", Self.shop)])
+        XCTAssertEqual(counts.bodies, 1)
+        let mapped = try CompiledArtifact.open(path: try write(bytes).path)
+        XCTAssertEqual(mapped.bodyCount, 1)
+        XCTAssertEqual(bodies(mapped), [0, 0])
+        XCTAssertEqual(mapped.entries.map(\.file), ["rules/a.example.json", "rules/b.example.json"])
+        let one = encode([try domain("a.example", Self.shop)]).bytes
+        XCTAssertLessThan(bytes.count - one.count, 64, "a second domain of the same document costs its index entry alone")
+        // Decoded once: both documents hold the same automata.
+        let first = try XCTUnwrap(try mapped.document(0).get().path.compactMap { $0 }.first)
+        let second = try XCTUnwrap(try mapped.document(1).get().path.compactMap { $0 }.first)
+        XCTAssertTrue(first === second)
+        for name in ["a.example", "b.example"] {
+            let index = try XCTUnwrap(mapped.entries.firstIndex { $0.name == name })
+            let compiled = try mapped.document(index).get()
+            XCTAssertEqual(compiled.domain, name)
+            let matcher = DFAMatcher(compiled)
+            XCTAssertEqual(try matcher.decide("https://\(name)/items/1", app: nil).matchedApps, ["T.shop"])
+            XCTAssertEqual(try matcher.decide("https://\(name)/help/1", app: nil).matchedApps, [])
+        }
+    }
+
+    func test_artifact_documentsDifferingOnlyInAppIDsShareABodyAndKeepTheirOwnApps() throws {
+        let (bytes, counts) = encode([try domain("a.example", Self.shop), try domain("b.example", Self.shopOtherApp)])
+        XCTAssertEqual(counts.bodies, 1)
+        let mapped = try CompiledArtifact.open(path: try write(bytes).path)
+        XCTAssertEqual(bodies(mapped), [0, 0])
+        let a = DFAMatcher(try mapped.document(0).get())
+        let b = DFAMatcher(try mapped.document(1).get())
+        XCTAssertEqual(try a.decide("https://a.example/items/1", app: nil).matchedApps, ["T.shop"])
+        XCTAssertEqual(try b.decide("https://b.example/items/1", app: nil).matchedApps, ["U.other"])
+    }
+
+    func test_artifact_differentRulesDoNotShare() throws {
+        let (bytes, counts) = encode([try domain("a.example", Self.shop), try domain("b.example", Self.news)])
+        XCTAssertEqual(counts.bodies, 2)
+        let mapped = try CompiledArtifact.open(path: try write(bytes).path)
+        XCTAssertEqual(bodies(mapped), [0, 1])
+        let b = DFAMatcher(try mapped.document(1).get())
+        XCTAssertEqual(try b.decide("https://b.example/story/x?id=1", app: nil).matchedApps, ["T.news"])
+        XCTAssertEqual(try b.decide("https://b.example/items/1", app: nil).matchedApps, [])
+    }
+
+    /// The first body starts right after the index; damage there fails both domains that share
+    /// it, each with an error record's reason and a report, and leaves the third one usable.
+    func test_mappedArtifact_damagedSharedBodyFailsEveryDomainUsingIt() throws {
+        var (bytes, _) = encode([
+            try domain("a.example", Self.shop), try domain("b.example", Self.news), try domain("c.example", Self.shop),
+        ])
+        let indexLength = (0..<8).reduce(0) { $0 | Int(bytes[16 + $1]) << (8 * $1) }
+        bytes[CompiledArtifact.headerSize + indexLength] ^= 0x5A
+        let mapped = try CompiledArtifact.open(path: try write(bytes).path)
+        XCTAssertEqual(bodies(mapped), [0, 1, 0])
+        let reported = Reported()
+        let rules = ClassifierRules(artifact: mapped) { domain, _ in reported.add(domain) }
+        for domain in rules.domains {
+            switch (domain.name, domain.state) {
+            case ("b.example", .compiled): break
+            case ("a.example", .failed(let reason)), ("c.example", .failed(let reason)):
+                XCTAssertTrue(reason.contains("checksum mismatch"), reason)
+            default: XCTFail("\(domain.name): \(domain.state)")
+            }
+        }
+        XCTAssertEqual(Set(reported.names), ["a.example", "c.example"])
+        let classifier = Classifier(rules: rules, format: .ndjson)
+        let out = RecordBuffer()
+        var url = Array("https://c.example/items/1".utf8)
+        url.withUnsafeMutableBufferPointer { classifier.classify(UnsafeBufferPointer($0), into: out) }
+        let record = String(decoding: out.bytes, as: UTF8.self)
+        XCTAssertTrue(record.contains(#""error""#), record)
+    }
+}
