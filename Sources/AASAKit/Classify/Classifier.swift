@@ -154,11 +154,7 @@ public final class Classifier {
             out.append(#"{"url": "#)
             out.appendJSONString(url)
             out.append(#", "domain": null, "apps": [], "decisions": []"#)
-            if let json = extra?.json {
-                out.append(#", "fields": "#)
-                out.append(json)
-            }
-            out.append("}\n")
+            appendFieldsAndEnd(extra, into: out)
         case .tsv, .csv:
             appendHead(url: url, slot: nil, into: out)
             format.appendField([], to: out)
@@ -203,11 +199,7 @@ public final class Classifier {
                 }
             }
             out.append(UInt8(ascii: "]"))
-            if let json = extra?.json {
-                out.append(#", "fields": "#)
-                out.append(json)
-            }
-            out.append("}\n")
+            appendFieldsAndEnd(extra, into: out)
         case .tsv, .csv:
             appendHead(url: url, slot: slot, into: out)
             appsColumn.removeAll(keepingCapacity: true)
@@ -229,6 +221,16 @@ public final class Classifier {
             out.append(UInt8(ascii: "\n"))
         }
         slot.count(decisions)
+    }
+
+    /// The end of every NDJSON record: the passed-through `"fields"`, if any, and `}` + newline.
+    @inline(__always)
+    private func appendFieldsAndEnd(_ extra: Extra?, into out: RecordBuffer) {
+        if let json = extra?.json {
+            out.append(#", "fields": "#)
+            out.append(json)
+        }
+        out.append("}\n")
     }
 
     /// The start every record shares: `{"url": …, "domain": …` (NDJSON) or `url⇥domain⇥`.
@@ -270,11 +272,7 @@ public final class Classifier {
             out.append(#", "error": "#)
             var message = message
             message.withUTF8 { out.appendJSONString($0) }
-            if let json = extra?.json {
-                out.append(#", "fields": "#)
-                out.append(json)
-            }
-            out.append("}\n")
+            appendFieldsAndEnd(extra, into: out)
         case .tsv, .csv:
             appendHead(url: url, slot: slot, into: out)
             out.append(format.delimiter)
