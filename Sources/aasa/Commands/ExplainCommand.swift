@@ -69,7 +69,7 @@ enum ExplainCommand {
         }
         text += "decision  \(verdict)\n"
         if !explanation.url.isHTTPS {
-            text += "note      the scheme is \"\(explanation.url.scheme)\": it is matched, but iOS opens apps only for https links\n"
+            text += "note      the scheme is \"\(explanation.url.scheme)\", not https: it is matched the same way (http and https links open apps)\n"
         }
         if !explanation.hostMatches {
             text += "host      \"\(explanation.url.host)\" is not \(domain): no rule applies\n"
