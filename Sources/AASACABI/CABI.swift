@@ -399,16 +399,10 @@ final class Solo: @unchecked Sendable {
             apps.append((text.count, app.utf8.count))
             text += Array(app.utf8) + [0]
         }
-        self.text = Self.copy(text)
-        self.prefix = Self.copy(Array("https://".utf8) + Array(only.name.utf8))
+        self.text = heapCopy(text)
+        self.prefix = heapCopy(Array("https://".utf8) + Array(only.name.utf8))
         self.apps = apps
         positions = compiled.rules.map { (Int64($0.entryIndex), Int64($0.ruleIndex), $0.exclude) }
-    }
-
-    private static func copy(_ bytes: [UInt8]) -> UnsafeMutableBufferPointer<UInt8> {
-        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
-        _ = buffer.initialize(from: bytes)
-        return buffer
     }
 
     deinit {
@@ -669,11 +663,11 @@ final class Columns {
         }
         // SAFETY: `first` holds `count + 1` elements.
         first[count] = UInt32(truncatingIfNeeded: kinds.count)
-        let decision = Self.copy(kinds)
-        let entry = Self.copy(entries)
-        let rule = Self.copy(ruleIndices)
-        let errorText = Self.copy(texts)
-        let errorEnds = Self.copy(ends)
+        let decision = heapCopy(kinds)
+        let entry = heapCopy(entries)
+        let rule = heapCopy(ruleIndices)
+        let errorText = heapCopy(texts)
+        let errorEnds = heapCopy(ends)
         (self.decision, self.entry, self.rule, self.errorText, self.errorEnds) = (decision, entry, rule, errorText, errorEnds)
         header = .allocate(capacity: 1)
         header.initialize(to: aasa_columns(
@@ -682,12 +676,6 @@ final class Columns {
             entry: UnsafePointer(entry.baseAddress), rule: UnsafePointer(rule.baseAddress),
             error_count: ends.count, error_text: UnsafeRawPointer(errorText.baseAddress).map { $0.assumingMemoryBound(to: CChar.self) },
             error_ends: UnsafePointer(errorEnds.baseAddress)))
-    }
-
-    private static func copy<Element>(_ array: [Element]) -> UnsafeMutableBufferPointer<Element> {
-        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(array.count, 1))
-        _ = buffer.initialize(from: array)
-        return buffer
     }
 
     deinit {
@@ -866,3 +854,11 @@ enum CABI {
 
 /// A failed call's status, carried through `Result` by the helpers that check arguments.
 extension aasa_status: @retroactive Error {}
+
+/// `array` in memory the caller owns and frees with `deallocate()` (at least one element, so
+/// the pointer handed to C is never NULL).
+private func heapCopy<Element>(_ array: [Element]) -> UnsafeMutableBufferPointer<Element> {
+    let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(array.count, 1))
+    _ = buffer.initialize(from: array)
+    return buffer
+}
