@@ -73,19 +73,19 @@ struct BinaryWriter {
 }
 
 struct BinaryReader {
-    private let buffer: UnsafeRawBufferPointer
+    private let buffer: ByteView
     private(set) var offset = 0
 
-    init(_ buffer: UnsafeRawBufferPointer) {
+    init(_ buffer: ByteView) {
         self.buffer = buffer
     }
 
     var remaining: Int { buffer.count - offset }
 
-    mutating func bytes(_ count: Int) throws(ArtifactError) -> UnsafeRawBufferPointer {
+    mutating func bytes(_ count: Int) throws(ArtifactError) -> ByteView {
         guard count >= 0, count <= remaining else { throw .truncated }
         defer { offset += count }
-        return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)])
+        return buffer[offset..<(offset + count)]
     }
 
     mutating func uint8() throws(ArtifactError) -> UInt8 { try bytes(1)[0] }
@@ -169,7 +169,7 @@ struct BinaryReader {
         scratch.removeAll(keepingCapacity: true)
         scratch.reserveCapacity(prefix + middle.count + suffix)
         scratch.append(contentsOf: value[0..<prefix])
-        for index in middle.indices { scratch.append(middle[index]) }
+        scratch.append(contentsOf: middle)
         scratch.append(contentsOf: value[(value.count - suffix)...])
         swap(&value, &scratch)
     }

@@ -5,17 +5,18 @@
 /// retained an array slice per NFA state visited and hashed the subset twice (lookup, then
 /// insert); at 10 000 path rules that was about 8 600 instructions per state for subsets of
 /// five positions (callgrind, `paths-10000` unseen URLs). This form writes into reused buffers
-/// and reads the NFA through unsafe views, and the cache hashes the result once.
+/// and reads the NFA through views (`BufferView`: no retain, no bounds check in release), and the
+/// cache hashes the result once.
 extension Determinizer {
     /// Fills `scratch.seeds` with the positions `positions` reach on `byte`.
     func collectSeeds(from positions: UnsafeBufferPointer<UInt64>, on byte: UInt8, scratch: StateScratch) {
         scratch.seeds.removeAll()
-        nfa.transitionStart.withUnsafeBufferPointer { starts in
-            nfa.transitions.withUnsafeBufferPointer { transitions in
+        nfa.transitionStart.withView { starts in
+            nfa.transitions.withView { transitions in
                 for position in positions {
                     let state = Int(truncatingIfNeeded: position & 0xFFFF_FFFF)
                     let high = position & 0xFFFF_FFFF_0000_0000
-                    // SAFETY: positions come from closures of this NFA, so `state + 1` indexes
+                    // Positions come from closures of this NFA, so `state + 1` indexes
                     // `transitionStart`, whose entries index `transitions`.
                     for index in Int(starts[state])..<Int(starts[state &+ 1]) {
                         let transition = transitions[index]
@@ -41,17 +42,17 @@ extension Determinizer {
         scratch.positions.removeAll()
         scratch.tags.removeAll()
         var visits = 0
-        scratch.seeds.withUnsafeBufferPointer { seeds in
+        scratch.seeds.withView { seeds in
             for seed in seeds where scratch.visit(seed) {
                 scratch.stack.append(seed)
                 visits &+= 1
             }
         }
-        nfa.transitionStart.withUnsafeBufferPointer { transitionStart in
-            nfa.epsilonStart.withUnsafeBufferPointer { epsilonStart in
-                nfa.epsilons.withUnsafeBufferPointer { epsilons in
-                    nfa.kinds.withUnsafeBufferPointer { kinds in
-                        // SAFETY: every state id on the stack is an NFA state (seeds come from
+        nfa.transitionStart.withView { transitionStart in
+            nfa.epsilonStart.withView { epsilonStart in
+                nfa.epsilons.withView { epsilons in
+                    nfa.kinds.withView { kinds in
+                        // Every state id on the stack is an NFA state (seeds come from
                         // transitions, the rest from epsilons, calls and returns of this NFA),
                         // and the start arrays have stateCount + 1 entries.
                         while let position = scratch.stack.popLast() {

@@ -17,7 +17,7 @@ public final class WorkMeter {
     /// Most NFA positions one URL may cost (`Configuration.Automata.maxURLWork`).
     public let limit: Int
     /// What is left of the budget of the current URL; below zero once it is exceeded.
-    @exclusivity(unchecked) public private(set) var remaining: Int
+    public private(set) var remaining: Int
 
     public init(limit: Int) {
         self.limit = limit
