@@ -66,10 +66,7 @@ public final class RecordBuffer {
             index &+= 1
         }
         if index == length {
-            storage.reserve(length + 2)
-            storage.append(UInt8(ascii: "\""))
-            storage.append(contentsOf: view)
-            storage.append(UInt8(ascii: "\""))
+            storage.append(contentsOf: view, enclosedBy: UInt8(ascii: "\""))
             return
         }
         var escaped: [UInt8] = []

@@ -58,6 +58,23 @@ final class ScratchBuffer<Element: BitwiseCopyable> {
         append(contentsOf: elements.buffer)
     }
 
+    /// Appends `delimiter`, every element of `elements`, then `delimiter` again (a quoted
+    /// string), making room once.
+    @inline(__always)
+    func append(contentsOf elements: BufferView<Element>, enclosedBy delimiter: Element) {
+        let length = elements.count
+        reserve(length &+ 2)
+        // SAFETY: `reserve` left room for `length + 2` more elements.
+        base[count] = delimiter
+        if let source = elements.buffer.baseAddress {
+            // SAFETY: as above; `source` is the caller's loan of `length` elements.
+            (base + (count &+ 1)).update(from: source, count: length)
+        }
+        // SAFETY: as above.
+        base[count &+ 1 &+ length] = delimiter
+        count &+= length &+ 2
+    }
+
     @inline(__always)
     func append(contentsOf elements: [Element]) {
         elements.withView { append(contentsOf: $0) }

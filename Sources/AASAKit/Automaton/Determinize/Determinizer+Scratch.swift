@@ -48,50 +48,15 @@ extension Determinizer {
                 visits &+= 1
             }
         }
-        nfa.transitionStart.withView { transitionStart in
+        // The views are passed to a function, not captured, so that the loop keeps `visits`
+        // in a register whatever the closures' inlining.
+        visits = nfa.transitionStart.withView { transitionStart in
             nfa.epsilonStart.withView { epsilonStart in
                 nfa.epsilons.withView { epsilons in
                     nfa.kinds.withView { kinds in
-                        // Every state id on the stack is an NFA state (seeds come from
-                        // transitions, the rest from epsilons, calls and returns of this NFA),
-                        // and the start arrays have stateCount + 1 entries.
-                        while let position = scratch.stack.popLast() {
-                            if visits > cap { break }
-                            let state = Int(truncatingIfNeeded: position & 0xFFFF_FFFF)
-                            let continuation = NFA.StateID(truncatingIfNeeded: position >> 32) - 1
-                            switch kinds[state] {
-                            case .plain:
-                                break
-                            case .match(let tag):
-                                scratch.tags.append(tag)
-                            case .call(let variable, let next):
-                                let entry = nfa.variableStarts[Int(variable)]
-                                if entry >= 0 {
-                                    let packed = Self.pack(entry, continuation: next)
-                                    if scratch.visit(packed) {
-                                        scratch.stack.append(packed)
-                                        visits &+= 1
-                                    }
-                                }
-                            case .ret:
-                                if continuation >= 0 {
-                                    let packed = Self.pack(continuation, continuation: -1)
-                                    if scratch.visit(packed) {
-                                        scratch.stack.append(packed)
-                                        visits &+= 1
-                                    }
-                                }
-                            }
-                            if transitionStart[state &+ 1] > transitionStart[state] { scratch.positions.append(position) }
-                            let high = position & 0xFFFF_FFFF_0000_0000
-                            for index in Int(epsilonStart[state])..<Int(epsilonStart[state &+ 1]) {
-                                let packed = UInt64(UInt32(bitPattern: epsilons[index])) | high
-                                if scratch.visit(packed) {
-                                    scratch.stack.append(packed)
-                                    visits &+= 1
-                                }
-                            }
-                        }
+                        drainStack(
+                            scratch: scratch, cap: cap, visits: visits, transitionStart: transitionStart,
+                            epsilonStart: epsilonStart, epsilons: epsilons, kinds: kinds)
                     }
                 }
             }
@@ -109,5 +74,56 @@ extension Determinizer {
             scratch.tags.truncate(to: kept)
         }
         return true
+    }
+
+    /// `closeSeeds`' loop: pops positions until the stack is empty or more than `cap` were
+    /// visited; returns the visits counted so far.
+    ///
+    /// Every state id on the stack is an NFA state (seeds come from transitions, the rest from
+    /// epsilons, calls and returns of this NFA), and the start arrays have stateCount + 1
+    /// entries, so every read below is in bounds (`BufferView` asserts it).
+    private func drainStack(
+        scratch: StateScratch, cap: Int, visits: Int, transitionStart: BufferView<Int32>,
+        epsilonStart: BufferView<Int32>, epsilons: BufferView<NFA.StateID>, kinds: BufferView<NFA.Kind>
+    ) -> Int {
+        var visits = visits
+        while let position = scratch.stack.popLast() {
+            if visits > cap { break }
+            let state = Int(truncatingIfNeeded: position & 0xFFFF_FFFF)
+            let continuation = NFA.StateID(truncatingIfNeeded: position >> 32) - 1
+            switch kinds[state] {
+            case .plain:
+                break
+            case .match(let tag):
+                scratch.tags.append(tag)
+            case .call(let variable, let next):
+                let entry = nfa.variableStarts[Int(variable)]
+                if entry >= 0 {
+                    let packed = Self.pack(entry, continuation: next)
+                    if scratch.visit(packed) {
+                        scratch.stack.append(packed)
+                        visits &+= 1
+                    }
+                }
+            case .ret:
+                if continuation >= 0 {
+                    let packed = Self.pack(continuation, continuation: -1)
+                    if scratch.visit(packed) {
+                        scratch.stack.append(packed)
+                        visits &+= 1
+                    }
+                }
+            }
+            if transitionStart[state &+ 1] > transitionStart[state] { scratch.positions.append(position) }
+            let high = position & 0xFFFF_FFFF_0000_0000
+            for index in Int(epsilonStart[state])..<Int(epsilonStart[state &+ 1]) {
+                let packed = UInt64(UInt32(bitPattern: epsilons[index])) | high
+                if scratch.visit(packed) {
+                    scratch.stack.append(packed)
+                    visits &+= 1
+                }
+            }
+        }
+        return visits
     }
 }

@@ -11,7 +11,7 @@ final class StateScratch {
     private let dense: ScratchBuffer<Int32>
     private let sparse: ScratchBuffer<Int32>
     /// Visited positions inside variable alternatives (they carry a continuation).
-    private var visitedPairs = Set<UInt64>()
+    private let visitedPairs = UnsharedCell(Set<UInt64>())
 
     init(stateCount: Int) {
         dense = ScratchBuffer(capacity: max(1, stateCount))
@@ -23,7 +23,7 @@ final class StateScratch {
     @inline(__always)
     func clearVisited() {
         dense.removeAll()
-        if !visitedPairs.isEmpty { visitedPairs.removeAll(keepingCapacity: true) }
+        if !visitedPairs.value.isEmpty { visitedPairs.value.removeAll(keepingCapacity: true) }
     }
 
     /// Marks a position visited; returns whether it was new.
@@ -37,6 +37,6 @@ final class StateScratch {
             dense.append(Int32(truncatingIfNeeded: state))
             return true
         }
-        return visitedPairs.insert(position).inserted
+        return visitedPairs.value.insert(position).inserted
     }
 }
