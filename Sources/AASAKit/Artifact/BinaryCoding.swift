@@ -88,7 +88,11 @@ struct BinaryReader {
         return buffer[offset..<(offset + count)]
     }
 
-    mutating func uint8() throws(ArtifactError) -> UInt8 { try bytes(1)[0] }
+    mutating func uint8() throws(ArtifactError) -> UInt8 {
+        guard offset < buffer.count else { throw .truncated }
+        defer { offset += 1 }
+        return buffer[offset]
+    }
 
     mutating func uint32() throws(ArtifactError) -> UInt32 {
         let raw = try bytes(4)
@@ -138,7 +142,7 @@ struct BinaryReader {
 
     mutating func text() throws(ArtifactError) -> String {
         let raw = try bytes(try length())
-        guard let text = String(validating: raw, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
+        guard let text = String(validating: raw.buffer, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
         return text
     }
 

@@ -54,6 +54,13 @@ struct BufferView<Element> {
 extension BufferView: Sequence {
     @inline(__always)
     func makeIterator() -> UnsafeBufferPointer<Element>.Iterator { buffer.makeIterator() }
+
+    /// The elements are contiguous, so generic algorithms (`String(validating:)`,
+    /// `elementsEqual`, `Array.append(contentsOf:)`) take their fast paths.
+    @inline(__always)
+    func withContiguousStorageIfAvailable<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R? {
+        try body(buffer)
+    }
 }
 
 /// A view of bytes: the word loads and C string routines the byte scanners use.
