@@ -1,13 +1,14 @@
 import Foundation
 
-/// A read-only view of elements another value owns, for loops that read input many times per byte.
+/// A read-only view of elements another value owns, for loops that read input many times per
+/// byte.
 ///
 /// Why unsafe: it holds a pointer, not the owner, and its reads are not bounds-checked in release
 /// builds. What makes it safe: a view is only ever made inside a closure that lends it memory
-/// (`Array.withView`, `BufferView.with`, or a caller's own `UnsafeBufferPointer` parameter) and
-/// dies with that closure, and every read names an index its caller has already compared with
-/// `count`. Each read `assert`s that comparison, so the test builds (`-assert-config Debug`)
-/// check every one of them.
+/// (`Array.withView`, `ScratchBuffer.withView`, or a caller's own `UnsafeBufferPointer`
+/// parameter) and dies with that closure, and every read names an index its caller has already
+/// compared with `count`. Each read `assert`s that comparison, so the test builds
+/// (`-assert-config Debug`) check every one of them.
 ///
 /// It will not own, copy or grow memory (`ScratchBuffer` does), and it will not outlive the
 /// closure that made it.
@@ -40,14 +41,6 @@ struct BufferView<Element> {
         assert(range.lowerBound >= 0 && range.upperBound <= buffer.count, "view slice out of bounds")
         // SAFETY: `range` lies within the buffer (asserted above).
         return BufferView(UnsafeBufferPointer(rebasing: buffer[range]))
-    }
-
-    /// Lends a view of `buffer` to `body`; the view must not escape it.
-    @inline(__always)
-    static func with<Result, Failure: Error>(
-        _ buffer: UnsafeBufferPointer<Element>, _ body: (BufferView) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        try body(BufferView(buffer))
     }
 }
 
