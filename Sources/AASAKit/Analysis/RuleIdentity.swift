@@ -123,7 +123,8 @@ enum RuleIdentity {
         }
 
         mutating func count(_ value: Int) {
-            withUnsafeBytes(of: UInt64(value).littleEndian) { bytes.append(contentsOf: $0) }
+            let value = UInt64(value)
+            for shift in Swift.stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
         }
     }
 }

@@ -73,22 +73,26 @@ struct BinaryWriter {
 }
 
 struct BinaryReader {
-    private let buffer: UnsafeRawBufferPointer
+    private let buffer: ByteView
     private(set) var offset = 0
 
-    init(_ buffer: UnsafeRawBufferPointer) {
+    init(_ buffer: ByteView) {
         self.buffer = buffer
     }
 
     var remaining: Int { buffer.count - offset }
 
-    mutating func bytes(_ count: Int) throws(ArtifactError) -> UnsafeRawBufferPointer {
+    mutating func bytes(_ count: Int) throws(ArtifactError) -> ByteView {
         guard count >= 0, count <= remaining else { throw .truncated }
         defer { offset += count }
-        return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)])
+        return buffer[offset..<(offset + count)]
     }
 
-    mutating func uint8() throws(ArtifactError) -> UInt8 { try bytes(1)[0] }
+    mutating func uint8() throws(ArtifactError) -> UInt8 {
+        guard offset < buffer.count else { throw .truncated }
+        defer { offset += 1 }
+        return buffer[offset]
+    }
 
     mutating func uint32() throws(ArtifactError) -> UInt32 {
         let raw = try bytes(4)
@@ -138,7 +142,7 @@ struct BinaryReader {
 
     mutating func text() throws(ArtifactError) -> String {
         let raw = try bytes(try length())
-        guard let text = String(validating: raw, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
+        guard let text = String(validating: raw.buffer, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
         return text
     }
 
@@ -169,7 +173,7 @@ struct BinaryReader {
         scratch.removeAll(keepingCapacity: true)
         scratch.reserveCapacity(prefix + middle.count + suffix)
         scratch.append(contentsOf: value[0..<prefix])
-        for index in middle.indices { scratch.append(middle[index]) }
+        scratch.append(contentsOf: middle)
         scratch.append(contentsOf: value[(value.count - suffix)...])
         swap(&value, &scratch)
     }

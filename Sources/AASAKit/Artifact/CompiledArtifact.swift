@@ -161,7 +161,7 @@ public enum CompiledArtifact {
     /// Reads and checks the header and index of `bytes`; returns the entries and the bodies.
     /// The bodies lie inside `bytes` and cover the rest of it exactly, and every entry's body
     /// exists.
-    static func index(_ bytes: UnsafeRawBufferPointer) throws(ArtifactError) -> (entries: [Entry], bodies: [Body]) {
+    static func index(_ bytes: ByteView) throws(ArtifactError) -> (entries: [Entry], bodies: [Body]) {
         var reader = BinaryReader(bytes)
         guard bytes.count >= magic.count else { throw .notAnArtifact }
         let header = try reader.bytes(magic.count)
@@ -221,7 +221,7 @@ public enum CompiledArtifact {
 
     /// Checks the body of an entry and decodes it as that entry's document.
     static func decode(
-        _ bytes: UnsafeRawBufferPointer, entry: Entry, bodies: [Body], configuration: Configuration
+        _ bytes: ByteView, entry: Entry, bodies: [Body], configuration: Configuration
     ) throws(ArtifactError) -> CompiledDocument {
         switch entry.kind {
         case .failed(let reason):
@@ -233,16 +233,16 @@ public enum CompiledArtifact {
     }
 
     /// The app IDs an entry's range of the index holds.
-    static func appIDs(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) throws(ArtifactError) -> [String] {
-        var reader = BinaryReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
+    static func appIDs(_ bytes: ByteView, _ range: Range<Int>) throws(ArtifactError) -> [String] {
+        var reader = BinaryReader(bytes[range])
         return try reader.texts()
     }
 
     /// Checks `body` and decodes it as the document of `domain` with `appIDs`.
     static func decode(
-        _ bytes: UnsafeRawBufferPointer, body: Body, domain: String, appIDs: [String], configuration: Configuration
+        _ bytes: ByteView, body: Body, domain: String, appIDs: [String], configuration: Configuration
     ) throws(ArtifactError) -> CompiledDocument {
-        let slice = UnsafeRawBufferPointer(rebasing: bytes[body.start..<(body.start + body.length)])
+        let slice = bytes[body.start..<(body.start + body.length)]
         guard checksum(slice) == body.checksum else { throw .checksumMismatch }
         var reader = BinaryReader(slice)
         let compiled = try CompiledDocument.decode(from: &reader, domain: domain, appIDs: appIDs, configuration: configuration)
@@ -253,8 +253,8 @@ public enum CompiledArtifact {
     /// An artifact file, mapped for the life of this object, its index checked at open and
     /// each domain decoded when asked.
     ///
-    /// Unchecked `Sendable`: the mapping is read-only and never changes while this object
-    /// lives; decoding copies what it keeps out of it.
+    /// Unchecked `Sendable`: the mapping (`MappedFile`) is read-only and never changes while
+    /// this object lives; decoding copies what it keeps out of it.
     ///
     /// Domains sharing a body share its decoded automata too: the body is checked and decoded
     /// once, the first time a domain using it is met, and every other domain using it gets a
@@ -262,7 +262,8 @@ public enum CompiledArtifact {
     /// found in a body fails every domain using it from then on.
     public final class Mapped: @unchecked Sendable {
         public let entries: [Entry]
-        private let bytes: UnsafeRawBufferPointer
+        private let file: MappedFile
+        private var bytes: ByteView { file.bytes }
         private let bodies: [Body]
         private let configuration: Configuration
         private let lock = NSLock()
@@ -270,14 +271,10 @@ public enum CompiledArtifact {
         /// why the body cannot be used.
         private var decoded: [Int: Result<CompiledDocument, ArtifactError>] = [:]
 
-        init(bytes: UnsafeRawBufferPointer, configuration: Configuration) throws(ArtifactError) {
-            (entries, bodies) = try CompiledArtifact.index(bytes)
-            self.bytes = bytes
+        init(file: MappedFile, configuration: Configuration) throws(ArtifactError) {
+            (entries, bodies) = try CompiledArtifact.index(file.bytes)
+            self.file = file
             self.configuration = configuration
-        }
-
-        deinit {
-            if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
         }
 
         /// How many distinct bodies the domains share.
@@ -330,16 +327,10 @@ public enum CompiledArtifact {
         guard fstat(descriptor, &info) == 0 else { throw .unreadable("\(path): cannot stat") }
         let size = Int(info.st_size)
         guard size >= headerSize else { throw size >= magic.count ? .truncated : .notAnArtifact }
-        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapped != MAP_FAILED else {
+        guard let file = MappedFile(descriptor: descriptor, size: size) else {
             throw .unreadable("\(path): cannot map the file")
         }
-        let bytes = UnsafeRawBufferPointer(start: mapped, count: size)
-        do {
-            return try Mapped(bytes: bytes, configuration: configuration)
-        } catch {
-            munmap(mapped, size)
-            throw error
-        }
+        return try Mapped(file: file, configuration: configuration)
     }
 
     /// Maps the file at `path` and decodes every domain now.
@@ -356,6 +347,7 @@ public enum CompiledArtifact {
     public static func decode(_ bytes: UnsafeRawBufferPointer, configuration: Configuration = .default) throws(ArtifactError)
         -> [Domain]
     {
+        let bytes = ByteView(raw: bytes)
         let (entries, bodies) = try index(bytes)
         var domains: [Domain] = []
         for entry in entries {
@@ -380,17 +372,18 @@ public enum CompiledArtifact {
         guard lengthValue <= UInt64(bytes.count - headerSize) else { return bytes }
         let indexEnd = headerSize + Int(lengthValue)
         // Walk the list of bodies leniently; each readable one gets its checksum rewritten.
-        bytes.withUnsafeMutableBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var reader = BinaryReader(UnsafeRawBufferPointer(start: base + headerSize, count: Int(lengthValue)))
+        // Read from the original, write into the copy: a checksum's bytes are written only
+        // after the reader has passed them, and the bodies they cover are not written.
+        artifact.withView { original in
+            var reader = BinaryReader(original[headerSize..<indexEnd])
             guard let count = try? reader.length(elementSize: 9) else { return }
             var start = indexEnd
             for _ in 0..<count {
-                guard let size = try? reader.varint(), size <= UInt64(raw.count - start) else { return }
+                guard let size = try? reader.varint(), size <= UInt64(original.count - start) else { return }
                 let sumAt = headerSize + reader.offset
                 guard (try? reader.uint64()) != nil else { return }
-                let value = checksum(UnsafeRawBufferPointer(start: base + start, count: Int(size)))
-                for byte in 0..<8 { raw[sumAt + byte] = UInt8(truncatingIfNeeded: value >> UInt64(8 * byte)) }
+                let value = checksum(original[start..<(start + Int(size))])
+                for byte in 0..<8 { bytes[sumAt + byte] = UInt8(truncatingIfNeeded: value >> UInt64(8 * byte)) }
                 start += Int(size)
             }
         }

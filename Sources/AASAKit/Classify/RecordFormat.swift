@@ -37,7 +37,7 @@ public enum RecordFormat: String, Sendable, CaseIterable {
     }
 
     func appendField(_ bytes: [UInt8], to out: inout [UInt8]) {
-        bytes.withUnsafeBufferPointer { appendField($0, to: &out) }
+        bytes.withView { appendField($0.buffer, to: &out) }
     }
 
     func needsQuotes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -53,6 +53,6 @@ public enum RecordFormat: String, Sendable, CaseIterable {
     }
 
     func appendField(_ bytes: [UInt8], to out: RecordBuffer) {
-        bytes.withUnsafeBufferPointer { appendField($0, to: out) }
+        bytes.withView { appendField($0.buffer, to: out) }
     }
 }

@@ -39,13 +39,10 @@ extension AASADocument {
         var count = 0
         while count < capacity {
             if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, capacity - count))) }
-            let got = bytes.withUnsafeMutableBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return Foundation.read(descriptor, base + count, raw.count - count)
-            }
+            let got = FileDescriptorRead.read(descriptor, into: &bytes, at: count)
             if got < 0 {
-                if errno == EINTR { continue }
-                throw .unreadable(reason: String(cString: strerror(errno)))
+                if got == -Int(EINTR) { continue }
+                throw .unreadable(reason: String(cString: strerror(Int32(-got))))
             }
             if got == 0 { break }
             count += got

@@ -5,17 +5,18 @@
 /// retained an array slice per NFA state visited and hashed the subset twice (lookup, then
 /// insert); at 10 000 path rules that was about 8 600 instructions per state for subsets of
 /// five positions (callgrind, `paths-10000` unseen URLs). This form writes into reused buffers
-/// and reads the NFA through unsafe views, and the cache hashes the result once.
+/// and reads the NFA through views (`BufferView`: no retain, no bounds check in release), and the
+/// cache hashes the result once.
 extension Determinizer {
     /// Fills `scratch.seeds` with the positions `positions` reach on `byte`.
     func collectSeeds(from positions: UnsafeBufferPointer<UInt64>, on byte: UInt8, scratch: StateScratch) {
         scratch.seeds.removeAll()
-        nfa.transitionStart.withUnsafeBufferPointer { starts in
-            nfa.transitions.withUnsafeBufferPointer { transitions in
+        nfa.transitionStart.withView { starts in
+            nfa.transitions.withView { transitions in
                 for position in positions {
                     let state = Int(truncatingIfNeeded: position & 0xFFFF_FFFF)
                     let high = position & 0xFFFF_FFFF_0000_0000
-                    // SAFETY: positions come from closures of this NFA, so `state + 1` indexes
+                    // Positions come from closures of this NFA, so `state + 1` indexes
                     // `transitionStart`, whose entries index `transitions`.
                     for index in Int(starts[state])..<Int(starts[state &+ 1]) {
                         let transition = transitions[index]
@@ -41,56 +42,21 @@ extension Determinizer {
         scratch.positions.removeAll()
         scratch.tags.removeAll()
         var visits = 0
-        scratch.seeds.withUnsafeBufferPointer { seeds in
+        scratch.seeds.withView { seeds in
             for seed in seeds where scratch.visit(seed) {
                 scratch.stack.append(seed)
                 visits &+= 1
             }
         }
-        nfa.transitionStart.withUnsafeBufferPointer { transitionStart in
-            nfa.epsilonStart.withUnsafeBufferPointer { epsilonStart in
-                nfa.epsilons.withUnsafeBufferPointer { epsilons in
-                    nfa.kinds.withUnsafeBufferPointer { kinds in
-                        // SAFETY: every state id on the stack is an NFA state (seeds come from
-                        // transitions, the rest from epsilons, calls and returns of this NFA),
-                        // and the start arrays have stateCount + 1 entries.
-                        while let position = scratch.stack.popLast() {
-                            if visits > cap { break }
-                            let state = Int(truncatingIfNeeded: position & 0xFFFF_FFFF)
-                            let continuation = NFA.StateID(truncatingIfNeeded: position >> 32) - 1
-                            switch kinds[state] {
-                            case .plain:
-                                break
-                            case .match(let tag):
-                                scratch.tags.append(tag)
-                            case .call(let variable, let next):
-                                let entry = nfa.variableStarts[Int(variable)]
-                                if entry >= 0 {
-                                    let packed = Self.pack(entry, continuation: next)
-                                    if scratch.visit(packed) {
-                                        scratch.stack.append(packed)
-                                        visits &+= 1
-                                    }
-                                }
-                            case .ret:
-                                if continuation >= 0 {
-                                    let packed = Self.pack(continuation, continuation: -1)
-                                    if scratch.visit(packed) {
-                                        scratch.stack.append(packed)
-                                        visits &+= 1
-                                    }
-                                }
-                            }
-                            if transitionStart[state &+ 1] > transitionStart[state] { scratch.positions.append(position) }
-                            let high = position & 0xFFFF_FFFF_0000_0000
-                            for index in Int(epsilonStart[state])..<Int(epsilonStart[state &+ 1]) {
-                                let packed = UInt64(UInt32(bitPattern: epsilons[index])) | high
-                                if scratch.visit(packed) {
-                                    scratch.stack.append(packed)
-                                    visits &+= 1
-                                }
-                            }
-                        }
+        // The views are passed to a function, not captured, so that the loop keeps `visits`
+        // in a register whatever the closures' inlining.
+        visits = nfa.transitionStart.withView { transitionStart in
+            nfa.epsilonStart.withView { epsilonStart in
+                nfa.epsilons.withView { epsilons in
+                    nfa.kinds.withView { kinds in
+                        drainStack(
+                            scratch: scratch, cap: cap, visits: visits, transitionStart: transitionStart,
+                            epsilonStart: epsilonStart, epsilons: epsilons, kinds: kinds)
                     }
                 }
             }
@@ -108,5 +74,56 @@ extension Determinizer {
             scratch.tags.truncate(to: kept)
         }
         return true
+    }
+
+    /// `closeSeeds`' loop: pops positions until the stack is empty or more than `cap` were
+    /// visited; returns the visits counted so far.
+    ///
+    /// Every state id on the stack is an NFA state (seeds come from transitions, the rest from
+    /// epsilons, calls and returns of this NFA), and the start arrays have stateCount + 1
+    /// entries, so every read below is in bounds (`BufferView` asserts it).
+    private func drainStack(
+        scratch: StateScratch, cap: Int, visits: Int, transitionStart: BufferView<Int32>,
+        epsilonStart: BufferView<Int32>, epsilons: BufferView<NFA.StateID>, kinds: BufferView<NFA.Kind>
+    ) -> Int {
+        var visits = visits
+        while let position = scratch.stack.popLast() {
+            if visits > cap { break }
+            let state = Int(truncatingIfNeeded: position & 0xFFFF_FFFF)
+            let continuation = NFA.StateID(truncatingIfNeeded: position >> 32) - 1
+            switch kinds[state] {
+            case .plain:
+                break
+            case .match(let tag):
+                scratch.tags.append(tag)
+            case .call(let variable, let next):
+                let entry = nfa.variableStarts[Int(variable)]
+                if entry >= 0 {
+                    let packed = Self.pack(entry, continuation: next)
+                    if scratch.visit(packed) {
+                        scratch.stack.append(packed)
+                        visits &+= 1
+                    }
+                }
+            case .ret:
+                if continuation >= 0 {
+                    let packed = Self.pack(continuation, continuation: -1)
+                    if scratch.visit(packed) {
+                        scratch.stack.append(packed)
+                        visits &+= 1
+                    }
+                }
+            }
+            if transitionStart[state &+ 1] > transitionStart[state] { scratch.positions.append(position) }
+            let high = position & 0xFFFF_FFFF_0000_0000
+            for index in Int(epsilonStart[state])..<Int(epsilonStart[state &+ 1]) {
+                let packed = UInt64(UInt32(bitPattern: epsilons[index])) | high
+                if scratch.visit(packed) {
+                    scratch.stack.append(packed)
+                    visits &+= 1
+                }
+            }
+        }
+        return visits
     }
 }

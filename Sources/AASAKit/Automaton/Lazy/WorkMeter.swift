@@ -16,29 +16,34 @@
 public final class WorkMeter {
     /// Most NFA positions one URL may cost (`Configuration.Automata.maxURLWork`).
     public let limit: Int
-    /// What is left of the budget of the current URL; below zero once it is exceeded.
-    @exclusivity(unchecked) public private(set) var remaining: Int
+    /// What is left of the budget of the current URL; below zero once it is exceeded. A meter
+    /// belongs to one matcher, so to one thread: the count needs no exclusivity checks.
+    private let left: UnsharedCell<Int>
 
     public init(limit: Int) {
         self.limit = limit
-        remaining = limit
+        left = UnsharedCell(limit)
     }
+
+    /// What is left of the budget of the current URL; below zero once it is exceeded.
+    @inline(__always)
+    public var remaining: Int { left.value }
 
     /// The next URL starts with the whole budget.
     @inline(__always)
-    public func begin() { remaining = limit }
+    public func begin() { left.value = limit }
 
     /// Whether the current URL has run over its budget.
     @inline(__always)
-    public var exceeded: Bool { remaining < 0 }
+    public var exceeded: Bool { left.value < 0 }
 
     /// Charges `work` positions; returns false once the budget is exceeded.
     @inline(__always)
     func charge(_ work: Int) -> Bool {
-        remaining -= work
-        return remaining >= 0
+        left.value -= work
+        return left.value >= 0
     }
 
     /// One closure alone passed the limit.
-    func exhaust() { remaining = -1 }
+    func exhaust() { left.value = -1 }
 }

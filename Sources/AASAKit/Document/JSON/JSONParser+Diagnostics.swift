@@ -50,9 +50,7 @@ extension JSONParser.Scanner {
         while wordEnd < end && wordEnd - pos < 32 && Self.isWordByte(input(at: wordEnd)) {
             wordEnd += 1
         }
-        let word = String(
-            decoding: UnsafeBufferPointer(start: base + pos, count: wordEnd - pos),
-            as: UTF8.self)
+        let word = bytes.string(pos..<wordEnd)
         if wordEnd == end && ["true", "false", "null"].contains(where: { $0.hasPrefix(word) }) {
             return error(.unexpectedEnd, at: end, "unexpected end of input inside '\(word)'")
         }
@@ -125,8 +123,7 @@ extension JSONParser.Scanner {
         guard let length = validSequenceLength(at: offset) else {
             return "byte 0x\(Self.hex2(byte))"
         }
-        let text = String(
-            decoding: UnsafeBufferPointer(start: base + offset, count: length), as: UTF8.self)
+        let text = bytes.string(offset..<(offset + length))
         let scalar = text.unicodeScalars.first.map { $0.value } ?? 0
         return "'\(text)' (\(Self.scalarName(scalar)))"
     }

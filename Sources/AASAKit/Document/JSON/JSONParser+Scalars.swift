@@ -46,7 +46,7 @@ extension JSONParser.Scanner {
 
     @inline(__always)
     func load32(at offset: Int) -> UInt32 {
-        UInt32(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt32.self))
+        bytes.uint32LittleEndian(at: offset)
     }
 
     private static let trueWord: UInt32 = 0x6575_7274  // "true", little-endian
@@ -102,9 +102,7 @@ extension JSONParser.Scanner {
             try requireDigit("in the exponent")
             skipDigits()
         }
-        return String(
-            decoding: UnsafeBufferPointer(start: base + start, count: pos - start),
-            as: UTF8.self)
+        return bytes.string(start..<pos)
     }
 
     @inline(__always)

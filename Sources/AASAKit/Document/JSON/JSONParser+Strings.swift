@@ -18,7 +18,7 @@ extension JSONParser.Scanner {
         while true {
             // PERF: word-at-a-time skip of plain ASCII; see `JSONByteScan`.
             while end - pos >= 8 {
-                let word = UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self)
+                let word = bytes.word(at: pos)
                 if JSONByteScan.needsAttention(word) { break }
                 pos += 8
             }
@@ -32,10 +32,10 @@ extension JSONParser.Scanner {
             }
             let byte = input(at: pos)
             if byte == Byte.quote {
-                let run = UnsafeBufferPointer(start: base + runStart, count: pos - runStart)
+                let run = bytes[runStart..<pos]
                 pos += 1
                 if !hasEscapes {
-                    return String(decoding: run, as: UTF8.self)
+                    return String(decoding: run.buffer, as: UTF8.self)
                 }
                 scratch.append(contentsOf: run)
                 return String(decoding: scratch, as: UTF8.self)
@@ -44,9 +44,7 @@ extension JSONParser.Scanner {
                     hasEscapes = true
                     scratch.removeAll(keepingCapacity: true)
                 }
-                scratch.append(
-                    contentsOf: UnsafeBufferPointer(
-                        start: base + runStart, count: pos - runStart))
+                scratch.append(contentsOf: bytes[runStart..<pos])
                 try decodeEscape()
                 runStart = pos
             } else if byte < 0x20 {

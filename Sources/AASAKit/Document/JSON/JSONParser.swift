@@ -36,15 +36,16 @@ public enum JSONParser {
         _ bytes: UnsafeRawBufferPointer,
         maxDepth: Int = defaultMaxDepth
     ) throws(JSONParseError) -> JSONValue {
-        guard let raw = bytes.baseAddress, bytes.count > 0 else {
+        try parse(ByteView(raw: bytes), maxDepth: maxDepth)
+    }
+
+    /// Parses one JSON value from the bytes `view` lends.
+    static func parse(_ view: ByteView, maxDepth: Int) throws(JSONParseError) -> JSONValue {
+        guard !view.isEmpty else {
             throw JSONParseError(
                 kind: .emptyInput, offset: 0, line: 1, column: 1, message: "the input is empty")
         }
-        // SAFETY: `UInt8` is a trivial one-byte type, so reading any initialised memory through
-        // a `UInt8` pointer is well defined (the stdlib's own `UnsafeRawBufferPointer` subscript
-        // does the same). The pointer never escapes this call.
-        var parser = Scanner(
-            base: raw.assumingMemoryBound(to: UInt8.self), count: bytes.count, maxDepth: maxDepth)
+        var parser = Scanner(bytes: view, maxDepth: maxDepth)
         return try parser.parseDocument()
     }
 
@@ -53,14 +54,7 @@ public enum JSONParser {
         _ bytes: [UInt8],
         maxDepth: Int = defaultMaxDepth
     ) throws(JSONParseError) -> JSONValue {
-        // `withUnsafeBytes` is `rethrows`, which would erase the typed error; carry it out in a
-        // `Result` instead.
-        let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(JSONParseError) -> JSONValue in
-                try parse(buffer, maxDepth: maxDepth)
-            }
-        }
-        return try result.get()
+        try bytes.withView { (view) throws(JSONParseError) -> JSONValue in try parse(view, maxDepth: maxDepth) }
     }
 
     /// Parses one JSON value from a string's UTF-8. See `parse(_:maxDepth:)` for the rules.
@@ -69,9 +63,11 @@ public enum JSONParser {
         maxDepth: Int = defaultMaxDepth
     ) throws(JSONParseError) -> JSONValue {
         var text = text
+        // `withUTF8` is `rethrows`, which would erase the typed error; carry it out in a
+        // `Result` instead.
         let result = text.withUTF8 { buffer in
             Result { () throws(JSONParseError) -> JSONValue in
-                try parse(UnsafeRawBufferPointer(buffer), maxDepth: maxDepth)
+                try parse(ByteView(buffer), maxDepth: maxDepth)
             }
         }
         return try result.get()
@@ -95,7 +91,7 @@ extension JSONParser {
     /// The parsing state over one buffer. Every byte read goes through `input(at:)` after an
     /// `offset < end` check.
     struct Scanner {
-        let base: UnsafePointer<UInt8>
+        let bytes: ByteView
         let end: Int
         let maxDepth: Int
         var pos = 0
@@ -105,9 +101,9 @@ extension JSONParser {
         /// string.
         var scratch: [UInt8] = []
 
-        init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
-            self.base = base
-            self.end = count
+        init(bytes: ByteView, maxDepth: Int) {
+            self.bytes = bytes
+            self.end = bytes.count
             self.maxDepth = maxDepth
         }
 
@@ -297,13 +293,11 @@ extension JSONParser {
                 .unexpectedCharacter, at: pos, "expected \(expected), found \(describe(at: pos))")
         }
 
-        /// The input byte at `offset`.
-        // SAFETY: callers check `offset < end` first (each call site reads `pos < end && …` or
-        // is past such a guard); `base` points at `end` initialised bytes for the whole parse.
+        /// The input byte at `offset`. Callers check `offset < end` first (each call site reads
+        /// `pos < end && …` or is past such a guard); `BufferView` asserts it.
         @inline(__always)
         func input(at offset: Int) -> UInt8 {
-            assert(offset >= 0 && offset < end, "JSON parser read out of bounds")
-            return base[offset]
+            bytes[offset]
         }
 
         // MARK: Whitespace

@@ -107,21 +107,16 @@ public enum JSONWriter {
     /// Appends well-formed UTF-8 `bytes` to `buffer` as a JSON string literal, quotes included.
     public static func appendEscaped(utf8 bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
-        guard let base = bytes.baseAddress else {
-            buffer.append(UInt8(ascii: "\""))
-            return
-        }
-        // SAFETY: every read is at `index < count` (word loads at `index + 8 <= count`), and runs
-        // copied from `base` lie in `runStart...index <= count`; single-byte reads go through
-        // `bytes[…]`, which is bounds-checked in debug builds.
+        // Every read is at `index < count` (word loads at `index + 8 <= count`), and the runs
+        // copied lie in `runStart...index <= count`.
+        let bytes = ByteView(bytes)
         let count = bytes.count
         var runStart = 0
         var index = 0
         while index < count {
             // PERF: skip eight plain ASCII bytes at a time (shared check with the parser).
             while count - index >= 8
-                && !JSONByteScan.needsAttention(
-                    UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                && !JSONByteScan.needsAttention(bytes.word(at: index))
             {
                 index += 8
             }
@@ -155,24 +150,21 @@ public enum JSONWriter {
             default:
                 escape = ""  // Other control characters: \u00XX, written below.
             }
-            buffer.append(
-                contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+            buffer.append(contentsOf: bytes[runStart..<index])
             if escape.utf8CodeUnitCount > 0 {
-                buffer.append(
-                    contentsOf: UnsafeBufferPointer(
-                        start: escape.utf8Start, count: escape.utf8CodeUnitCount))
+                escape.withUTF8Buffer { buffer.append(contentsOf: $0) }
             } else {
-                let hexDigits: StaticString = "0123456789abcdef"
-                let digits = hexDigits.utf8Start
+                // Lower-case hex digits: 0-9 are 0x30 + n, a-f are 0x57 + n.
+                let high = byte >> 4
+                let low = byte & 0x0F
                 buffer.append(contentsOf: "\\u00".utf8)
-                buffer.append(digits[Int(byte >> 4)])
-                buffer.append(digits[Int(byte & 0x0F)])
+                buffer.append(high < 10 ? 0x30 + high : 0x57 + high)
+                buffer.append(low < 10 ? 0x30 + low : 0x57 + low)
             }
             index += width
             runStart = index
         }
-        buffer.append(
-            contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+        buffer.append(contentsOf: bytes[runStart..<count])
         buffer.append(UInt8(ascii: "\""))
     }
 

@@ -1,0 +1,138 @@
+import Foundation
+
+/// A read-only view of elements another value owns, for loops that read input many times per
+/// byte.
+///
+/// Why unsafe: it holds a pointer, not the owner, and its reads are not bounds-checked in release
+/// builds. What makes it safe: a view is only ever made inside a closure that lends it memory
+/// (`Array.withView`, `ScratchBuffer.withView`, or a caller's own `UnsafeBufferPointer`
+/// parameter) and dies with that closure, and every read names an index its caller has already
+/// compared with `count`. Each read `assert`s that comparison, so the test builds
+/// (`-assert-config Debug`) check every one of them.
+///
+/// It will not own, copy or grow memory (`ScratchBuffer` does), and it will not outlive the
+/// closure that made it.
+struct BufferView<Element> {
+    /// The borrowed elements, to hand on to an API that takes a buffer pointer.
+    let buffer: UnsafeBufferPointer<Element>
+
+    @inline(__always)
+    init(_ buffer: UnsafeBufferPointer<Element>) {
+        self.buffer = buffer
+    }
+
+    @inline(__always)
+    var count: Int { buffer.count }
+
+    @inline(__always)
+    var isEmpty: Bool { buffer.isEmpty }
+
+    @inline(__always)
+    subscript(index: Int) -> Element {
+        assert(index >= 0 && index < buffer.count, "view read out of bounds")
+        // SAFETY: the caller passes `index < count` (asserted above); the memory is lent for the
+        // view's lifetime.
+        return buffer[index]
+    }
+
+    /// The elements `range`, which must lie within `0..<count`.
+    @inline(__always)
+    subscript(range: Range<Int>) -> BufferView {
+        assert(range.lowerBound >= 0 && range.upperBound <= buffer.count, "view slice out of bounds")
+        // SAFETY: `range` lies within the buffer (asserted above).
+        return BufferView(UnsafeBufferPointer(rebasing: buffer[range]))
+    }
+}
+
+extension BufferView: Sequence {
+    @inline(__always)
+    func makeIterator() -> UnsafeBufferPointer<Element>.Iterator { buffer.makeIterator() }
+
+    /// The elements are contiguous, so generic algorithms (`String(validating:)`,
+    /// `elementsEqual`, `Array.append(contentsOf:)`) take their fast paths.
+    @inline(__always)
+    func withContiguousStorageIfAvailable<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R? {
+        try body(buffer)
+    }
+}
+
+/// A view of bytes: the word loads and C string routines the byte scanners use.
+typealias ByteView = BufferView<UInt8>
+
+extension BufferView where Element == UInt8 {
+    /// The bytes of raw memory, which a `UInt8` view may always read.
+    @inline(__always)
+    init(raw: UnsafeRawBufferPointer) {
+        // SAFETY: `UInt8` is a trivial one-byte type, so reading any initialised memory through
+        // a `UInt8` pointer is well defined (the standard library's raw buffer subscript does
+        // the same); the view lives no longer than the raw buffer's loan.
+        self.init(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
+    }
+
+    /// The eight bytes `offset..<offset + 8` as one word in memory order (native endianness),
+    /// whatever their alignment.
+    @inline(__always)
+    func word(at offset: Int) -> UInt64 {
+        assert(offset >= 0 && offset <= buffer.count - 8, "word read out of bounds")
+        // SAFETY: the caller passes `offset + 8 <= count` (asserted above), so the load stays
+        // inside the buffer; `loadUnaligned` needs no alignment.
+        return UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped + offset).loadUnaligned(as: UInt64.self)
+    }
+
+    /// The last eight bytes as one word; `count` must be at least 8.
+    @inline(__always)
+    var lastWord: UInt64 { word(at: buffer.count - 8) }
+
+    /// The four bytes `offset..<offset + 4` read as a little-endian `UInt32`.
+    @inline(__always)
+    func uint32LittleEndian(at offset: Int) -> UInt32 {
+        assert(offset >= 0 && offset <= buffer.count - 4, "word read out of bounds")
+        // SAFETY: the caller passes `offset + 4 <= count` (asserted above).
+        return UInt32(littleEndian: UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped + offset).loadUnaligned(as: UInt32.self))
+    }
+
+    /// The index of the first `byte` at or after `start`, or `count` if there is none.
+    ///
+    /// PERF: `memchr` reads several bytes per cycle; a line reader calls this once per line.
+    @inline(__always)
+    func index(of byte: UInt8, from start: Int) -> Int {
+        assert(start >= 0 && start <= buffer.count, "search start out of bounds")
+        guard start < buffer.count, let base = buffer.baseAddress else { return buffer.count }
+        // SAFETY: `memchr` reads `count - start` bytes from `start`, all inside the buffer.
+        guard let found = memchr(base + start, Int32(byte), buffer.count - start) else { return buffer.count }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Whether the two views hold the same bytes.
+    @inline(__always)
+    func bytesEqual(_ other: ByteView) -> Bool {
+        guard buffer.count == other.buffer.count else { return false }
+        guard let base = buffer.baseAddress, let otherBase = other.buffer.baseAddress else { return true }
+        // SAFETY: both buffers hold `count` bytes.
+        return memcmp(base, otherBase, buffer.count) == 0
+    }
+
+    /// The bytes `range` decoded as UTF-8 (invalid sequences become U+FFFD).
+    @inline(__always)
+    func string(_ range: Range<Int>) -> String {
+        String(decoding: self[range].buffer, as: UTF8.self)
+    }
+}
+
+extension Array {
+    /// Lends a view of the array's elements to `body`; the view must not escape it.
+    @inline(__always)
+    func withView<Result, Failure: Error>(_ body: (BufferView<Element>) throws(Failure) -> Result) throws(Failure) -> Result {
+        // SAFETY: the array is borrowed for the duration of `body`, which cannot mutate it, and
+        // the view does not outlive `body`.
+        try withUnsafeBufferPointer { (buffer) throws(Failure) -> Result in try body(BufferView(buffer)) }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends the bytes of `view`.
+    @inline(__always)
+    mutating func append(contentsOf view: ByteView) {
+        append(contentsOf: view.buffer)
+    }
+}
