@@ -2,8 +2,9 @@
 /// file), `SparseSet` (a set of small integers cleared in constant time, for the determiniser's
 /// closures), and the types that hold the engine's unchecked memory access, each saying why it
 /// is unsafe and what keeps it safe: `BufferView` (`ByteView`), `ScratchBuffer`, `UnsharedCell`,
-/// `MappedFile`, `FileDescriptorRead` and `RecordFragments`. Nothing here knows about documents, URLs or
-/// rules, and no SPEC behaviour lives here beyond what this type's comparison means.
+/// `MappedFile`, `FileDescriptorRead`, `RecordFragments` and `DecisionBuffer`. Nothing here knows
+/// about documents, URLs or rules, and no SPEC behaviour lives here beyond what this type's
+/// comparison means.
 ///
 /// A string compared and hashed by its Unicode scalars, not by Swift's canonical equivalence.
 ///
