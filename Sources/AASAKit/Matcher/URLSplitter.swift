@@ -26,7 +26,7 @@ public enum URLSplitter {
         let end = bytes.count
         var index = 0
         let scheme: Range<Int>
-        if let base = bytes.baseAddress, end >= 8, let (length, after) = lowercaseWebPrefix(base) {
+        if end >= 8, let (length, after) = lowercaseWebPrefix(ByteView(bytes).word(at: 0)) {
             // PERF: nearly every URL starts `https://` or `http://` in lowercase: one word
             // compared instead of the scheme scan, its checks and the `//` check.
             scheme = 0..<length
@@ -60,9 +60,8 @@ public enum URLSplitter {
         var hostStart = authorityStart
         var firstColon = -1
         while index < end {
-            if end - index >= 8, let base = bytes.baseAddress {
-                // SAFETY: the load reads `index..<index + 8`, inside the buffer (`end - index >= 8`).
-                let marks = authorityMarks(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            if end - index >= 8 {
+                let marks = authorityMarks(ByteView(bytes).word(at: index))
                 if marks == 0 {
                     index += 8
                     continue
@@ -139,18 +138,15 @@ public enum URLSplitter {
     /// The index of the first `byte` in `bytes[from..<to]`, or `nil`.
     @inline(__always)
     static func find(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
-        guard from < to, let base = bytes.baseAddress, let found = memchr(base + from, Int32(byte), to - from) else {
-            return nil
-        }
-        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        guard from < to else { return nil }
+        let found = ByteView(bytes)[0..<to].index(of: byte, from: from)
+        return found < to ? found : nil
     }
 
-    /// When the eight bytes at `base` start `https://` or `http://`: the scheme's length and
-    /// where the authority starts.
+    /// When the eight bytes `word` (a URL's first, in memory order) start `https://` or
+    /// `http://`: the scheme's length and where the authority starts.
     @inline(__always)
-    static func lowercaseWebPrefix(_ base: UnsafePointer<UInt8>) -> (Int, Int)? {
-        // SAFETY: the caller has checked that eight bytes are readable at `base`.
-        let word = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
+    static func lowercaseWebPrefix(_ word: UInt64) -> (Int, Int)? {
         // "https://" and "http://" read as little-endian words (the latter's eighth byte masked).
         if word == 0x2F2F_3A73_7074_7468 { return (5, 8) }
         if word & 0x00FF_FFFF_FFFF_FFFF == 0x002F_2F3A_7074_7468 { return (4, 7) }
