@@ -37,9 +37,6 @@ public enum BenchmarkMain {
             exit(2)
         }
         let context = RunContext(options: options, allocator: allocator, executableName: executableName)
-        if ProcessInfo.processInfo.environment["AASA_AB_HARNESS"] == "1" {
-            exit(ABHarness.run(context))
-        }
         if let probe = options.probe {
             exit(MemoryProbe.run(probe, context: context))
         }

@@ -57,7 +57,7 @@ public enum Planner {
         -> (LazyDFA.Prebuilt?, AutomatonChoice.Reason)
     {
         let limit = configuration.compactTableMinimumBytes
-        guard configuration.eagerMaxStates > 0, !ABToggle.noCompact else { return (nil, .tablesOff) }
+        guard configuration.eagerMaxStates > 0 else { return (nil, .tablesOff) }
         let maxStates = min(configuration.eagerMaxStates, 2 * nfa.stateCount + 1_024)
         // A DFA that cannot outgrow the minimum is not worth trying.
         guard maxStates >= 2, maxStates * classes * 4 > limit else {
@@ -82,7 +82,7 @@ public enum Planner {
     /// pass is cheaper than two; above it, every pending `*` + suffix would multiply the
     /// states of everything else.
     static func splits(candidates: Int, minimum: Int) -> Bool {
-        !ABToggle.noSplit && candidates > 0 && candidates >= minimum
+        candidates > 0 && candidates >= minimum
     }
 
     /// How the matcher turns the path's tag set into decisions.

@@ -150,7 +150,7 @@ extension LazyDFA.Prebuilt {
                     highTargets += highRow
                 }
             }
-            let narrow = !ABToggle.wideHeaders && highRows.count <= narrowLimit && acceptOf.allSatisfy { $0 >= 0 && $0 <= narrowLimit }
+            let narrow = highRows.count <= narrowLimit && acceptOf.allSatisfy { $0 >= 0 && $0 <= narrowLimit }
             let header = narrow ? NarrowHeader.words : WideHeader.words
             let highStride = stride - firstHigh
             var offsets = [Int](repeating: -1, count: rows)
@@ -220,7 +220,7 @@ extension LazyDFA.Prebuilt {
             var opening: [UInt32] = []
             let slashClass = Int(classOf[Int(UInt8(ascii: "/"))])
             let afterSlash = slashClass < lowCount ? Int(targets[1 * stride + slashClass]) : 0
-            if afterSlash != 0, !ABToggle.noOpening {
+            if afterSlash != 0 {
                 opening = [UInt32](repeating: 0, count: lowCount * lowCount)
                 for first in 0..<lowCount {
                     let middle = Int(targets[afterSlash * stride + first])
@@ -231,7 +231,7 @@ extension LazyDFA.Prebuilt {
             }
             self.opening = opening
             var segments: [UInt64] = []
-            if afterSlash != 0, !ABToggle.noSegments {
+            if afterSlash != 0 {
                 var bytesOfClass = [[UInt8]](repeating: [], count: stride)
                 for byte in 0..<128 { bytesOfClass[Int(classOf[byte])].append(UInt8(byte)) }
                 var found: [(bytes: [UInt8], target: UInt32)] = []

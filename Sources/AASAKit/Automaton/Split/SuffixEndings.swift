@@ -34,7 +34,7 @@ struct SuffixEndings: Sendable {
         self.segmentBits = segmentBits
         segmentShift = Self.shift(segmentBits.count)
         let shortest = others.map(\.count).min() ?? 0
-        let always = ABToggle.noEndings || (!others.isEmpty && shortest < 3)
+        let always = !others.isEmpty && shortest < 3
         let depth = always || others.isEmpty ? 0 : min(8, shortest)
         var windowBits = [UInt64](repeating: 0, count: depth == 0 ? 0 : Self.windowWords)
         for suffix in others where depth > 0 {

@@ -97,7 +97,7 @@ public final class SuffixSplit: Sendable, Equatable {
         }
         var suffixText = [String](repeating: "", count: rulesOf.count)
         for (text, id) in suffixIDs { suffixText[Int(id)] = text }
-        let inSegments = suffixText.map { !ABToggle.noSegmentSuffixes && SegmentSuffixes.holds(Array($0.utf8)) }
+        let inSegments = suffixText.map { SegmentSuffixes.holds(Array($0.utf8)) }
         // The trie, of the suffixes `SegmentSuffixes` does not keep, built with child maps,
         // then flattened.
         var children: [[UInt8: Int32]] = [[:]]
@@ -138,7 +138,7 @@ public final class SuffixSplit: Sendable, Equatable {
         // layout) start there, at depth 3 at least: a run's inner nodes have no record a table
         // could name.
         let shortest = suffixText.map(\.utf8.count).min() ?? 0
-        let tailDepth = shortest >= 3 && !ABToggle.noTails ? min(8, shortest) : 0
+        let tailDepth = shortest >= 3 ? min(8, shortest) : 0
         self.tailDepth = tailDepth
         let firstRunDepth = max(3, tailDepth)
         var depth = [Int](repeating: 0, count: children.count)
@@ -166,7 +166,7 @@ public final class SuffixSplit: Sendable, Equatable {
         // pairs in `pairSlots`.
         var segmentValue: [Int: UInt64] = [:]
         for suffix in rulesOf.indices where inSegments[suffix] {
-            if !ABToggle.noInlinePairs, rulesOf[suffix].count == 1, let (group, rules) = rulesOf[suffix].first, Set(rules).count == 1 {
+            if rulesOf[suffix].count == 1, let (group, rules) = rulesOf[suffix].first, Set(rules).count == 1 {
                 let prefixLength = Int(group) < prefixes.count ? prefixes[Int(group)].utf8.count : 0
                 segmentValue[suffix] = SegmentSuffixes.Pairs.inline(group: group, rule: rules[0], shortest: prefixLength + suffixText[suffix].utf8.count)
             }
@@ -174,7 +174,7 @@ public final class SuffixSplit: Sendable, Equatable {
         let inline = rulesOf.indices.map { suffix in
             inSegments[suffix]
                 ? segmentValue[suffix] != nil
-                : !ABToggle.noInlinePairs && rulesOf[suffix].count <= Self.inlinePairs && rulesOf[suffix].values.allSatisfy { Set($0).count == 1 }
+                : rulesOf[suffix].count <= Self.inlinePairs && rulesOf[suffix].values.allSatisfy { Set($0).count == 1 }
         }
         segments = SegmentSuffixes(rulesOf.indices.filter { inSegments[$0] }.map { suffix in
             (Array(suffixText[suffix].utf8), segmentValue[suffix] ?? SegmentSuffixes.Pairs.general | UInt64(pairOffset[suffix]))
