@@ -19,8 +19,7 @@ extension LazyDFA.Prebuilt {
     ///
     /// States are laid out depth-first from the start, each state's first exception target
     /// right after it, so a literal is a run of adjacent records. A path's first segment is
-    /// answered by one probe (`segments`), or else its first three bytes (`/` and two more)
-    /// by one load in a small table (`opening`).
+    /// answered by one probe (`segments`).
     ///
     /// Why: dense rows of 37 classes are 150 bytes a state; at 10 000 path rules (138 107
     /// states) that is 20 MB, and nearly every step of a walk is a cache miss.
@@ -47,26 +46,13 @@ extension LazyDFA.Prebuilt {
         let highStride: Int
         /// Runs in the table (for tests and statistics).
         let runCount: Int
-        /// The record a text's first three bytes lead to, when the first is `/` and the next
-        /// two have classes below `firstHigh`: at `first class * firstHigh + second class`
-        /// (`openingInsideRun` when that state has no record of its own, being inside a run;
-        /// the walk then starts from the start). Empty when `/` leads nowhere from the start.
-        ///
-        /// Why: a path's first steps are the busiest states of the table (at 10 000 generated
-        /// path rules, a dense row of every first letter, then one per two-letter opening:
-        /// 740 dense rows, 104 KiB, of which each URL reads a word or two); this 4 KiB table
-        /// answers them with one load that stays in the L1 cache (faster there, A/B in one process;
-        /// three bytes deep, a 128 KiB table that leaves the L1 cache, saved much less).
-        let opening: [UInt32]
-        /// The class of `/`.
-        let slashClass: Int
         /// The record a path's first segment leads to, for the segments (`/` then bytes then
         /// `/`, 3 to 16 bytes) the DFA reads through exceptions of one-byte classes into a state
         /// with a record of its own (one inside a run has none; a run is one step anyway): open
         /// addressing, three words a slot: the segment's bytes (two little-endian words,
         /// zero-padded; 0: empty) and the record. Empty when no segment qualifies.
         ///
-        /// Why: past the opening, a path's first segment is a walk down the busiest part of the
+        /// Why: a path's first segment is a walk down the busiest part of the
         /// trie (at 10 000 generated path rules, `/ru` → `/rut` → `/ruta` → the run `zumi/`, two
         /// of them dense rows), a dependent step each; one probe answers them (faster there,
         /// A/B in one process). A segment the table lacks (mistyped, or read through a default
@@ -76,7 +62,6 @@ extension LazyDFA.Prebuilt {
         /// generated path rules have 1 150 segments, a variable of many values far more).
         static let maxSegmentVisits = 1 << 18
         static let maxSegments = 4_096
-        static let openingInsideRun = UInt32.max
 
         /// Flags (the record's top byte): the exception count in the low bits, or one of
         /// `dense` and `run`; `selfLoop` and `chain` mark the predicted steps.
@@ -217,19 +202,8 @@ extension LazyDFA.Prebuilt {
                 guard let known = offset(target) else { return nil }
                 high.append(known)
             }
-            var opening: [UInt32] = []
             let slashClass = Int(classOf[Int(UInt8(ascii: "/"))])
             let afterSlash = slashClass < lowCount ? Int(targets[1 * stride + slashClass]) : 0
-            if afterSlash != 0 {
-                opening = [UInt32](repeating: 0, count: lowCount * lowCount)
-                for first in 0..<lowCount {
-                    let middle = Int(targets[afterSlash * stride + first])
-                    for second in 0..<lowCount {
-                        opening[first * lowCount + second] = offset(targets[middle * stride + second]) ?? Self.openingInsideRun
-                    }
-                }
-            }
-            self.opening = opening
             var segments: [UInt64] = []
             if afterSlash != 0 {
                 var bytesOfClass = [[UInt8]](repeating: [], count: stride)
@@ -269,7 +243,6 @@ extension LazyDFA.Prebuilt {
                 }
             }
             self.segments = segments
-            self.slashClass = slashClass
             self.code = code
             self.high = high
             self.firstHigh = firstHigh
@@ -380,17 +353,6 @@ extension LazyDFA.Prebuilt {
                     if end >= 4, !segments.isEmpty, let (target, length) = segmentJump(text) {
                         state = target
                         index = length
-                    } else if end >= 3, !opening.isEmpty {
-                        let first = Int(classOf[Int(text[1])])
-                        let second = Int(classOf[Int(text[2])])
-                        if Int(classOf[Int(text[0])]) == slashClass, first < firstHigh, second < firstHigh {
-                            let target = opening[first &* firstHigh &+ second]
-                            if target != Self.openingInsideRun {
-                                if target == 0 { return -1 }
-                                state = Int(target)
-                                index = 3
-                            }
-                        }
                     }
                     // SAFETY: construction writes every record whole, every target as the
                     // offset of a record and every high index as the start of a high row;
@@ -506,7 +468,7 @@ extension LazyDFA.Prebuilt {
             return index
         }
 
-        var memoryUsage: Int { (code.count + high.count + opening.count) * 4 + segments.count * 8 }
+        var memoryUsage: Int { (code.count + high.count) * 4 + segments.count * 8 }
 
         @inline(__always)
         static func segmentSlot(_ k0: UInt64, _ k1: UInt64, _ capacity: Int) -> Int {
