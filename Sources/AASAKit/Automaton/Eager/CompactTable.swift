@@ -18,8 +18,7 @@ extension LazyDFA.Prebuilt {
     ///   *self* state, whose default is itself (the loop of a trailing `*`).
     ///
     /// States are laid out depth-first from the start, each state's first exception target
-    /// right after it, so a literal is a run of adjacent records. A path's first segment is
-    /// answered by one probe (`segments`).
+    /// right after it, so a literal is a run of adjacent records.
     ///
     /// Why: dense rows of 37 classes are 150 bytes a state; at 10 000 path rules (138 107
     /// states) that is 20 MB, and nearly every step of a walk is a cache miss.
@@ -46,22 +45,6 @@ extension LazyDFA.Prebuilt {
         let highStride: Int
         /// Runs in the table (for tests and statistics).
         let runCount: Int
-        /// The record a path's first segment leads to, for the segments (`/` then bytes then
-        /// `/`, 3 to 16 bytes) the DFA reads through exceptions of one-byte classes into a state
-        /// with a record of its own (one inside a run has none; a run is one step anyway): open
-        /// addressing, three words a slot: the segment's bytes (two little-endian words,
-        /// zero-padded; 0: empty) and the record. Empty when no segment qualifies.
-        ///
-        /// Why: a path's first segment is a walk down the busiest part of the
-        /// trie (at 10 000 generated path rules, `/ru` → `/rut` → `/ruta` → the run `zumi/`, two
-        /// of them dense rows), a dependent step each; one probe answers them (faster there,
-        /// A/B in one process). A segment the table lacks (mistyped, or read through a default
-        /// or a class of several bytes) walks as before.
-        let segments: [UInt64]
-        /// Bounds on building `segments`: states visited, segments kept (at most 192 KiB; 10 000
-        /// generated path rules have 1 150 segments, a variable of many values far more).
-        static let maxSegmentVisits = 1 << 18
-        static let maxSegments = 4_096
 
         /// Flags (the record's top byte): the exception count in the low bits, or one of
         /// `dense` and `run`; `selfLoop` and `chain` mark the predicted steps.
@@ -202,47 +185,6 @@ extension LazyDFA.Prebuilt {
                 guard let known = offset(target) else { return nil }
                 high.append(known)
             }
-            let slashClass = Int(classOf[Int(UInt8(ascii: "/"))])
-            let afterSlash = slashClass < lowCount ? Int(targets[1 * stride + slashClass]) : 0
-            var segments: [UInt64] = []
-            if afterSlash != 0 {
-                var bytesOfClass = [[UInt8]](repeating: [], count: stride)
-                for byte in 0..<128 { bytesOfClass[Int(classOf[byte])].append(UInt8(byte)) }
-                var found: [(bytes: [UInt8], target: UInt32)] = []
-                var stack: [(row: Int, bytes: [UInt8])] = [(afterSlash, [UInt8(ascii: "/")])]
-                var visited = 0
-                while let (row, bytes) = stack.popLast(), visited < Self.maxSegmentVisits, found.count < Self.maxSegments {
-                    visited += 1
-                    for cls in 0..<lowCount where bytesOfClass[cls].count == 1 {
-                        let next = targets[row * stride + cls]
-                        guard next != 0, next != shape.defaults[row] else { continue }
-                        let byte = bytesOfClass[cls][0]
-                        if byte == UInt8(ascii: "/") {
-                            if bytes.count >= 2, let target = offset(next) { found.append((bytes + [byte], target)) }
-                        } else if bytes.count < 15 {
-                            stack.append((Int(next), bytes + [byte]))
-                        }
-                    }
-                }
-                if !found.isEmpty {
-                    var capacity = 16
-                    while capacity < 2 * found.count { capacity *= 2 }
-                    segments = [UInt64](repeating: 0, count: 3 * capacity)
-                    for (bytes, target) in found {
-                        var k0: UInt64 = 0
-                        var k1: UInt64 = 0
-                        for (index, byte) in bytes.enumerated() {
-                            if index < 8 { k0 |= UInt64(byte) << UInt64(8 * index) } else { k1 |= UInt64(byte) << UInt64(8 * (index - 8)) }
-                        }
-                        var slot = Self.segmentSlot(k0, k1, capacity)
-                        while segments[3 * slot] != 0 { slot = (slot + 1) & (capacity - 1) }
-                        segments[3 * slot] = k0
-                        segments[3 * slot + 1] = k1
-                        segments[3 * slot + 2] = UInt64(target)
-                    }
-                }
-            }
-            self.segments = segments
             self.code = code
             self.high = high
             self.firstHigh = firstHigh
@@ -350,10 +292,6 @@ extension LazyDFA.Prebuilt {
                     var state = start
                     var index = 0
                     let end = text.count
-                    if end >= 4, !segments.isEmpty, let (target, length) = segmentJump(text) {
-                        state = target
-                        index = length
-                    }
                     // SAFETY: construction writes every record whole, every target as the
                     // offset of a record and every high index as the start of a high row;
                     // `classOf` has 256 entries below the stride, and a byte below `highByte`
@@ -468,62 +406,7 @@ extension LazyDFA.Prebuilt {
             return index
         }
 
-        var memoryUsage: Int { (code.count + high.count) * 4 + segments.count * 8 }
-
-        @inline(__always)
-        static func segmentSlot(_ k0: UInt64, _ k1: UInt64, _ capacity: Int) -> Int {
-            Int(truncatingIfNeeded: ((k0 ^ (k1 &* 0xD6E8_FEB8_6659_FD93)) &* 0x9E37_79B9_7F4A_7C15) >> 40) & (capacity &- 1)
-        }
-
-        /// The record after the text's first segment (`/…/`) and the segment's length, when
-        /// the table has it.
-        @inline(__always)
-        func segmentJump(_ text: UnsafeBufferPointer<UInt8>) -> (Int, Int)? {
-            guard let base = text.baseAddress, text[0] == UInt8(ascii: "/") else { return nil }
-            let count = text.count
-            var k0: UInt64 = 0
-            var k1: UInt64 = 0
-            if count >= 16 {
-                k0 = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
-                k1 = UInt64(littleEndian: UnsafeRawPointer(base + 8).loadUnaligned(as: UInt64.self))
-            } else {
-                for index in 0..<count {
-                    if index < 8 { k0 |= UInt64(text[index]) &<< UInt64(8 &* index) } else { k1 |= UInt64(text[index]) &<< UInt64(8 &* (index &- 8)) }
-                }
-            }
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            let slashes = ones &* 0x2F
-            var length: Int
-            // The first byte (the leading `/`) set apart, so that no borrow from it makes the
-            // zero-byte test see a `/` where there is none.
-            let x0 = (k0 | 0xFF) ^ slashes
-            let z0 = (x0 &- ones) & ~x0 & highs
-            if z0 != 0 {
-                length = z0.trailingZeroBitCount >> 3 &+ 1
-                let mask = length == 8 ? UInt64.max : (1 &<< UInt64(8 &* length)) &- 1
-                k0 &= mask
-                k1 = 0
-            } else {
-                let x1 = k1 ^ slashes
-                let z1 = (x1 &- ones) & ~x1 & highs
-                guard z1 != 0 else { return nil }
-                let inSecond = z1.trailingZeroBitCount >> 3 &+ 1
-                length = 8 &+ inSecond
-                let mask = inSecond == 8 ? UInt64.max : (1 &<< UInt64(8 &* inSecond)) &- 1
-                k1 &= mask
-            }
-            guard length <= count else { return nil }
-            return segments.withUnsafeBufferPointer { table in
-                let capacity = table.count / 3
-                var slot = Self.segmentSlot(k0, k1, capacity)
-                while table[3 &* slot] != 0 {
-                    if table[3 &* slot] == k0, table[3 &* slot &+ 1] == k1 { return (Int(table[3 &* slot &+ 2]), length) }
-                    slot = (slot &+ 1) & (capacity &- 1)
-                }
-                return nil
-            }
-        }
+        var memoryUsage: Int { (code.count + high.count) * 4 }
     }
 
     /// Where a record's header keeps its high row and accept index.
