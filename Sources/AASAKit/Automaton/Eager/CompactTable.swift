@@ -23,9 +23,8 @@ extension LazyDFA.Prebuilt {
     /// Why: dense rows of 37 classes are 150 bytes a state; at 10 000 path rules (138 107
     /// states) that is 20 MB, and nearly every step of a walk is a cache miss.
     struct Compact: Sendable {
-        /// Records, at state offsets: a header (`flags << 24 | default target`, then the
-        /// state's high row and accept index, in one word or two: `NarrowHeader`,
-        /// `WideHeader`); then the payload: the exceptions
+        /// Records, at state offsets: a header of three words (`Header`: `flags << 24 | default
+        /// target`, the offset of the state's high row, its accept index); then the payload: the exceptions
         /// (`class << 24 | target`), a dense row over the ASCII classes, or a run
         /// (`length << 24 | target`, then the run's classes, four to a word). Offset 0 is the
         /// dead state.
@@ -37,12 +36,6 @@ extension LazyDFA.Prebuilt {
         /// Bytes from this value on have a class from `firstHigh` on (0x80, or 0x100 when no
         /// class starts at 0x80).
         let highByte: Int
-        /// Whether records have the two-word header (`NarrowHeader`), or the three-word one
-        /// (`WideHeader`: more than `narrowLimit` high rows or tag sets).
-        let narrow: Bool
-        static let narrowLimit = 0xFFFF
-        /// Targets a high row holds (the classes from `firstHigh` on).
-        let highStride: Int
         /// Runs in the table (for tests and statistics).
         let runCount: Int
 
@@ -58,9 +51,7 @@ extension LazyDFA.Prebuilt {
         /// A run covers at most this many states (its length is stored in 8 bits).
         static let maxRun = 255
 
-        /// `narrowLimit`: the most high rows and the largest accept index for two-word headers
-        /// (`NarrowHeader`; tests lower it to build the three-word form).
-        init?(targets: [Int32], acceptOf: [Int32], stride: Int, classOf: [UInt8], narrowLimit: Int = Compact.narrowLimit) {
+        init?(targets: [Int32], acceptOf: [Int32], stride: Int, classOf: [UInt8]) {
             let rows = acceptOf.count
             // Classes of bytes from 0x80 on, when 0x80 starts a class (it does whenever a `*`
             // or `?` reads UTF-8); otherwise every class is handled in the record.
@@ -104,7 +95,7 @@ extension LazyDFA.Prebuilt {
                 later.removeAll()
             }
 
-            // The high rows (shared), then the header's width, then the offsets.
+            // The high rows (shared), then the offsets.
             var highOf = [Int](repeating: 0, count: rows)
             var highRows: [[Int32]: Int] = [:]
             var highTargets: [Int32] = []
@@ -118,9 +109,7 @@ extension LazyDFA.Prebuilt {
                     highTargets += highRow
                 }
             }
-            let narrow = highRows.count <= narrowLimit && acceptOf.allSatisfy { $0 >= 0 && $0 <= narrowLimit }
-            let header = narrow ? NarrowHeader.words : WideHeader.words
-            let highStride = stride - firstHigh
+            let header = Header.words
             var offsets = [Int](repeating: -1, count: rows)
             var size = 0
             for row in order {
@@ -139,13 +128,8 @@ extension LazyDFA.Prebuilt {
                 let base = offsets[row]
                 let fallback = shape.defaults[row]
                 guard let fallbackOffset = offset(fallback) else { return nil }
-                if narrow {
-                    // The high row's number and the accept index, 16 bits each.
-                    code[base + 1] = UInt32(highStride == 0 ? 0 : highOf[row] / highStride) << 16 | UInt32(acceptOf[row])
-                } else {
-                    code[base + 1] = UInt32(highOf[row])
-                    code[base + 2] = UInt32(bitPattern: acceptOf[row])
-                }
+                code[base + 1] = UInt32(highOf[row])
+                code[base + 2] = UInt32(bitPattern: acceptOf[row])
                 var flags: UInt32 = fallback == Int32(row) ? Self.selfLoop : 0
                 if let run = shape.runs[row] {
                     guard let target = offset(run.target) else { return nil }
@@ -191,8 +175,6 @@ extension LazyDFA.Prebuilt {
             self.highByte = firstHigh < stride ? 0x80 : 0x100
             self.start = offsets[1]
             self.runCount = shape.runs.count
-            self.narrow = narrow
-            self.highStride = highStride
         }
 
         /// What the layout needs to know of each row: its ASCII default and exception count,
@@ -275,15 +257,12 @@ extension LazyDFA.Prebuilt {
         /// The accept index of the state `text` leads to, or -1 when the walk dies.
         @inline(__always)
         func acceptIndex(_ text: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>) -> Int32 {
-            narrow ? walk(text, classOf: classOf, NarrowHeader.self) : walk(text, classOf: classOf, WideHeader.self)
+            walk(text, classOf: classOf)
         }
 
         @inline(__always)
-        private func walk<Header: RecordHeader>(
-            _ text: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>, _: Header.Type
-        ) -> Int32 {
+        private func walk(_ text: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>) -> Int32 {
             let firstHigh = self.firstHigh
-            let highStride = self.highStride
             let highByte = self.highByte
             return code.withUnsafeBufferPointer { code in
                 high.withUnsafeBufferPointer { high in
@@ -301,7 +280,7 @@ extension LazyDFA.Prebuilt {
                         index &+= 1
                         let cls = Int(classOf[Int(byte)])
                         if cls >= firstHigh {
-                            state = Int(high[Header.highBase(code, state, highStride) &+ cls &- firstHigh])
+                            state = Int(high[Header.highBase(code, state) &+ cls &- firstHigh])
                             if state == 0 { return -1 }
                             continue
                         }
@@ -336,7 +315,7 @@ extension LazyDFA.Prebuilt {
                                 continue
                             }
                             if mismatch >= firstHigh {
-                                state = Int(high[Header.highBase(code, state, highStride) &+ mismatch &- firstHigh])
+                                state = Int(high[Header.highBase(code, state) &+ mismatch &- firstHigh])
                             } else {
                                 state = Int(code[state] & 0xFF_FFFF)
                             }
@@ -409,37 +388,12 @@ extension LazyDFA.Prebuilt {
         var memoryUsage: Int { (code.count + high.count) * 4 }
     }
 
-    /// Where a record's header keeps its high row and accept index.
-    protocol RecordHeader {
-        /// Header words: the payload starts this many words into the record.
-        static var words: Int { get }
-        /// The offset in `high` of the record's high row.
-        static func highBase(_ code: UnsafeBufferPointer<UInt32>, _ state: Int, _ highStride: Int) -> Int
-        static func accept(_ code: UnsafeBufferPointer<UInt32>, _ state: Int) -> Int32
-    }
-
-    /// Two words: `flags << 24 | default`, then `high row number << 16 | accept index`, when
-    /// both fit in 16 bits.
-    ///
-    /// Why: at 10 000 generated path rules, headers are two thirds of the table (69 461
-    /// records, 326 000 words); a word less each leaves 1.0 MB instead of 1.3 MB.
-    enum NarrowHeader: RecordHeader {
-        static var words: Int { 2 }
+    /// A record's header: `flags << 24 | default`, the offset of its high row in `high`, its
+    /// accept index.
+    enum Header {
+        static let words = 3
         @inline(__always)
-        static func highBase(_ code: UnsafeBufferPointer<UInt32>, _ state: Int, _ highStride: Int) -> Int {
-            Int(code[state &+ 1] >> 16) &* highStride
-        }
-        @inline(__always)
-        static func accept(_ code: UnsafeBufferPointer<UInt32>, _ state: Int) -> Int32 {
-            Int32(code[state &+ 1] & 0xFFFF)
-        }
-    }
-
-    /// Three words: `flags << 24 | default`, the high row's offset, the accept index.
-    enum WideHeader: RecordHeader {
-        static var words: Int { 3 }
-        @inline(__always)
-        static func highBase(_ code: UnsafeBufferPointer<UInt32>, _ state: Int, _ highStride: Int) -> Int {
+        static func highBase(_ code: UnsafeBufferPointer<UInt32>, _ state: Int) -> Int {
             Int(code[state &+ 1])
         }
         @inline(__always)
