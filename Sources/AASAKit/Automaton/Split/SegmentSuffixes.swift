@@ -4,8 +4,8 @@
 ///
 /// Why: a text ends in such a suffix exactly when its last segment (from its last `/`) equals
 /// it, so there is one candidate per text and one hash probe finds it. At 10 000 generated path
-/// rules, 1 727 of 1 728 suffixes are of this kind, and the trie answered them with a `tails`
-/// probe and two or three dependent steps in memory a large document's URLs do not keep warm.
+/// rules, 1 727 of 1 728 suffixes are of this kind, and the trie answered them with a walk of
+/// dependent steps in memory a large document's URLs do not keep warm.
 struct SegmentSuffixes: Sendable {
     /// Open addressing, four words a slot: the segment's bytes (`key`: three words, zero
     /// padded, its length in the top byte of the third, so that no key is all zero: 0 marks an

@@ -51,18 +51,8 @@ public final class SuffixSplit: Sendable, Equatable {
     /// (key, slot, pair, rule), in tables a large document's URLs do not keep warm.
     private let pairSlots: [UInt64]
     private static let slotWidth = 3
-    /// When every suffix has three bytes or more: open addressing from a text's last
-    /// `tailDepth` bytes (`windowKey`; two words a slot, the key (`UInt64.max`: empty) and the
-    /// node) to the trie node they lead to; empty otherwise.
-    ///
-    /// Why: the walk's first steps are dependent loads in as many levels of the trie, which a
-    /// large document's URLs do not keep warm; this table answers them with one load (up to
-    /// eight steps when every suffix has eight bytes or more).
-    private let tails: [UInt64]
     /// The suffixes that are a whole last segment (the others are in `trie`).
     let segments: SegmentSuffixes
-    /// The shortest suffix's length, up to 8, when it is 3 or more; else 0 (no `tails`).
-    let tailDepth: Int
     /// The filter a text passes before this side is searched (most texts end in no suffix).
     let endings: SuffixEndings
     /// Suffixes whose pairs are kept in the trie or in their `segments` slot, those probed
@@ -133,14 +123,9 @@ public final class SuffixSplit: Sendable, Equatable {
         }
         // Chains of nodes with one child and no suffix become runs: the chain's bytes in one
         // record, compared in a row, instead of a node (a dependent load in memory a large
-        // document's URLs do not keep warm) per byte. The walk starts at depth `tailDepth`
-        // (the shortest suffix's length, up to 8) through `tails`, so runs (and the depth-first
-        // layout) start there, at depth 3 at least: a run's inner nodes have no record a table
-        // could name.
-        let shortest = suffixText.map(\.utf8.count).min() ?? 0
-        let tailDepth = shortest >= 3 ? min(8, shortest) : 0
-        self.tailDepth = tailDepth
-        let firstRunDepth = max(3, tailDepth)
+        // document's URLs do not keep warm) per byte. Runs (and the depth-first layout) start at
+        // depth 3: the nodes above are read by most walks and laid out breadth first.
+        let firstRunDepth = 3
         var depth = [Int](repeating: 0, count: children.count)
         var runOf: [Int: (bytes: [UInt8], target: Int)] = [:]
         // A chain's inner nodes start no run of their own: that would make a long suffix
@@ -180,7 +165,7 @@ public final class SuffixSplit: Sendable, Equatable {
             (Array(suffixText[suffix].utf8), segmentValue[suffix] ?? SegmentSuffixes.Pairs.general | UInt64(pairOffset[suffix]))
         })
         // Layout, after the root table: the nodes down to the entry depth breadth first (the
-        // shallow nodes, which every walk reads or the `tails` table skips, share a few cache
+        // shallow nodes, which most walks read, share a few cache
         // lines), then each entry node's subtree depth first, so that a walk below it reads
         // adjacent records; a run's inner nodes left out. Children point at offsets.
         func next(_ node: Int) -> [Int] {
@@ -280,40 +265,13 @@ public final class SuffixSplit: Sendable, Equatable {
             }
         }
         self.pairSlots = pairSlots
-        var tails: [UInt64] = []
-        if tailDepth > 0 {
-            // The nodes at depth `tailDepth`, by the text's last `tailDepth` bytes.
-            var found: [(key: UInt64, node: Int32)] = []
-            var stack: [(node: Int, key: UInt64, depth: Int)] = [(0, 0, 0)]
-            while let (node, key, level) = stack.popLast() {
-                if level == tailDepth {
-                    found.append((key, offsets[node]))
-                    continue
-                }
-                // The walk reads the text backwards: the byte at this level is the one
-                // `tailDepth - 1 - level` places from the window's start.
-                for (byte, child) in children[node] {
-                    stack.append((Int(child), key | UInt64(byte) << UInt64(8 * (tailDepth - 1 - level)), level + 1))
-                }
-            }
-            var capacity = 16
-            while capacity < 2 * found.count { capacity *= 2 }
-            tails = Array(repeating: .max, count: 2 * capacity)
-            for (key, node) in found {
-                var slot = Self.slot(key, capacity)
-                while tails[2 * slot] != .max { slot = (slot + 1) & (capacity - 1) }
-                tails[2 * slot] = key
-                tails[2 * slot + 1] = UInt64(UInt32(bitPattern: node))
-            }
-        }
-        self.tails = tails
         endings = SuffixEndings(
             segments: suffixText.indices.filter { inSegments[$0] }.map { Array(suffixText[$0].utf8) },
             others: suffixText.indices.filter { !inSegments[$0] }.map { Array(suffixText[$0].utf8) })
     }
 
     /// The last `depth` bytes of `text` (1 to 8, at most its length), the first of them in
-    /// the low byte: the key of `tails` and of `endings`' windows.
+    /// the low byte: the key of `endings`' windows.
     @inline(__always)
     static func windowKey(_ text: UnsafeBufferPointer<UInt8>, depth: Int) -> UInt64 {
         let count = text.count
@@ -556,25 +514,8 @@ public final class SuffixSplit: Sendable, Equatable {
     @inline(__always)
     private func firstSuffix(_ text: UnsafeBufferPointer<UInt8>, _ trie: UnsafeBufferPointer<Int32>) -> (Int, Int)? {
         guard let last = text.last else { return nil }
-        var node: Int
-        var position: Int
-        if tails.isEmpty {
-            node = Int(trie[Int(last)])
-            position = text.count - 1
-        } else {
-            guard text.count >= tailDepth else { return nil }
-            position = text.count - tailDepth
-            let key = Self.windowKey(text, depth: tailDepth)
-            node = tails.withUnsafeBufferPointer { tails in
-                let mask = tails.count / 2 - 1
-                var slot = Self.slot(key, tails.count / 2)
-                while tails[2 &* slot] != .max {
-                    if tails[2 &* slot] == key { return Int(tails[2 &* slot &+ 1]) }
-                    slot = (slot &+ 1) & mask
-                }
-                return -1
-            }
-        }
+        var node = Int(trie[Int(last)])
+        var position = text.count - 1
         guard node >= 0 else { return nil }
         while trie[node] == -1 {
             guard Self.advance(trie, text, &node, &position) else { return nil }
@@ -725,7 +666,7 @@ public final class SuffixSplit: Sendable, Equatable {
 
     /// Heap bytes, roughly.
     var memoryUsage: Int {
-        (trie.count + pairTable.count + pairRules.count) * 4 + (pairSlots.count + tails.count) * 8 + segments.memoryUsage + endings.memoryUsage
+        (trie.count + pairTable.count + pairRules.count) * 4 + pairSlots.count * 8 + segments.memoryUsage + endings.memoryUsage
             + entries.count * 40
             + prefixes.reduce(0) { $0 + $1.utf8.count + 16 }
     }
