@@ -163,34 +163,31 @@ extension CompactTableTests {
         }
     }
 
-    /// A suffix with at most four pairs of one rule each keeps them in the trie; more pairs,
-    /// or a pair of several rules (rules of one shape), go through the hash table. A whole last
-    /// segment (`SegmentSuffixes`) keeps one pair of one rule in its slot, and more through the
-    /// hash table. All decide as the reference, whatever the text's length against each
-    /// pair's shortest text.
-    func test_suffixSide_inlineAndHashedPairs_decideAsTheReference() throws {
-        var rules = ["/a/*.few", "/bb/*.few", "*.few"]  // three pairs: inline in the trie
-        rules += (0..<6).map { "/m\($0)/*.many" }  // six pairs: hashed
+    /// Suffixes with few pairs and with many, a pair of several rules (rules of one shape),
+    /// in the trie and as whole last segments (`SegmentSuffixes`), all found through the hash
+    /// table, decide as the reference, whatever the text's length against each pair's
+    /// shortest text.
+    func test_suffixSide_fewAndManyPairs_decideAsTheReference() throws {
+        var rules = ["/a/*.few", "/bb/*.few", "*.few"]  // three pairs
+        rules += (0..<6).map { "/m\($0)/*.many" }  // six pairs
         let document = try document(rules)
         let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactSplit)
         let splits = compiled.pathSplits.compactMap { $0 }
-        XCTAssertEqual(splits.map(\.inlineSuffixCount).reduce(0, +), 1)
-        XCTAssertEqual(splits.map(\.hashedSuffixCount).reduce(0, +), 1)
+        XCTAssertEqual(splits.map(\.hashedSuffixCount).reduce(0, +), 2)
         XCTAssertEqual(splits.map(\.segmentSuffixCount).reduce(0, +), 0)
         try assertAgreeAtEveryCut(
             document, texts: ["/a/1.few", "/bb.few", "/bb/x.few", "/m3/2.many", "/m5.many", "/z.few", "/a.few"],
             configuration: EngineConfigurations.compactSplit)
 
-        // Two rules of one shape: one pair of two rules, hashed; the first decides.
+        // Two rules of one shape: one pair of two rules; the first decides.
         let twice = try self.document([#"{"/": "/p/*-twice", "exclude": true}"#, "/p/*-twice", "*-once"])
         let twiceSplits = try CompiledDocument(document: twice, domain: "example.com", configuration: EngineConfigurations.compactSplit)
             .pathSplits.compactMap { $0 }
-        XCTAssertEqual(twiceSplits.map(\.hashedSuffixCount).reduce(0, +), 1)
-        XCTAssertEqual(twiceSplits.map(\.inlineSuffixCount).reduce(0, +), 1)
+        XCTAssertEqual(twiceSplits.map(\.hashedSuffixCount).reduce(0, +), 2)
         try assertAgreeAtEveryCut(twice, texts: ["/p/1-twice", "/p-once", "/p-twice"], configuration: EngineConfigurations.compactSplit)
 
-        // The same shapes as whole last segments: one pair of one rule in the slot (`/one`,
-        // `/x`, whose `/a/` and `/x` overlap in `/a/x`), the others hashed.
+        // The same shapes as whole last segments, with `/one` and `/x` (whose `/a/` and `/x`
+        // overlap in `/a/x`).
         var segmentRules: [String] = ["/a/*/few", "/bb/*/few", "*/few", "/a/*/one", "/a/*/x"]
         segmentRules += (0..<6).map { (index: Int) -> String in "/m\(index)/*/many" }
         segmentRules += [#"{"/": "/p/*/twice", "exclude": true}"#, "/p/*/twice"]
@@ -198,8 +195,7 @@ extension CompactTableTests {
         let segmentSplits = try CompiledDocument(document: segments, domain: "example.com", configuration: EngineConfigurations.compactSplit)
             .pathSplits.compactMap { $0 }
         XCTAssertEqual(segmentSplits.map(\.segmentSuffixCount).reduce(0, +), 5)
-        XCTAssertEqual(segmentSplits.map(\.inlineSuffixCount).reduce(0, +), 2)
-        XCTAssertEqual(segmentSplits.map(\.hashedSuffixCount).reduce(0, +), 3)
+        XCTAssertEqual(segmentSplits.map(\.hashedSuffixCount).reduce(0, +), 5)
         try assertAgreeAtEveryCut(
             segments,
             texts: [

@@ -33,8 +33,7 @@ public final class SuffixSplit: Sendable, Equatable {
 
     /// The reversed-suffix trie of the suffixes `segments` does not keep, flat. Entries 0..<256 are the root's children by byte (-1:
     /// none). A node is an offset into this array holding: the offset in `pairTable` of the
-    /// pairs of the suffix that ends at the node (-1: none; -2 - offset: they are inline in
-    /// this array at that offset, see `takeInline`), the number of children, then
+    /// pairs of the suffix that ends at the node (-1: none), the number of children, then
     /// the children's bytes packed in two words (unused lanes repeat the first byte), then the
     /// children; or, past `denseChildren` children, -1 and a 256-entry table; or a run (see
     /// `runMark`). `padding` entries end the array.
@@ -55,9 +54,8 @@ public final class SuffixSplit: Sendable, Equatable {
     let segments: SegmentSuffixes
     /// The filter a text passes before this side is searched (most texts end in no suffix).
     let endings: SuffixEndings
-    /// Suffixes whose pairs are kept in the trie or in their `segments` slot, those probed
-    /// through `pairSlots`, and those `segments` keeps (for tests and statistics).
-    let inlineSuffixCount: Int
+    /// Suffixes whose pairs are probed through `pairSlots` (all of them), and those `segments`
+    /// keeps (for tests and statistics).
     let hashedSuffixCount: Int
     let segmentSuffixCount: Int
 
@@ -144,29 +142,12 @@ public final class SuffixSplit: Sendable, Equatable {
             }
             if bytes.count >= 2 { runOf[node] = (bytes, target) }
         }
-        // A suffix with few pairs, each of one rule, keeps them in the trie, right after its
-        // node: the walk that finds it has that cache line already (a hash probe per accepted
-        // group is a cold load each).
-        // A suffix `SegmentSuffixes` keeps has its one pair of one rule in its slot, or its
-        // pairs in `pairSlots`.
-        var segmentValue: [Int: UInt64] = [:]
-        for suffix in rulesOf.indices where inSegments[suffix] {
-            if rulesOf[suffix].count == 1, let (group, rules) = rulesOf[suffix].first, Set(rules).count == 1 {
-                let prefixLength = Int(group) < prefixes.count ? prefixes[Int(group)].utf8.count : 0
-                segmentValue[suffix] = SegmentSuffixes.Pairs.inline(group: group, rule: rules[0], shortest: prefixLength + suffixText[suffix].utf8.count)
-            }
-        }
-        let inline = rulesOf.indices.map { suffix in
-            inSegments[suffix]
-                ? segmentValue[suffix] != nil
-                : rulesOf[suffix].count <= Self.inlinePairs && rulesOf[suffix].values.allSatisfy { Set($0).count == 1 }
-        }
         segments = SegmentSuffixes(rulesOf.indices.filter { inSegments[$0] }.map { suffix in
-            (Array(suffixText[suffix].utf8), segmentValue[suffix] ?? SegmentSuffixes.Pairs.general | UInt64(pairOffset[suffix]))
+            (Array(suffixText[suffix].utf8), UInt64(pairOffset[suffix]))
         })
         // Layout, after the root table: the nodes down to the entry depth breadth first (the
-        // shallow nodes, which most walks read, share a few cache
-        // lines), then each entry node's subtree depth first, so that a walk below it reads
+        // shallow nodes, which most walks read, share a few cache lines), then each entry
+        // node's subtree depth first, so that a walk below it reads
         // adjacent records; a run's inner nodes left out. Children point at offsets.
         func next(_ node: Int) -> [Int] {
             runOf[node].map { [$0.target] } ?? children[node].sorted(by: { $0.key < $1.key }).map { Int($0.value) }
@@ -189,8 +170,6 @@ public final class SuffixSplit: Sendable, Equatable {
                 let count = node == 0 ? 0 : children[node].count
                 nextOffset += 2 + (count > Self.denseChildren ? 256 : 2 + count)
             }
-            let suffix = Int(suffixOfNode[node])
-            if suffix >= 0, inline[suffix] { nextOffset += 1 + 3 * rulesOf[suffix].count }
         }
         let next = nextOffset
         var trie = [Int32](repeating: -1, count: next + Self.padding)
@@ -199,20 +178,6 @@ public final class SuffixSplit: Sendable, Equatable {
             let base = Int(offsets[node])
             let suffix = Int(suffixOfNode[node])
             trie[base] = suffix >= 0 ? pairOffset[suffix] : -1
-            if suffix >= 0, inline[suffix] {
-                let size = runOf[node].map { 4 + ($0.bytes.count + 3) / 4 }
-                    ?? 2 + (children[node].count > Self.denseChildren ? 256 : 2 + children[node].count)
-                let block = base + size
-                trie[base] = -2 - Int32(block)
-                let groups = rulesOf[suffix].sorted(by: { $0.key < $1.key })
-                trie[block] = Int32(groups.count)
-                for (index, (group, rules)) in groups.enumerated() {
-                    let prefixLength = Int(group) < prefixes.count ? prefixes[Int(group)].utf8.count : 0
-                    trie[block + 1 + 3 * index] = group
-                    trie[block + 2 + 3 * index] = Int32(clamping: prefixLength + suffixText[suffix].utf8.count)
-                    trie[block + 3 + 3 * index] = rules[0]
-                }
-            }
             if let run = runOf[node] {
                 trie[base + 1] = Self.runMark
                 trie[base + 2] = Int32(run.bytes.count)
@@ -246,8 +211,7 @@ public final class SuffixSplit: Sendable, Equatable {
         self.pairTable = pairTable
         self.pairRules = pairRules
         var capacity = 16
-        let hashed = rulesOf.indices.filter { !inline[$0] }
-        inlineSuffixCount = rulesOf.count - hashed.count
+        let hashed = Array(rulesOf.indices)
         hashedSuffixCount = hashed.count
         segmentSuffixCount = inSegments.filter { $0 }.count
         while capacity < 2 * hashed.reduce(0, { $0 + rulesOf[$1].count }) { capacity *= 2 }
@@ -301,8 +265,6 @@ public final class SuffixSplit: Sendable, Equatable {
     static let padding = 16
     /// Accepted prefix groups probed without comparing with the suffix's pair count.
     static let fewGroups = 8
-    /// A suffix with at most this many pairs, each of one rule, keeps them in the trie.
-    static let inlinePairs = 4
 
     /// Splits the `literal * literal` patterns out of `patterns` when the plan says so
     /// (`Planner.splits`: at least `minimum` of them): returns the patterns for the forward
@@ -468,17 +430,7 @@ public final class SuffixSplit: Sendable, Equatable {
         let before = out.count
         pairTable.withUnsafeBufferPointer { pairTable in
             if let pairs = segments.pairs(endingIn: text) {
-                if pairs & SegmentSuffixes.Pairs.general != 0 {
-                    take(Int(truncatingIfNeeded: pairs & 0xFFFF_FFFF), pairTable, forward, firstGroup, text.count, &out)
-                } else {
-                    let group = Int32(truncatingIfNeeded: pairs >> 40)
-                    for index in firstGroup..<forward.count where forward[index] &- groupBase == group {
-                        if text.count >= Int(truncatingIfNeeded: pairs & 0xFFFF) {
-                            out.append(Int32(truncatingIfNeeded: (pairs >> 16) & 0xFF_FFFF))
-                        }
-                        break
-                    }
-                }
+                take(Int(truncatingIfNeeded: pairs), pairTable, forward, firstGroup, text.count, &out)
             }
             trie.withUnsafeBufferPointer { trie in
                 guard let (node, position) = firstSuffix(text, trie) else { return }
@@ -589,8 +541,6 @@ public final class SuffixSplit: Sendable, Equatable {
             let pairs = Int(trie[node])
             if pairs >= 0 {
                 take(pairs, pairTable, forward, firstGroup, text.count, &out)
-            } else if pairs < -1 {
-                takeInline(trie, block: -2 &- pairs, forward, firstGroup, text.count, &out)
             }
             guard Self.advance(trie, text, &node, &position) else { break }
         }
@@ -644,22 +594,6 @@ public final class SuffixSplit: Sendable, Equatable {
                     if forward[middle] < tag { low = middle + 1 } else { high = middle }
                 }
                 if low < forward.count, forward[low] == tag { add(pair) }
-            }
-        }
-    }
-
-    /// `take` for a suffix whose pairs are in the trie at `block`: its pair count, then per
-    /// pair, sorted by group: the group, the shortest text it matches, its rule.
-    @inline(__always)
-    private func takeInline(
-        _ trie: UnsafeBufferPointer<Int32>, block: Int, _ forward: UnsafeBufferPointer<Int32>, _ firstGroup: Int,
-        _ textLength: Int, _ out: inout [Int32]
-    ) {
-        let count = Int(trie[block])
-        for index in firstGroup..<forward.count {
-            let group = forward[index] &- groupBase
-            for pair in 0..<count where trie[block &+ 1 &+ 3 &* pair] == group {
-                if textLength >= Int(trie[block &+ 2 &+ 3 &* pair]) { out.append(trie[block &+ 3 &+ 3 &* pair]) }
             }
         }
     }
