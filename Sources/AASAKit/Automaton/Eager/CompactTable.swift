@@ -22,6 +22,12 @@ extension LazyDFA.Prebuilt {
     ///
     /// Why: dense rows of 37 classes are 150 bytes a state; at 10 000 path rules (138 107
     /// states) that is 20 MB, and nearly every step of a walk is a cache miss.
+    ///
+    /// PERF: paired A/B in one process, the piece switched off at compile time, off ÷ on, median
+    /// over rounds (`AASA_AB_HARNESS=1 .build/release/aasa-bench`, the temporary harness of the
+    /// speed-work A/B record listed in `Benchmarks/Records/INDEX.md`): with the automaton left lazy
+    /// instead, 1.44× repeated and 2.36× unseen URLs at the match suite's 1 000 path rules, 2.97×
+    /// and 7.28× at 128 KB of them (`paths-128k`); no real or fleet document gets a compact table.
     struct Compact: Sendable {
         /// Records, at state offsets: a header of three words (`Header`: `flags << 24 | default
         /// target`, the offset of the state's high row, its accept index); then the payload: the exceptions

@@ -6,6 +6,12 @@
 /// it, so there is one candidate per text and one hash probe finds it. At 10 000 generated path
 /// rules, 1 727 of 1 728 suffixes are of this kind, and the trie answered them with a walk of
 /// dependent steps in memory a large document's URLs do not keep warm.
+///
+/// PERF: paired A/B in one process, the piece switched off at compile time, off ÷ on, median over
+/// rounds (`AASA_AB_HARNESS=1 .build/release/aasa-bench`, the temporary harness of the speed-work
+/// A/B record listed in `Benchmarks/Records/INDEX.md`): with every suffix in the trie, 1.03× at the
+/// match suite's 1 000 path rules (fastest rounds: 1.08× repeated, 1.03× unseen), 0.97× to 1.03× at
+/// 128 KB: borderline, to be measured again on a quiet machine.
 struct SegmentSuffixes: Sendable {
     /// Open addressing, four words a slot: the segment's bytes (`key`: three words, zero
     /// padded, its length in the top byte of the third, so that no key is all zero: 0 marks an

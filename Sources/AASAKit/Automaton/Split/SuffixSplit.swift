@@ -12,6 +12,12 @@
 /// of both). A lazy DFA pays for every state an unseen URL reaches, so this is
 /// what keeps a large document's per-URL time near a small one's.
 ///
+/// PERF: paired A/B in one process, the piece switched off at compile time, off ÷ on, median over
+/// rounds (`AASA_AB_HARNESS=1 .build/release/aasa-bench`, the temporary harness of the speed-work
+/// A/B record listed in `Benchmarks/Records/INDEX.md`): without the split, 1.63× repeated and 3.22×
+/// unseen URLs at the match suite's 1 000 path rules, 3.72× and 8.99× at 128 KB of them
+/// (`paths-128k`); no real or fleet document is split.
+///
 /// Exactness: a rule `P*S` (P, S literal, S not empty) matches a text t iff t starts with P,
 /// ends with S and |t| ≥ |P| + |S| bytes. The DFA accepting `P*` means t starts with P and the
 /// rest is a run of whole scalars; S is valid UTF-8, so where it starts is a scalar boundary,
