@@ -88,7 +88,7 @@ extension LazyDFA.Prebuilt {
         }
         let tagSetCount = try reader.length(elementSize: 1)
         // Compilation keeps the distinct accept sets of the states: never more sets than states.
-        // Matchers build a row per tag set (`CompiledDocument.pathDecisions`), so this matters.
+        // Matchers build a row per tag set (`DecisionRows`), so this matters.
         guard tagSetCount <= stateCount else { throw .corrupt("a DFA table has more accept sets than states") }
         var tagSets: [TagSet] = []
         tagSets.reserveCapacity(tagSetCount)

@@ -176,6 +176,13 @@ public final class Classifier {
         case .ndjson:
             out.append(#"{"url": "#)
             out.appendJSONString(url)
+            // PERF: most URLs decide nothing; their record's tail is one copy (quick fleet,
+            // `aasa-bench --quick --suite fleet`, callgrind warm: see the record of this change).
+            if !decisions.contains(where: { $0 >= 0 }) {
+                out.append(fragments.noMatchTail)
+                appendFieldsAndEnd(extra, into: out)
+                return
+            }
             out.append(#", "domain": "#)
             out.append(fragments.domainJSON)
             out.append(#", "apps": ["#)
@@ -316,6 +323,9 @@ final class DomainSlot {
     let document: ClassifierRules.Loaded
     /// This thread's matcher, for a compiled document.
     let matcher: DFAMatcher?
+    /// `matcher.decisions`, read without going through the matcher (which retained it per
+    /// record). Its memory is the matcher's, which this slot keeps alive as long as itself.
+    private let matcherDecisions: DecisionBuffer?
     /// The document's record pieces, owned by this slot (freed in `deinit`).
     let fragments: RecordFragments
     // PERF: a slot belongs to one thread; dynamic exclusivity checks on its counters showed in
@@ -333,6 +343,7 @@ final class DomainSlot {
         self.domain = domain
         self.document = document
         if case .compiled(let compiled) = document.state { matcher = DFAMatcher(compiled) } else { matcher = nil }
+        matcherDecisions = matcher?.decisions
         fragments = RecordFragments(
             domainJSON: domain.json, appJSON: document.appJSON, ruleJSONSuffix: document.ruleJSONSuffix,
             ruleExcludes: document.ruleExcludes)
@@ -344,7 +355,7 @@ final class DomainSlot {
     /// The last URL's decisions, per app.
     @inline(__always)
     func withDecisions<R>(_ body: (UnsafeBufferPointer<Int32>) -> R) -> R {
-        if let matcher { return matcher.withDecisions(body) }
+        if let matcherDecisions { return body(matcherDecisions.buffer) }
         return referenceDecisions.withUnsafeBufferPointer(body)
     }
 

@@ -1,5 +1,6 @@
 /// A domain's pre-rendered record pieces in memory it owns outright: the domain as JSON, each app
-/// ID as JSON, each rule's `", "entry": E, "rule": R}` suffix, and whether each rule excludes.
+/// ID as JSON, each rule's `", "entry": E, "rule": R}` suffix, the text of a record that decides
+/// nothing, and whether each rule excludes.
 ///
 /// Why raw memory: the classify hot path writes several of these per URL, and reading an array
 /// stored in a class retains and releases it each time (about a tenth of a URL's instructions
@@ -11,14 +12,14 @@
 struct RecordFragments {
     private let bytes: UnsafeMutableBufferPointer<UInt8>
     /// Piece `i` is `bytes[offsets[i]..<offsets[i + 1]]`: piece 0 the domain, then the apps,
-    /// then the rules.
+    /// then the rules, then the no-match tail.
     private let offsets: UnsafeMutableBufferPointer<Int32>
     private let excludes: UnsafeMutableBufferPointer<Bool>
     let appCount: Int
     let ruleCount: Int
 
     init(domainJSON: [UInt8], appJSON: [[UInt8]], ruleJSONSuffix: [[UInt8]], ruleExcludes: [Bool]) {
-        let pieces = [domainJSON] + appJSON + ruleJSONSuffix
+        let pieces = [domainJSON] + appJSON + ruleJSONSuffix + [Self.noMatchTail(domainJSON: domainJSON, appJSON: appJSON)]
         let total = pieces.reduce(0) { $0 + $1.count }
         bytes = .allocate(capacity: max(total, 1))
         offsets = .allocate(capacity: pieces.count + 1)
@@ -45,7 +46,7 @@ struct RecordFragments {
 
     @inline(__always)
     private func piece(_ index: Int) -> UnsafeBufferPointer<UInt8> {
-        // SAFETY: the accessors pass `index` below `1 + appCount + ruleCount` (their `assert`s
+        // SAFETY: the accessors pass `index` up to `1 + appCount + ruleCount` (their `assert`s
         // check it in test builds), and every offset lies within `bytes`.
         let start = Int(offsets[index])
         let end = Int(offsets[index + 1])
@@ -65,6 +66,21 @@ struct RecordFragments {
     func ruleJSONSuffix(_ rule: Int) -> UnsafeBufferPointer<UInt8> {
         assert(rule >= 0 && rule < ruleCount)
         return piece(1 + appCount + rule)
+    }
+
+    /// An NDJSON record's text from after the URL to before its end when no app is decided:
+    /// `, "domain": D, "apps": [], "decisions": [{"app": A, "decision": "no_match"}, …]`, the
+    /// same for every such URL of the domain, so written with one copy.
+    @inline(__always)
+    var noMatchTail: UnsafeBufferPointer<UInt8> { piece(1 + appCount + ruleCount) }
+
+    private static func noMatchTail(domainJSON: [UInt8], appJSON: [[UInt8]]) -> [UInt8] {
+        var tail = Array(#", "domain": "#.utf8) + domainJSON + Array(#", "apps": [], "decisions": ["#.utf8)
+        for (index, app) in appJSON.enumerated() {
+            if index > 0 { tail += Array(", ".utf8) }
+            tail += Array(#"{"app": "#.utf8) + app + Array(#", "decision": "no_match"}"#.utf8)
+        }
+        return tail + [UInt8(ascii: "]")]
     }
 
     /// Whether the deciding rule `rule` (a rule id, or -1 for none) opens its app.

@@ -16,17 +16,24 @@ struct ComponentNormalizer {
         _ bytes: UnsafeBufferPointer<UInt8>, mode: TextMode, _ body: (UnsafeBufferPointer<UInt8>) -> R
     ) -> R {
         if !mode.decoded && !mode.folded { return body(bytes) }
-        // The buffers are moved out while in use, so no closure below borrows `self`.
-        var decoded = self.decoded
-        var nfc = self.nfc
-        var folded = self.folded
-        defer {
-            self.decoded = decoded
-            self.nfc = nfc
-            self.folded = folded
-        }
         guard mode.decoded else {
+            // Folding changes nothing in text without upper-case ASCII or non-ASCII bytes
+            // (most paths): it is used as it is, uncopied.
+            if !bytes.contains(where: { $0 &- 0x41 < 26 || $0 >= 0x80 }) { return body(bytes) }
             return Self.fold(bytes, into: &folded, body)
+        }
+        // The buffers are moved out while in use (swapped, not copied: a copy would leave two
+        // references and make every append reallocate), so no closure below borrows `self`.
+        var decoded: [UInt8] = []
+        var nfc: [UInt8] = []
+        var folded: [UInt8] = []
+        swap(&decoded, &self.decoded)
+        swap(&nfc, &self.nfc)
+        swap(&folded, &self.folded)
+        defer {
+            swap(&decoded, &self.decoded)
+            swap(&nfc, &self.nfc)
+            swap(&folded, &self.folded)
         }
         if Self.percentDecode(bytes, into: &decoded) {
             return decoded.withUnsafeBufferPointer { Self.composeAndFold($0, fold: mode.folded, nfc: &nfc, folded: &folded, body) }

@@ -48,8 +48,12 @@ public enum TextNormalization {
         while index < count {
             let byte = bytes[index]
             if byte < 0x80 {
-                output.append(byte &+ ((byte &- 0x41) < 26 ? 0x20 : 0))
-                index += 1
+                // A run of ASCII in one append (one capacity check, not one a byte).
+                var end = index + 1
+                while end < count && bytes[end] < 0x80 { end += 1 }
+                output.append(
+                    contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]).lazy.map { $0 &+ (($0 &- 0x41) < 26 ? 0x20 : 0) })
+                index = end
                 continue
             }
             // Non-ASCII: decode one scalar (the input is valid UTF-8), fold, re-encode.

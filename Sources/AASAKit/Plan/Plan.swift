@@ -108,10 +108,29 @@ public struct PathPlan: Sendable, Equatable, CustomStringConvertible {
     /// With one path mode whose automaton has a table: what compile-time rows would take
     /// against their bound (eight times the table's cells); nil otherwise.
     public let rows: Rows?
+    /// What the matcher reads path tags with: which are rules (`TagLayout`), which apps each
+    /// rule names (`RuleApps`), and with `soloPathCompiledRows` every tag set's decision.
+    let layout: TagLayout
+    let apps: RuleApps
+    let decisionRows: DecisionRows?
+
+    init(strategy: Strategy, modes: [TextMode], rows: Rows?, layout: TagLayout, apps: RuleApps, decisionRows: DecisionRows? = nil) {
+        self.strategy = strategy
+        self.modes = modes
+        self.rows = rows
+        self.layout = layout
+        self.apps = apps
+        self.decisionRows = decisionRows
+    }
+
+    /// Plans are equal when they make the same choices (what they were made from is not compared).
+    public static func == (lhs: PathPlan, rhs: PathPlan) -> Bool {
+        lhs.strategy == rhs.strategy && lhs.modes == rhs.modes && lhs.rows == rhs.rows && lhs.layout == rhs.layout
+    }
 
     public struct Rows: Sendable, Equatable {
         public let tagSets: Int
-        /// Words a row takes (`CompiledDocument.PathDecisions.width`).
+        /// Words a row takes (`DecisionRows.width`).
         public let width: Int
         /// States × byte classes of the table.
         public let cells: Int

@@ -85,29 +85,36 @@ public enum Planner {
         candidates > 0 && candidates >= minimum
     }
 
-    /// How the matcher turns the path's tag set into decisions.
+    /// How the matcher turns the path's tag set into decisions, with what it needs to do so.
     ///
     /// One path mode (the usual case) lets the matcher keep one decision row per tag set: when
     /// that automaton has a table whose tag sets start with the empty one, the rows are
-    /// computed once at compile time for every tag set (every thread shares them), unless
+    /// computed here once for every tag set (`DecisionRows`, shared by every thread), unless
     /// they would outweigh eight times the table's cells (rows cost tag sets × apps words, two
-    /// counts an artifact sets independently); otherwise each matcher computes a row the first
-    /// time it meets a tag set. Several modes are merged by rule id per URL.
+    /// counts an artifact sets independently: 65 536 tag sets and 10 000 app IDs, under a
+    /// megabyte of file, would be 2.6 GB); otherwise each matcher computes a row the first time
+    /// it meets a tag set (`FirstSightRows`). Several modes are merged by rule id per URL.
     /// `modes` are the path modes with an automaton in `path`, in `TextMode.all` order.
-    static func path(_ path: [LazyDFA?], modes: [TextMode], appCount: Int) -> PathPlan {
+    static func path(_ path: [LazyDFA?], modes: [TextMode], rules: [CompiledDocument.RuleInfo], appCount: Int) -> PathPlan {
+        let layout = TagLayout(ruleCount: rules.count)
+        let apps = RuleApps(rules: rules, appCount: appCount)
         guard let mode = modes.first else {
-            return PathPlan(strategy: .noPathAutomaton, modes: modes, rows: nil)
+            return PathPlan(strategy: .noPathAutomaton, modes: modes, rows: nil, layout: layout, apps: apps)
         }
         guard modes.count == 1, let dfa = path[mode.index] else {
-            return PathPlan(strategy: .multiModePath, modes: modes, rows: nil)
+            return PathPlan(strategy: .multiModePath, modes: modes, rows: nil, layout: layout, apps: apps)
         }
         guard let table = dfa.prebuilt, table.tagSets.first?.isEmpty == true else {
-            return PathPlan(strategy: .soloPathRowsOnFirstSight, modes: modes, rows: nil)
+            return PathPlan(strategy: .soloPathRowsOnFirstSight, modes: modes, rows: nil, layout: layout, apps: apps)
         }
         let rows = PathPlan.Rows(
-            tagSets: table.tagSets.count, width: CompiledDocument.PathDecisions.width(appCount: appCount),
+            tagSets: table.tagSets.count, width: DecisionRows.width(appCount: appCount),
             cells: table.stateCount * table.stride)
-        let fits = rows.tagSets * rows.width <= 8 * rows.cells
-        return PathPlan(strategy: fits ? .soloPathCompiledRows : .soloPathRowsOnFirstSight, modes: modes, rows: rows)
+        guard rows.tagSets * rows.width <= 8 * rows.cells else {
+            return PathPlan(strategy: .soloPathRowsOnFirstSight, modes: modes, rows: rows, layout: layout, apps: apps)
+        }
+        return PathPlan(
+            strategy: .soloPathCompiledRows, modes: modes, rows: rows, layout: layout, apps: apps,
+            decisionRows: DecisionRows(tagSets: table.tagSets, layout: layout, rules: rules, apps: apps, appCount: appCount))
     }
 }

@@ -142,7 +142,7 @@ final class ArtifactLimitsTests: XCTestCase {
             let rules = ClassifierRules(artifact: [CompiledArtifact.Domain(name: "x.example", file: "test", state: .compiled(source))])
             let decoded = try compiled(try decode(CompiledArtifact.encode(rules)))
             XCTAssertTrue(decoded.path.compactMap { $0 }.allSatisfy(\.isPrebuilt))
-            XCTAssertEqual(decoded.pathDecisions == nil, apps > 1, "\(apps) apps")
+            XCTAssertEqual(decoded.pathPlan.decisionRows == nil, apps > 1, "\(apps) apps")
             let a = DFAMatcher(source)
             let b = DFAMatcher(decoded)
             for path in ["/a7", "/a59", "/a60", "/b"] {

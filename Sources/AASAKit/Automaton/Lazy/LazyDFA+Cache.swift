@@ -20,9 +20,6 @@ extension LazyDFA {
         @exclusivity(unchecked) var slots: [Int32] = []
         @exclusivity(unchecked) var tagSets: [TagSet] = []
         @exclusivity(unchecked) var tagSetIndex: [[Int32]: Int32] = [:]
-        /// Per tag set: a value its user (the matcher) attaches, `Cache.unannotated` until then.
-        /// Cleared with the cache, since tag-set indices are reused after a clear.
-        @exclusivity(unchecked) public private(set) var annotations: [Int32] = []
         @exclusivity(unchecked) var startState: Int32 = TransitionTable.unknown
         /// With a prebuilt table: the index in `tagSets` of each of its tag sets.
         @exclusivity(unchecked) var prebuiltTagSets: [Int32] = []
@@ -49,8 +46,6 @@ extension LazyDFA {
             var hash: UInt64
         }
 
-        /// The annotation of a tag set nobody has annotated yet.
-        public static let unannotated: Int32 = -2
 
         /// Bytes in use by states, against `configuration.cacheCapacity`.
         @exclusivity(unchecked) public private(set) var memoryUsage = 0
@@ -92,7 +87,6 @@ extension LazyDFA {
             }
             tagSets.removeAll(keepingCapacity: true)
             tagSetIndex.removeAll(keepingCapacity: true)
-            annotations.removeAll(keepingCapacity: true)
             memoryUsage = 0
             startState = TransitionTable.unknown
             startWeight = 0
@@ -110,7 +104,6 @@ extension LazyDFA {
             if let prebuilt = dfa.prebuilt {
                 if prebuilt.tagSets.first?.isEmpty == true {
                     tagSets = prebuilt.tagSets
-                    annotations = Array(repeating: Self.unannotated, count: tagSets.count)
                     prebuiltSharesTagSets = true
                 } else {
                     prebuiltTagSets = prebuilt.tagSets.map { internTags($0.sorted) }
@@ -134,7 +127,6 @@ extension LazyDFA {
             let index = Int32(tagSets.count)
             let set = TagSet(sorted: tags)
             tagSets.append(set)
-            annotations.append(Self.unannotated)
             tagSetIndex[tags] = index
             memoryUsage += set.memoryUsage
             return index
@@ -217,11 +209,6 @@ extension LazyDFA {
 
         func tags(of state: Int32) -> TagSet {
             tagSets[Int(table.tagSet(of: state))]
-        }
-
-        /// Attaches `value` to tag set `index` (see `annotations`).
-        public func annotate(tagSet index: Int32, with value: Int32) {
-            annotations[Int(index)] = value
         }
 
         @inline(__always)

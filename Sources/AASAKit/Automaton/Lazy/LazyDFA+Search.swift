@@ -9,7 +9,8 @@ extension LazyDFA {
     }
 
     /// Like `search`, but answers with the index of the accepted tag set in `cache`
-    /// (`cache.tagSets`, `cache.annotations`); 0 is the empty set.
+    /// (`cache.tagSets`), valid until the cache is next cleared (`clearCount`); 0 is the empty
+    /// set.
     ///
     /// Walks cached transitions in the tight loop of `TransitionTable.walk`, stepping out only
     /// to build a missing state. If the cache has to be cleared more than
@@ -39,7 +40,7 @@ extension LazyDFA.Cache {
     public func searchTagSet(_ text: UnsafeBufferPointer<UInt8>) -> Int32 {
         if let prebuilt = dfa.prebuilt {
             // A prebuilt table answers alone; its tag sets were interned in this cache at reset,
-            // so the index means the same to the caller (and its annotations).
+            // so the index means the same to the caller.
             let accept = prebuilt.acceptIndex(text)
             return accept < 0 ? 0 : prebuiltSharesTagSets ? accept : prebuiltTagSets[Int(accept)]
         }

@@ -119,7 +119,8 @@ struct DocumentNFAs {
             var split: SuffixSplit?
             var candidates = 0
             if let splitMinimum {
-                (patterns, split, candidates) = SuffixSplit.split(patterns, groupBase: Int32(rules.count), minimum: splitMinimum)
+                (patterns, split, candidates) = SuffixSplit.split(
+                    patterns, groupBase: TagLayout(ruleCount: rules.count).firstGroup, minimum: splitMinimum)
             }
             pathSplitCandidates.append(candidates)
             path.append(try build(patterns, mode))

@@ -43,7 +43,7 @@ public struct JSONObject: Sendable, Equatable {
     /// The last value written under `key`, or `nil`.
     public subscript(key: String) -> JSONValue? {
         // Keys compare scalar by scalar: "café" and "cafe\u{301}" are different keys.
-        for member in members.reversed() where member.key.utf8.elementsEqual(key.utf8) {
+        for member in members.reversed() where member.key.isExactly(key) {
             return member.value
         }
         return nil
