@@ -123,16 +123,16 @@ enum Claims {
                     measured: "\(Format.ratio(worst)): the lower of \(Format.ratio(same.value)) (same URLs, repeated) and \(Format.ratio(unseen.value)) (DFA on unseen URLs)",
                     holds: worst >= 100))
         }
-        if let unseen = match.ratios["scaling.dfa_time_10000_over_10"], let repeated = match.timings["scaling.dfa_repeated_time_10000_over_10"] {
-            let spread = [match.timings["scaling.dfa_time_10000_over_10_pairs_q25"], match.timings["scaling.dfa_time_10000_over_10_pairs_q75"]]
+        if let unseen = match.ratios["scaling.dfa_time_128k_over_10"], let repeated = match.timings["scaling.dfa_repeated_time_128k_over_10"] {
+            let spread = [match.timings["scaling.dfa_time_128k_over_10_pairs_q25"], match.timings["scaling.dfa_time_128k_over_10_pairs_q75"]]
                 .compactMap { $0 }.map(Format.ratio).joined(separator: "–")
-            let separate = match.timings["scaling.dfa_time_10000_over_10_separate"].map { "; the table's separate passes: \(Format.ratio($0))" } ?? ""
-            let windows = [match.timings["scaling.dfa_time_10000_over_10_window_min"], match.timings["scaling.dfa_time_10000_over_10_window_max"]]
+            let separate = match.timings["scaling.dfa_time_128k_over_10_separate"].map { "; the table's separate passes: \(Format.ratio($0))" } ?? ""
+            let windows = [match.timings["scaling.dfa_time_128k_over_10_window_min"], match.timings["scaling.dfa_time_128k_over_10_window_max"]]
                 .compactMap { $0 }.map(Format.ratio).joined(separator: "–")
             claims.append(
                 Claim(
-                    claim: "(b) lazy DFA per-URL time changes by < 2× from 10 to 10 000 rules",
-                    measured: "\(Format.ratio(unseen.value)) on unseen URLs, median of back-to-back pairs sampled over the run (quartiles \(spread), window medians \(windows)\(separate); \(Format.ratio(repeated)) on repeated URLs), path rules, ns/URL at 10 000 ÷ at 10",
+                    claim: "(b) lazy DFA per-URL time changes by < 2× from 10 rules to 128 KB of rules (the largest document Apple accepts)",
+                    measured: "\(Format.ratio(unseen.value)) on unseen URLs, median of back-to-back pairs sampled over the run (quartiles \(spread), window medians \(windows)\(separate); \(Format.ratio(repeated)) on repeated URLs), path rules, ns/URL at 128 KB ÷ at 10",
                     holds: unseen.value < 2 && unseen.value > 0.5))
         }
         return claims

@@ -6,8 +6,13 @@ public struct Profile: Sendable {
     public var quick: Bool
     /// Generated URLs per synthetic document.
     public var syntheticURLs: Int
-    /// Rule counts of the match suite's scaling table.
+    /// Rule counts of the match suite's scaling table; the last, `appleLimit`, is the largest
+    /// document Apple accepts.
     public var scalingSizes: [Int]
+    /// The size that stands for "as many rules of the kind as fit in Apple's 128 KB"
+    /// (`SyntheticDocument.appleLimitBytes`): the large case of the match and memory suites,
+    /// resolved per kind when the workload is built (`SyntheticWorkload`).
+    public static let appleLimit = -128
     /// Rule count of the workload-kind table and of claim (a).
     public var headlineRules = 1_000
     public var repetitions: Int
@@ -24,7 +29,7 @@ public struct Profile: Sendable {
     public init(quick: Bool) {
         self.quick = quick
         syntheticURLs = quick ? 2_000 : 20_000
-        scalingSizes = [10, 100, 1_000, 10_000]
+        scalingSizes = [10, 100, 1_000, Profile.appleLimit]
         repetitions = quick ? 3 : 7
         minimumRepetitionNanoseconds = quick ? 20_000_000 : 100_000_000
         realURLs = quick ? 1_000 : 5_000
@@ -67,11 +72,17 @@ public final class SyntheticWorkload: @unchecked Sendable {
     public let compileNanoseconds: UInt64
     public var reference: ReferenceMatcher { ReferenceMatcher(document: parsed, domain: document.domain) }
 
-    /// "paths-1000"
-    public var label: String { "\(document.kind.rawValue)-\(document.ruleCount)" }
+    /// Whether this is the largest document Apple accepts (`Profile.appleLimit`).
+    public let fillsAppleLimit: Bool
 
+    /// "paths-1000", or "paths-128k" for the largest document Apple accepts.
+    public var label: String { "\(document.kind.rawValue)-\(fillsAppleLimit ? "128k" : String(document.ruleCount))" }
+
+    /// `rules` is a rule count, or `Profile.appleLimit`.
     init(kind: SyntheticDocument.Kind, rules: Int, urlCount: Int, seed: UInt64) throws {
-        let document = SyntheticDocument(kind: kind, ruleCount: rules, seed: seed)
+        fillsAppleLimit = rules == Profile.appleLimit
+        let count = fillsAppleLimit ? SyntheticDocument.ruleCount(filling: SyntheticDocument.appleLimitBytes, kind: kind, seed: seed) : rules
+        let document = SyntheticDocument(kind: kind, ruleCount: count, seed: seed)
         let (parsed, parse) = try Clock.measure { try document.parsed() }
         let (compiled, compile) = try Clock.measure { try CompiledDocument(document: parsed, domain: document.domain) }
         self.document = document
@@ -103,6 +114,7 @@ public final class WorkloadStore: @unchecked Sendable {
         self.profile = profile
     }
 
+    /// `rules` is a rule count, or `Profile.appleLimit`.
     public func synthetic(_ kind: SyntheticDocument.Kind, rules: Int) throws -> SyntheticWorkload {
         let key = "\(kind.rawValue)-\(rules)"
         if let known = synthetic[key] { return known }

@@ -163,34 +163,31 @@ extension CompactTableTests {
         }
     }
 
-    /// A suffix with at most four pairs of one rule each keeps them in the trie; more pairs,
-    /// or a pair of several rules (rules of one shape), go through the hash table. A whole last
-    /// segment (`SegmentSuffixes`) keeps one pair of one rule in its slot, and more through the
-    /// hash table. All decide as the reference, whatever the text's length against each
-    /// pair's shortest text.
-    func test_suffixSide_inlineAndHashedPairs_decideAsTheReference() throws {
-        var rules = ["/a/*.few", "/bb/*.few", "*.few"]  // three pairs: inline in the trie
-        rules += (0..<6).map { "/m\($0)/*.many" }  // six pairs: hashed
+    /// Suffixes with few pairs and with many, a pair of several rules (rules of one shape),
+    /// in the trie and as whole last segments (`SegmentSuffixes`), all found through the hash
+    /// table, decide as the reference, whatever the text's length against each pair's
+    /// shortest text.
+    func test_suffixSide_fewAndManyPairs_decideAsTheReference() throws {
+        var rules = ["/a/*.few", "/bb/*.few", "*.few"]  // three pairs
+        rules += (0..<6).map { "/m\($0)/*.many" }  // six pairs
         let document = try document(rules)
         let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactSplit)
         let splits = compiled.pathSplits.compactMap { $0 }
-        XCTAssertEqual(splits.map(\.inlineSuffixCount).reduce(0, +), 1)
-        XCTAssertEqual(splits.map(\.hashedSuffixCount).reduce(0, +), 1)
+        XCTAssertEqual(splits.map(\.hashedSuffixCount).reduce(0, +), 2)
         XCTAssertEqual(splits.map(\.segmentSuffixCount).reduce(0, +), 0)
         try assertAgreeAtEveryCut(
             document, texts: ["/a/1.few", "/bb.few", "/bb/x.few", "/m3/2.many", "/m5.many", "/z.few", "/a.few"],
             configuration: EngineConfigurations.compactSplit)
 
-        // Two rules of one shape: one pair of two rules, hashed; the first decides.
+        // Two rules of one shape: one pair of two rules; the first decides.
         let twice = try self.document([#"{"/": "/p/*-twice", "exclude": true}"#, "/p/*-twice", "*-once"])
         let twiceSplits = try CompiledDocument(document: twice, domain: "example.com", configuration: EngineConfigurations.compactSplit)
             .pathSplits.compactMap { $0 }
-        XCTAssertEqual(twiceSplits.map(\.hashedSuffixCount).reduce(0, +), 1)
-        XCTAssertEqual(twiceSplits.map(\.inlineSuffixCount).reduce(0, +), 1)
+        XCTAssertEqual(twiceSplits.map(\.hashedSuffixCount).reduce(0, +), 2)
         try assertAgreeAtEveryCut(twice, texts: ["/p/1-twice", "/p-once", "/p-twice"], configuration: EngineConfigurations.compactSplit)
 
-        // The same shapes as whole last segments: one pair of one rule in the slot (`/one`,
-        // `/x`, whose `/a/` and `/x` overlap in `/a/x`), the others hashed.
+        // The same shapes as whole last segments, with `/one` and `/x` (whose `/a/` and `/x`
+        // overlap in `/a/x`).
         var segmentRules: [String] = ["/a/*/few", "/bb/*/few", "*/few", "/a/*/one", "/a/*/x"]
         segmentRules += (0..<6).map { (index: Int) -> String in "/m\(index)/*/many" }
         segmentRules += [#"{"/": "/p/*/twice", "exclude": true}"#, "/p/*/twice"]
@@ -198,8 +195,7 @@ extension CompactTableTests {
         let segmentSplits = try CompiledDocument(document: segments, domain: "example.com", configuration: EngineConfigurations.compactSplit)
             .pathSplits.compactMap { $0 }
         XCTAssertEqual(segmentSplits.map(\.segmentSuffixCount).reduce(0, +), 5)
-        XCTAssertEqual(segmentSplits.map(\.inlineSuffixCount).reduce(0, +), 2)
-        XCTAssertEqual(segmentSplits.map(\.hashedSuffixCount).reduce(0, +), 3)
+        XCTAssertEqual(segmentSplits.map(\.hashedSuffixCount).reduce(0, +), 5)
         try assertAgreeAtEveryCut(
             segments,
             texts: [
@@ -211,23 +207,17 @@ extension CompactTableTests {
 }
 
 extension CompactTableTests {
-    /// The opening table (the state after `/` and two ASCII bytes): entries that land on a
-    /// record, inside a run (the walk then starts from the start), or on the dead state, and
-    /// texts shorter than three bytes, not starting with `/`, or with a high byte among the
-    /// first three, decide as the reference.
-    func test_opening_everyKindOfEntryAndShortText_decidesAsTheReference() throws {
+    /// A path's first bytes: texts whose first three bytes reach a record, a state inside a
+    /// run or the dead state, texts shorter than three bytes, not starting with `/`, or with a
+    /// high byte among the first three, decide as the reference.
+    func test_firstBytes_everyKindOfStateAndShortText_decideAsTheReference() throws {
         let rules = [
             "/ab/*", "/ac", "/a?/x", "/b*", "/products/summer-collection/*", "/é/x", "/x/*/y", "/zz", "/k?x",
             #"{"/": "/ab/no", "exclude": true}"#,
         ]
         let document = try document(rules)
         let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactTables)
-        let tables = compiled.labelledAutomata.compactMap { $0.dfa.prebuilt?.compact }.filter { !$0.opening.isEmpty }
-        XCTAssertFalse(tables.isEmpty, "the path table has an opening table")
-        let entries = tables.flatMap(\.opening)
-        XCTAssertTrue(entries.contains(LazyDFA.Prebuilt.Compact.openingInsideRun), "`/pr` is inside the run of `/products/…`")
-        XCTAssertTrue(entries.contains(0), "`/qq` leads nowhere")
-        XCTAssertTrue(entries.contains { $0 != 0 && $0 != LazyDFA.Prebuilt.Compact.openingInsideRun })
+        XCTAssertFalse(compiled.labelledAutomata.compactMap { $0.dfa.prebuilt?.compact }.isEmpty, "the path automaton is a compact table")
         try assertAgreeAtEveryCut(
             document,
             texts: [
@@ -240,20 +230,15 @@ extension CompactTableTests {
 }
 
 extension CompactTableTests {
-    /// The first-segment table: segments of every length up to 14 bytes between the slashes
-    /// (the longest it holds), longer ones (walked), segments whose closing `/` is in the first
-    /// or the second eight-byte word or right at their border, a `.` right after the leading
-    /// `/`, segments read through a `*` (not in the table), and near misses, cut at every byte.
-    func test_segments_everyLengthAndWordBorder_decideAsTheReference() throws {
+    /// First segments of every length from 1 to 16 bytes between the slashes, a `.` right
+    /// after the leading `/`, segments read through a `*`, and near misses, cut at every byte.
+    func test_firstSegments_everyLength_decideAsTheReference() throws {
         let names = (1...16).map { length in String("abcdefghijklmnopqrstuvwxyz".prefix(length)) }
         var rules = names.map { "/\($0)/x/*" } + ["/.hidden/*", "/q*/tail", "/a/b/c", "/abcdefg/"]
         rules += [#"{"/": "/abc/no", "exclude": true}"#]
         let document = try document(rules)
         let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactTables)
-        let tables = compiled.labelledAutomata.compactMap { $0.dfa.prebuilt?.compact }.filter { !$0.segments.isEmpty }
-        XCTAssertFalse(tables.isEmpty, "the path table has a segment table")
-        let segmentCount = tables.map { $0.segments.enumerated().filter { $0.offset % 3 == 0 && $0.element != 0 }.count }.reduce(0, +)
-        XCTAssertEqual(segmentCount, 14 + 2, "segments of 1 to 14 bytes, `.hidden`, and `q` (its `/` is an exception of the `*` loop)")
+        XCTAssertFalse(compiled.labelledAutomata.compactMap { $0.dfa.prebuilt?.compact }.isEmpty, "the path automaton is a compact table")
         var texts = names.map { "/\($0)/x/1" } + names.map { "/\($0)q/x/1" } + names.map { "/\($0.dropLast())/x" }
         texts += ["/.hidden/1", "/qq/tail", "/q/tail", "/a/b/c", "/abcdefg/", "/abc/no", "/é/x/1", "/ab"]
         try assertAgreeAtEveryCut(document, texts: texts, configuration: EngineConfigurations.compactTables)
@@ -261,38 +246,10 @@ extension CompactTableTests {
 }
 
 extension CompactTableTests {
-    /// More first segments than the table keeps: it stops at `maxSegments`, and segments left
-    /// out walk, deciding as the reference.
-    func test_segments_pastTheCap_keepTheCapAndDecideAsTheReference() throws {
-        let count = LazyDFA.Prebuilt.Compact.maxSegments + 500
-        // Two rules a segment: the state after its `/` branches, so it has a record (one inside
-        // a run has none, and the table skips it).
-        let rules = (0..<count).flatMap { ["/s\($0)/x", "/s\($0)/yy"] }
-        let components = rules.map { #"{"/": "\#($0)"}"# }.joined(separator: ",")
-        let json = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [\#(components)]}]}}"#
-        var large = Configuration.default
-        large.document.maxBytes = 1 << 20
-        let document = try AASADocument(bytes: Array(json.utf8), configuration: large)
-        let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactTables)
-        let tables = compiled.labelledAutomata.compactMap { $0.dfa.prebuilt?.compact }.filter { !$0.segments.isEmpty }
-        XCTAssertEqual(tables.count, 1)
-        let kept = tables.map { $0.segments.enumerated().filter { $0.offset % 3 == 0 && $0.element != 0 }.count }.reduce(0, +)
-        XCTAssertEqual(kept, LazyDFA.Prebuilt.Compact.maxSegments)
-        let matcher = DFAMatcher(compiled)
-        let reference = ReferenceMatcher(document: document, domain: "example.com")
-        let maximum = LazyDFA.Prebuilt.Compact.maxSegments
-        for index in [0, 1, 2_000, maximum - 1, maximum, maximum + 1, count - 1, count] {
-            for path in ["/s\(index)/x", "/s\(index)/yy", "/s\(index)/y", "/s\(index)"] {
-                let url = "https://example.com" + path
-                XCTAssertEqual(try matcher.decide(url, app: nil), try reference.decide(url, app: nil), url)
-            }
-        }
-    }
-
-    /// Two-word headers (`NarrowHeader`) and three-word ones (`WideHeader`, the form of tables
-    /// past 65 535 high rows or tag sets) built from one automaton lead every text to the same
-    /// tags as the lazy cache: through runs, chains, dense rows, `*` loops and high bytes.
-    func test_headers_narrowAndWideTablesOfOneAutomaton_acceptAsTheLazyCache() throws {
+    /// A compact table built from an automaton leads every text, cut at every byte and
+    /// extended, to the same tags as the lazy cache: through runs, chains, dense rows, `*`
+    /// loops and high bytes.
+    func test_everyCutOfEveryText_acceptsAsTheLazyCache() throws {
         let rules = [
             "/a/*", "/b/x", "/c/long-literal-run", "/d/?", "/e/*/é", "/f", "/g/ß*", "/products/summer-*", "/products/sale",
             #"{"/": "/products/summer-x", "exclude": true}"#, "/*.html",
@@ -306,14 +263,9 @@ extension CompactTableTests {
             XCTAssertEqual(automaton.label, lazyAutomaton.label)
             XCTAssertNil(lazyAutomaton.dfa.prebuilt)
             guard dfa.prebuilt?.compact != nil,
-                let narrow = LazyDFA.Prebuilt(eager: dfa.nfa, configuration: dfa.configuration, maxStates: 100_000, minimumBytes: 0),
-                let wide = LazyDFA.Prebuilt(
-                    eager: dfa.nfa, configuration: dfa.configuration, maxStates: 100_000, minimumBytes: 0, narrowLimit: 0),
-                let narrowTable = narrow.compact, let wideTable = wide.compact
+                let table = LazyDFA.Prebuilt(eager: dfa.nfa, configuration: dfa.configuration, maxStates: 100_000, minimumBytes: 0),
+                table.compact != nil
             else { continue }
-            XCTAssertTrue(narrowTable.narrow)
-            XCTAssertFalse(wideTable.narrow)
-            XCTAssertLessThan(narrowTable.code.count, wideTable.code.count, "a word less a record")
             let cache = lazyAutomaton.dfa.makeCache()
             for text in texts {
                 let bytes = Array(text.utf8)
@@ -321,11 +273,9 @@ extension CompactTableTests {
                     for tail in ["", "q", "é", "/", "-x"] {
                         let probe = Array(bytes[0..<cut]) + Array(tail.utf8)
                         let expected = probe.withUnsafeBufferPointer { lazyAutomaton.dfa.search($0, cache: cache) }.sorted
-                        for table in [narrow, wide] {
-                            let accept = probe.withUnsafeBufferPointer { table.acceptIndex($0) }
-                            let tags = accept < 0 ? [] : table.tagSets[Int(accept)].sorted
-                            XCTAssertEqual(tags, expected, "\(table.compact?.narrow == true ? "narrow" : "wide"): \(String(decoding: probe, as: UTF8.self))")
-                        }
+                        let accept = probe.withUnsafeBufferPointer { table.acceptIndex($0) }
+                        let tags = accept < 0 ? [] : table.tagSets[Int(accept)].sorted
+                        XCTAssertEqual(tags, expected, String(decoding: probe, as: UTF8.self))
                     }
                 }
             }

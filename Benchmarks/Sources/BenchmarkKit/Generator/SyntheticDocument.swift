@@ -131,6 +131,29 @@ extension SyntheticDocument {
         self.text = Self.render(rules: rules, variables: variables, variableNames: variableNames, apps: Self.defaultApps)
     }
 
+    /// Apple's limit on an `apple-app-site-association` file: 128 KB (swcd does not read a
+    /// larger one), the largest document a user can deploy.
+    public static let appleLimitBytes = 131_072
+
+    /// The most rules of `kind` whose generated document stays under `bytes` of JSON: a binary
+    /// search over rule counts, so a pure function of (kind, bytes, seed). The text grows with
+    /// the count but not strictly (each count draws its own rules), so the search may settle a
+    /// few rules short of the true maximum; the document it names is always under `bytes`.
+    public static func ruleCount(filling bytes: Int, kind: Kind, seed: UInt64 = 0xA5A5_2026) -> Int {
+        // A rule takes more than 8 bytes of JSON (`{"/": "/a"}`), which bounds the search.
+        var low = 1, high = min(100_000, max(1, bytes / 8))
+        guard SyntheticDocument(kind: kind, ruleCount: low, seed: seed).text.utf8.count < bytes else { return 1 }
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if SyntheticDocument(kind: kind, ruleCount: middle, seed: seed).text.utf8.count < bytes {
+                low = middle
+            } else {
+                high = middle - 1
+            }
+        }
+        return low
+    }
+
     /// Where the second entry starts (rules before it belong to `main` + `clip`).
     static func secondEntryStart(_ count: Int) -> Int { count < 4 ? count : (count * 3) / 5 }
 

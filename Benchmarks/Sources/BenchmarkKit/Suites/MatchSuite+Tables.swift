@@ -1,3 +1,5 @@
+import AASAKit
+
 /// The match suite's tables: ratios first, workload in the title.
 extension MatchSuite {
     static func headlineTable(_ m: Measured) -> Table {
@@ -62,18 +64,21 @@ extension MatchSuite {
             columns: [
                 "rules", "unseen URLs: DFA ÷ DFA at 10 rules", "DFA ns/URL, unseen", "p90", "repeated: ÷ at 10", "DFA ns/URL, repeated",
                 "speed-up vs reference (same URLs, repeated)", "vs reference (unseen)", "vs regex", "reference ns/URL (URLs)",
-                "regex ns/URL (URLs)", "DFA states built (one pass)", "cache clears", "NFA states", "compile",
+                "regex ns/URL (URLs)", "DFA states built (one pass)", "cache clears", "NFA states", "compile", "strategies (plan)",
             ])
         if let pairs, case let paired = pairs.all, !paired.isEmpty {
             let medians = pairs.windowMedians.map(Format.ratio).joined(separator: ", ")
             table.notes.append(
-                "Unseen time at 10 000 rules ÷ at 10, the two passes back to back (a fresh matcher each, warmed on another stream, order alternating): median \(Format.ratio(Statistics.quantile(paired, 0.5))) over \(paired.count) pairs in \(pairs.windows.count) windows spread over the suite's run [q25 \(Format.ratio(Statistics.quantile(paired, 0.25))), q75 \(Format.ratio(Statistics.quantile(paired, 0.75)))]; window medians in run order: \(medians). The column above divides passes measured minutes apart.")
+                "Unseen time at 128 KB of rules (the largest document Apple accepts) ÷ at 10, the two passes back to back (a fresh matcher each, warmed on another stream, order alternating): median \(Format.ratio(Statistics.quantile(paired, 0.5))) over \(paired.count) pairs in \(pairs.windows.count) windows spread over the suite's run [q25 \(Format.ratio(Statistics.quantile(paired, 0.25))), q75 \(Format.ratio(Statistics.quantile(paired, 0.75)))]; window medians in run order: \(medians). The column above divides passes measured minutes apart.")
         }
         let unseenBase = rows.first?.unseenMedian ?? 1
         let repeatedBase = rows.first?.dfa.median ?? 1
         for m in rows {
+            let plan = m.workload.compiled.plan.strategies
+            let strategies: String = Strategy.allCases.filter { plan.contains($0) }.map(\.rawValue).joined(separator: ", ")
+            let size: String = Format.count(m.workload.document.ruleCount) + (m.workload.fillsAppleLimit ? " (128 KB)" : "")
             table.rows.append([
-                Format.count(m.workload.document.ruleCount),
+                size,
                 "**" + Format.ratio(m.unseenMedian / unseenBase) + "**",
                 Format.nanoseconds(m.unseenMedian), Format.nanoseconds(m.unseenP90),
                 Format.ratio(m.dfa.median / repeatedBase), Format.nanoseconds(m.dfa.median),
@@ -84,6 +89,7 @@ extension MatchSuite {
                 m.regex.map { "\(Format.nanoseconds($0.median)) (\(Format.count(m.regexURLs)))" } ?? "—",
                 Format.count(m.statesBuilt), Format.count(m.clears), Format.count(m.workload.compiled.nfaStateCount),
                 Format.milliseconds(Double(m.workload.compileNanoseconds)),
+                strategies,
             ])
         }
         return table

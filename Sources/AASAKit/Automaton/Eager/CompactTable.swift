@@ -18,16 +18,19 @@ extension LazyDFA.Prebuilt {
     ///   *self* state, whose default is itself (the loop of a trailing `*`).
     ///
     /// States are laid out depth-first from the start, each state's first exception target
-    /// right after it, so a literal is a run of adjacent records. A path's first segment is
-    /// answered by one probe (`segments`), or else its first three bytes (`/` and two more)
-    /// by one load in a small table (`opening`).
+    /// right after it, so a literal is a run of adjacent records.
     ///
     /// Why: dense rows of 37 classes are 150 bytes a state; at 10 000 path rules (138 107
     /// states) that is 20 MB, and nearly every step of a walk is a cache miss.
+    ///
+    /// PERF: paired A/B in one process, the piece switched off at compile time, off ÷ on, median
+    /// over rounds (`AASA_AB_HARNESS=1 .build/release/aasa-bench`, the temporary harness of the
+    /// speed-work A/B record listed in `Benchmarks/Records/INDEX.md`): with the automaton left lazy
+    /// instead, 1.44× repeated and 2.36× unseen URLs at the match suite's 1 000 path rules, 2.97×
+    /// and 7.28× at 128 KB of them (`paths-128k`); no real or fleet document gets a compact table.
     struct Compact: Sendable {
-        /// Records, at state offsets: a header (`flags << 24 | default target`, then the
-        /// state's high row and accept index, in one word or two: `NarrowHeader`,
-        /// `WideHeader`); then the payload: the exceptions
+        /// Records, at state offsets: a header of three words (`Header`: `flags << 24 | default
+        /// target`, the offset of the state's high row, its accept index); then the payload: the exceptions
         /// (`class << 24 | target`), a dense row over the ASCII classes, or a run
         /// (`length << 24 | target`, then the run's classes, four to a word). Offset 0 is the
         /// dead state.
@@ -39,44 +42,8 @@ extension LazyDFA.Prebuilt {
         /// Bytes from this value on have a class from `firstHigh` on (0x80, or 0x100 when no
         /// class starts at 0x80).
         let highByte: Int
-        /// Whether records have the two-word header (`NarrowHeader`), or the three-word one
-        /// (`WideHeader`: more than `narrowLimit` high rows or tag sets).
-        let narrow: Bool
-        static let narrowLimit = 0xFFFF
-        /// Targets a high row holds (the classes from `firstHigh` on).
-        let highStride: Int
         /// Runs in the table (for tests and statistics).
         let runCount: Int
-        /// The record a text's first three bytes lead to, when the first is `/` and the next
-        /// two have classes below `firstHigh`: at `first class * firstHigh + second class`
-        /// (`openingInsideRun` when that state has no record of its own, being inside a run;
-        /// the walk then starts from the start). Empty when `/` leads nowhere from the start.
-        ///
-        /// Why: a path's first steps are the busiest states of the table (at 10 000 generated
-        /// path rules, a dense row of every first letter, then one per two-letter opening:
-        /// 740 dense rows, 104 KiB, of which each URL reads a word or two); this 4 KiB table
-        /// answers them with one load that stays in the L1 cache (faster there, A/B in one process;
-        /// three bytes deep, a 128 KiB table that leaves the L1 cache, saved much less).
-        let opening: [UInt32]
-        /// The class of `/`.
-        let slashClass: Int
-        /// The record a path's first segment leads to, for the segments (`/` then bytes then
-        /// `/`, 3 to 16 bytes) the DFA reads through exceptions of one-byte classes into a state
-        /// with a record of its own (one inside a run has none; a run is one step anyway): open
-        /// addressing, three words a slot: the segment's bytes (two little-endian words,
-        /// zero-padded; 0: empty) and the record. Empty when no segment qualifies.
-        ///
-        /// Why: past the opening, a path's first segment is a walk down the busiest part of the
-        /// trie (at 10 000 generated path rules, `/ru` → `/rut` → `/ruta` → the run `zumi/`, two
-        /// of them dense rows), a dependent step each; one probe answers them (faster there,
-        /// A/B in one process). A segment the table lacks (mistyped, or read through a default
-        /// or a class of several bytes) walks as before.
-        let segments: [UInt64]
-        /// Bounds on building `segments`: states visited, segments kept (at most 192 KiB; 10 000
-        /// generated path rules have 1 150 segments, a variable of many values far more).
-        static let maxSegmentVisits = 1 << 18
-        static let maxSegments = 4_096
-        static let openingInsideRun = UInt32.max
 
         /// Flags (the record's top byte): the exception count in the low bits, or one of
         /// `dense` and `run`; `selfLoop` and `chain` mark the predicted steps.
@@ -90,9 +57,7 @@ extension LazyDFA.Prebuilt {
         /// A run covers at most this many states (its length is stored in 8 bits).
         static let maxRun = 255
 
-        /// `narrowLimit`: the most high rows and the largest accept index for two-word headers
-        /// (`NarrowHeader`; tests lower it to build the three-word form).
-        init?(targets: [Int32], acceptOf: [Int32], stride: Int, classOf: [UInt8], narrowLimit: Int = Compact.narrowLimit) {
+        init?(targets: [Int32], acceptOf: [Int32], stride: Int, classOf: [UInt8]) {
             let rows = acceptOf.count
             // Classes of bytes from 0x80 on, when 0x80 starts a class (it does whenever a `*`
             // or `?` reads UTF-8); otherwise every class is handled in the record.
@@ -136,7 +101,7 @@ extension LazyDFA.Prebuilt {
                 later.removeAll()
             }
 
-            // The high rows (shared), then the header's width, then the offsets.
+            // The high rows (shared), then the offsets.
             var highOf = [Int](repeating: 0, count: rows)
             var highRows: [[Int32]: Int] = [:]
             var highTargets: [Int32] = []
@@ -150,9 +115,7 @@ extension LazyDFA.Prebuilt {
                     highTargets += highRow
                 }
             }
-            let narrow = highRows.count <= narrowLimit && acceptOf.allSatisfy { $0 >= 0 && $0 <= narrowLimit }
-            let header = narrow ? NarrowHeader.words : WideHeader.words
-            let highStride = stride - firstHigh
+            let header = Header.words
             var offsets = [Int](repeating: -1, count: rows)
             var size = 0
             for row in order {
@@ -171,13 +134,8 @@ extension LazyDFA.Prebuilt {
                 let base = offsets[row]
                 let fallback = shape.defaults[row]
                 guard let fallbackOffset = offset(fallback) else { return nil }
-                if narrow {
-                    // The high row's number and the accept index, 16 bits each.
-                    code[base + 1] = UInt32(highStride == 0 ? 0 : highOf[row] / highStride) << 16 | UInt32(acceptOf[row])
-                } else {
-                    code[base + 1] = UInt32(highOf[row])
-                    code[base + 2] = UInt32(bitPattern: acceptOf[row])
-                }
+                code[base + 1] = UInt32(highOf[row])
+                code[base + 2] = UInt32(bitPattern: acceptOf[row])
                 var flags: UInt32 = fallback == Int32(row) ? Self.selfLoop : 0
                 if let run = shape.runs[row] {
                     guard let target = offset(run.target) else { return nil }
@@ -217,67 +175,12 @@ extension LazyDFA.Prebuilt {
                 guard let known = offset(target) else { return nil }
                 high.append(known)
             }
-            var opening: [UInt32] = []
-            let slashClass = Int(classOf[Int(UInt8(ascii: "/"))])
-            let afterSlash = slashClass < lowCount ? Int(targets[1 * stride + slashClass]) : 0
-            if afterSlash != 0 {
-                opening = [UInt32](repeating: 0, count: lowCount * lowCount)
-                for first in 0..<lowCount {
-                    let middle = Int(targets[afterSlash * stride + first])
-                    for second in 0..<lowCount {
-                        opening[first * lowCount + second] = offset(targets[middle * stride + second]) ?? Self.openingInsideRun
-                    }
-                }
-            }
-            self.opening = opening
-            var segments: [UInt64] = []
-            if afterSlash != 0 {
-                var bytesOfClass = [[UInt8]](repeating: [], count: stride)
-                for byte in 0..<128 { bytesOfClass[Int(classOf[byte])].append(UInt8(byte)) }
-                var found: [(bytes: [UInt8], target: UInt32)] = []
-                var stack: [(row: Int, bytes: [UInt8])] = [(afterSlash, [UInt8(ascii: "/")])]
-                var visited = 0
-                while let (row, bytes) = stack.popLast(), visited < Self.maxSegmentVisits, found.count < Self.maxSegments {
-                    visited += 1
-                    for cls in 0..<lowCount where bytesOfClass[cls].count == 1 {
-                        let next = targets[row * stride + cls]
-                        guard next != 0, next != shape.defaults[row] else { continue }
-                        let byte = bytesOfClass[cls][0]
-                        if byte == UInt8(ascii: "/") {
-                            if bytes.count >= 2, let target = offset(next) { found.append((bytes + [byte], target)) }
-                        } else if bytes.count < 15 {
-                            stack.append((Int(next), bytes + [byte]))
-                        }
-                    }
-                }
-                if !found.isEmpty {
-                    var capacity = 16
-                    while capacity < 2 * found.count { capacity *= 2 }
-                    segments = [UInt64](repeating: 0, count: 3 * capacity)
-                    for (bytes, target) in found {
-                        var k0: UInt64 = 0
-                        var k1: UInt64 = 0
-                        for (index, byte) in bytes.enumerated() {
-                            if index < 8 { k0 |= UInt64(byte) << UInt64(8 * index) } else { k1 |= UInt64(byte) << UInt64(8 * (index - 8)) }
-                        }
-                        var slot = Self.segmentSlot(k0, k1, capacity)
-                        while segments[3 * slot] != 0 { slot = (slot + 1) & (capacity - 1) }
-                        segments[3 * slot] = k0
-                        segments[3 * slot + 1] = k1
-                        segments[3 * slot + 2] = UInt64(target)
-                    }
-                }
-            }
-            self.segments = segments
-            self.slashClass = slashClass
             self.code = code
             self.high = high
             self.firstHigh = firstHigh
             self.highByte = firstHigh < stride ? 0x80 : 0x100
             self.start = offsets[1]
             self.runCount = shape.runs.count
-            self.narrow = narrow
-            self.highStride = highStride
         }
 
         /// What the layout needs to know of each row: its ASCII default and exception count,
@@ -360,15 +263,12 @@ extension LazyDFA.Prebuilt {
         /// The accept index of the state `text` leads to, or -1 when the walk dies.
         @inline(__always)
         func acceptIndex(_ text: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>) -> Int32 {
-            narrow ? walk(text, classOf: classOf, NarrowHeader.self) : walk(text, classOf: classOf, WideHeader.self)
+            walk(text, classOf: classOf)
         }
 
         @inline(__always)
-        private func walk<Header: RecordHeader>(
-            _ text: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>, _: Header.Type
-        ) -> Int32 {
+        private func walk(_ text: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>) -> Int32 {
             let firstHigh = self.firstHigh
-            let highStride = self.highStride
             let highByte = self.highByte
             return code.withUnsafeBufferPointer { code in
                 high.withUnsafeBufferPointer { high in
@@ -377,21 +277,6 @@ extension LazyDFA.Prebuilt {
                     var state = start
                     var index = 0
                     let end = text.count
-                    if end >= 4, !segments.isEmpty, let (target, length) = segmentJump(text) {
-                        state = target
-                        index = length
-                    } else if end >= 3, !opening.isEmpty {
-                        let first = Int(classOf[Int(text[1])])
-                        let second = Int(classOf[Int(text[2])])
-                        if Int(classOf[Int(text[0])]) == slashClass, first < firstHigh, second < firstHigh {
-                            let target = opening[first &* firstHigh &+ second]
-                            if target != Self.openingInsideRun {
-                                if target == 0 { return -1 }
-                                state = Int(target)
-                                index = 3
-                            }
-                        }
-                    }
                     // SAFETY: construction writes every record whole, every target as the
                     // offset of a record and every high index as the start of a high row;
                     // `classOf` has 256 entries below the stride, and a byte below `highByte`
@@ -401,7 +286,7 @@ extension LazyDFA.Prebuilt {
                         index &+= 1
                         let cls = Int(classOf[Int(byte)])
                         if cls >= firstHigh {
-                            state = Int(high[Header.highBase(code, state, highStride) &+ cls &- firstHigh])
+                            state = Int(high[Header.highBase(code, state) &+ cls &- firstHigh])
                             if state == 0 { return -1 }
                             continue
                         }
@@ -436,7 +321,7 @@ extension LazyDFA.Prebuilt {
                                 continue
                             }
                             if mismatch >= firstHigh {
-                                state = Int(high[Header.highBase(code, state, highStride) &+ mismatch &- firstHigh])
+                                state = Int(high[Header.highBase(code, state) &+ mismatch &- firstHigh])
                             } else {
                                 state = Int(code[state] & 0xFF_FFFF)
                             }
@@ -506,95 +391,15 @@ extension LazyDFA.Prebuilt {
             return index
         }
 
-        var memoryUsage: Int { (code.count + high.count + opening.count) * 4 + segments.count * 8 }
-
-        @inline(__always)
-        static func segmentSlot(_ k0: UInt64, _ k1: UInt64, _ capacity: Int) -> Int {
-            Int(truncatingIfNeeded: ((k0 ^ (k1 &* 0xD6E8_FEB8_6659_FD93)) &* 0x9E37_79B9_7F4A_7C15) >> 40) & (capacity &- 1)
-        }
-
-        /// The record after the text's first segment (`/…/`) and the segment's length, when
-        /// the table has it.
-        @inline(__always)
-        func segmentJump(_ text: UnsafeBufferPointer<UInt8>) -> (Int, Int)? {
-            guard let base = text.baseAddress, text[0] == UInt8(ascii: "/") else { return nil }
-            let count = text.count
-            var k0: UInt64 = 0
-            var k1: UInt64 = 0
-            if count >= 16 {
-                k0 = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
-                k1 = UInt64(littleEndian: UnsafeRawPointer(base + 8).loadUnaligned(as: UInt64.self))
-            } else {
-                for index in 0..<count {
-                    if index < 8 { k0 |= UInt64(text[index]) &<< UInt64(8 &* index) } else { k1 |= UInt64(text[index]) &<< UInt64(8 &* (index &- 8)) }
-                }
-            }
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            let slashes = ones &* 0x2F
-            var length: Int
-            // The first byte (the leading `/`) set apart, so that no borrow from it makes the
-            // zero-byte test see a `/` where there is none.
-            let x0 = (k0 | 0xFF) ^ slashes
-            let z0 = (x0 &- ones) & ~x0 & highs
-            if z0 != 0 {
-                length = z0.trailingZeroBitCount >> 3 &+ 1
-                let mask = length == 8 ? UInt64.max : (1 &<< UInt64(8 &* length)) &- 1
-                k0 &= mask
-                k1 = 0
-            } else {
-                let x1 = k1 ^ slashes
-                let z1 = (x1 &- ones) & ~x1 & highs
-                guard z1 != 0 else { return nil }
-                let inSecond = z1.trailingZeroBitCount >> 3 &+ 1
-                length = 8 &+ inSecond
-                let mask = inSecond == 8 ? UInt64.max : (1 &<< UInt64(8 &* inSecond)) &- 1
-                k1 &= mask
-            }
-            guard length <= count else { return nil }
-            return segments.withUnsafeBufferPointer { table in
-                let capacity = table.count / 3
-                var slot = Self.segmentSlot(k0, k1, capacity)
-                while table[3 &* slot] != 0 {
-                    if table[3 &* slot] == k0, table[3 &* slot &+ 1] == k1 { return (Int(table[3 &* slot &+ 2]), length) }
-                    slot = (slot &+ 1) & (capacity &- 1)
-                }
-                return nil
-            }
-        }
+        var memoryUsage: Int { (code.count + high.count) * 4 }
     }
 
-    /// Where a record's header keeps its high row and accept index.
-    protocol RecordHeader {
-        /// Header words: the payload starts this many words into the record.
-        static var words: Int { get }
-        /// The offset in `high` of the record's high row.
-        static func highBase(_ code: UnsafeBufferPointer<UInt32>, _ state: Int, _ highStride: Int) -> Int
-        static func accept(_ code: UnsafeBufferPointer<UInt32>, _ state: Int) -> Int32
-    }
-
-    /// Two words: `flags << 24 | default`, then `high row number << 16 | accept index`, when
-    /// both fit in 16 bits.
-    ///
-    /// Why: at 10 000 generated path rules, headers are two thirds of the table (69 461
-    /// records, 326 000 words); a word less each leaves 1.0 MB instead of 1.3 MB.
-    enum NarrowHeader: RecordHeader {
-        static var words: Int { 2 }
+    /// A record's header: `flags << 24 | default`, the offset of its high row in `high`, its
+    /// accept index.
+    enum Header {
+        static let words = 3
         @inline(__always)
-        static func highBase(_ code: UnsafeBufferPointer<UInt32>, _ state: Int, _ highStride: Int) -> Int {
-            Int(code[state &+ 1] >> 16) &* highStride
-        }
-        @inline(__always)
-        static func accept(_ code: UnsafeBufferPointer<UInt32>, _ state: Int) -> Int32 {
-            Int32(code[state &+ 1] & 0xFFFF)
-        }
-    }
-
-    /// Three words: `flags << 24 | default`, the high row's offset, the accept index.
-    enum WideHeader: RecordHeader {
-        static var words: Int { 3 }
-        @inline(__always)
-        static func highBase(_ code: UnsafeBufferPointer<UInt32>, _ state: Int, _ highStride: Int) -> Int {
+        static func highBase(_ code: UnsafeBufferPointer<UInt32>, _ state: Int) -> Int {
             Int(code[state &+ 1])
         }
         @inline(__always)

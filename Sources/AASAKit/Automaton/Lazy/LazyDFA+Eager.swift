@@ -150,8 +150,7 @@ extension LazyDFA.Prebuilt {
     /// `maxStates` bounds the work: a document whose DFA blows up is left lazy after building
     /// that many states.
     static func eager(
-        _ nfa: NFA, configuration: LazyDFA.Configuration, maxStates: Int, minimumBytes: Int,
-        narrowLimit: Int = Compact.narrowLimit
+        _ nfa: NFA, configuration: LazyDFA.Configuration, maxStates: Int, minimumBytes: Int
     ) -> EagerOutcome {
         guard maxStates >= 2, let dfa = try? LazyDFA(nfa: nfa, configuration: configuration) else { return .notDetermined }
         let cache = dfa.makeCache()
@@ -176,7 +175,7 @@ extension LazyDFA.Prebuilt {
             acceptOf[row] = table.tagSet(of: id)
         }
         let classOf = dfa.classes.classOf
-        guard let compact = Compact(targets: targets, acceptOf: acceptOf, stride: stride, classOf: classOf, narrowLimit: narrowLimit) else {
+        guard let compact = Compact(targets: targets, acceptOf: acceptOf, stride: stride, classOf: classOf) else {
             return .notCompactable(states: rows)
         }
         return .built(LazyDFA.Prebuilt(stride: stride, classOf: classOf, compact: compact, stateCount: rows, tagSets: cache.tagSets))
@@ -184,11 +183,10 @@ extension LazyDFA.Prebuilt {
 
     /// `eager`'s table, or nil (tests).
     convenience init?(
-        eager nfa: NFA, configuration: LazyDFA.Configuration, maxStates: Int, minimumBytes: Int,
-        narrowLimit: Int = Compact.narrowLimit
+        eager nfa: NFA, configuration: LazyDFA.Configuration, maxStates: Int, minimumBytes: Int
     ) {
         guard case .built(let table) = Self.eager(
-            nfa, configuration: configuration, maxStates: maxStates, minimumBytes: minimumBytes, narrowLimit: narrowLimit),
+            nfa, configuration: configuration, maxStates: maxStates, minimumBytes: minimumBytes),
             let compact = table.compact
         else { return nil }
         self.init(stride: table.stride, classOf: table.classOf, compact: compact, stateCount: table.stateCount, tagSets: table.tagSets)

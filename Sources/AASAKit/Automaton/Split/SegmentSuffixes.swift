@@ -4,34 +4,30 @@
 ///
 /// Why: a text ends in such a suffix exactly when its last segment (from its last `/`) equals
 /// it, so there is one candidate per text and one hash probe finds it. At 10 000 generated path
-/// rules, 1 727 of 1 728 suffixes are of this kind, and the trie answered them with a `tails`
-/// probe and two or three dependent steps in memory a large document's URLs do not keep warm.
+/// rules, 1 727 of 1 728 suffixes are of this kind, and the trie answered them with a walk of
+/// dependent steps in memory a large document's URLs do not keep warm.
+///
+/// PERF: paired A/B in one process, the piece switched off at compile time, off ÷ on, median over
+/// rounds (`AASA_AB_HARNESS=1 .build/release/aasa-bench`, the temporary harness of the speed-work
+/// A/B record listed in `Benchmarks/Records/INDEX.md`): with every suffix in the trie, 1.03× at the
+/// match suite's 1 000 path rules (fastest rounds: 1.08× repeated, 1.03× unseen), 0.97× to 1.03× at
+/// 128 KB: borderline, to be measured again on a quiet machine.
 struct SegmentSuffixes: Sendable {
     /// Open addressing, four words a slot: the segment's bytes (`key`: three words, zero
     /// padded, its length in the top byte of the third, so that no key is all zero: 0 marks an
-    /// empty slot), then its pairs (`Pairs`). The slot count is a power of two.
+    /// empty slot), then the offset of its pairs in the split's `pairTable`. The slot count is
+    /// a power of two.
     private let slots: [UInt64]
     /// The longest segment kept here (with its `/`); longer ones stay in the trie.
     static let maxLength = 23
     private static let slotWidth = 4
-
-    /// What a slot says of its suffix's pairs: one pair of one rule, inline
-    /// (`group << 40 | rule << 16 | shortest text`), or with `general` set, the offset of its
-    /// pairs in the split's `pairTable`.
-    enum Pairs {
-        static let general: UInt64 = 1 << 63
-        static func inline(group: Int32, rule: Int32, shortest: Int) -> UInt64? {
-            guard group >= 0, group < 1 << 23, rule >= 0, rule < 1 << 24, shortest >= 0, shortest < 1 << 16 else { return nil }
-            return UInt64(group) << 40 | UInt64(rule) << 16 | UInt64(shortest)
-        }
-    }
 
     /// Whether `suffix` is kept here (else the trie keeps it).
     static func holds(_ suffix: [UInt8]) -> Bool {
         suffix.count <= maxLength && suffix.first == UInt8(ascii: "/") && !suffix.dropFirst().contains(UInt8(ascii: "/"))
     }
 
-    /// `suffixes`: each suffix `holds` accepts, with its slot value (`Pairs`).
+    /// `suffixes`: each suffix `holds` accepts, with the offset of its pairs.
     init(_ suffixes: [(bytes: [UInt8], pairs: UInt64)]) {
         guard !suffixes.isEmpty else {
             slots = []
@@ -122,7 +118,7 @@ struct SegmentSuffixes: Sendable {
         Int(truncatingIfNeeded: hash >> 40) & (capacity &- 1)
     }
 
-    /// The slot value (`Pairs`) of the suffix `text` ends in, if it ends in one of these.
+    /// The offset of the pairs of the suffix `text` ends in, if it ends in one of these.
     @inline(__always)
     func pairs(endingIn text: UnsafeBufferPointer<UInt8>) -> UInt64? {
         guard !slots.isEmpty, let start = Self.lastSegmentStart(text) else { return nil }

@@ -13,6 +13,12 @@
 /// of the URLs through at 10 000 generated path rules, where 16% end in a suffix: 1 728
 /// suffixes made only 216 keys, generated words ending in a few syllables (`…zumi`, `…domi`),
 /// and each URL let through costs the suffix side about 270 instructions.
+///
+/// PERF: paired A/B in one process, the piece switched off at compile time, off ÷ on, median over
+/// rounds (`AASA_AB_HARNESS=1 .build/release/aasa-bench`, the temporary harness of the speed-work
+/// A/B record listed in `Benchmarks/Records/INDEX.md`): without the filter, 1.13× repeated and
+/// 1.12× unseen URLs at the match suite's 1 000 path rules (fastest rounds: 1.12× and 1.70×), 1.08×
+/// to 1.29× repeated at 128 KB.
 struct SuffixEndings: Sendable {
     private let segmentBits: [UInt64]
     private let windowBits: [UInt64]

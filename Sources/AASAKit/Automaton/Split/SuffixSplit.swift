@@ -12,6 +12,12 @@
 /// of both). A lazy DFA pays for every state an unseen URL reaches, so this is
 /// what keeps a large document's per-URL time near a small one's.
 ///
+/// PERF: paired A/B in one process, the piece switched off at compile time, off ÷ on, median over
+/// rounds (`AASA_AB_HARNESS=1 .build/release/aasa-bench`, the temporary harness of the speed-work
+/// A/B record listed in `Benchmarks/Records/INDEX.md`): without the split, 1.63× repeated and 3.22×
+/// unseen URLs at the match suite's 1 000 path rules, 3.72× and 8.99× at 128 KB of them
+/// (`paths-128k`); no real or fleet document is split.
+///
 /// Exactness: a rule `P*S` (P, S literal, S not empty) matches a text t iff t starts with P,
 /// ends with S and |t| ≥ |P| + |S| bytes. The DFA accepting `P*` means t starts with P and the
 /// rest is a run of whole scalars; S is valid UTF-8, so where it starts is a scalar boundary,
@@ -33,8 +39,7 @@ public final class SuffixSplit: Sendable, Equatable {
 
     /// The reversed-suffix trie of the suffixes `segments` does not keep, flat. Entries 0..<256 are the root's children by byte (-1:
     /// none). A node is an offset into this array holding: the offset in `pairTable` of the
-    /// pairs of the suffix that ends at the node (-1: none; -2 - offset: they are inline in
-    /// this array at that offset, see `takeInline`), the number of children, then
+    /// pairs of the suffix that ends at the node (-1: none), the number of children, then
     /// the children's bytes packed in two words (unused lanes repeat the first byte), then the
     /// children; or, past `denseChildren` children, -1 and a 256-entry table; or a run (see
     /// `runMark`). `padding` entries end the array.
@@ -51,23 +56,12 @@ public final class SuffixSplit: Sendable, Equatable {
     /// (key, slot, pair, rule), in tables a large document's URLs do not keep warm.
     private let pairSlots: [UInt64]
     private static let slotWidth = 3
-    /// When every suffix has three bytes or more: open addressing from a text's last
-    /// `tailDepth` bytes (`windowKey`; two words a slot, the key (`UInt64.max`: empty) and the
-    /// node) to the trie node they lead to; empty otherwise.
-    ///
-    /// Why: the walk's first steps are dependent loads in as many levels of the trie, which a
-    /// large document's URLs do not keep warm; this table answers them with one load (up to
-    /// eight steps when every suffix has eight bytes or more).
-    private let tails: [UInt64]
     /// The suffixes that are a whole last segment (the others are in `trie`).
     let segments: SegmentSuffixes
-    /// The shortest suffix's length, up to 8, when it is 3 or more; else 0 (no `tails`).
-    let tailDepth: Int
     /// The filter a text passes before this side is searched (most texts end in no suffix).
     let endings: SuffixEndings
-    /// Suffixes whose pairs are kept in the trie or in their `segments` slot, those probed
-    /// through `pairSlots`, and those `segments` keeps (for tests and statistics).
-    let inlineSuffixCount: Int
+    /// Suffixes whose pairs are probed through `pairSlots` (all of them), and those `segments`
+    /// keeps (for tests and statistics).
     let hashedSuffixCount: Int
     let segmentSuffixCount: Int
 
@@ -133,14 +127,9 @@ public final class SuffixSplit: Sendable, Equatable {
         }
         // Chains of nodes with one child and no suffix become runs: the chain's bytes in one
         // record, compared in a row, instead of a node (a dependent load in memory a large
-        // document's URLs do not keep warm) per byte. The walk starts at depth `tailDepth`
-        // (the shortest suffix's length, up to 8) through `tails`, so runs (and the depth-first
-        // layout) start there, at depth 3 at least: a run's inner nodes have no record a table
-        // could name.
-        let shortest = suffixText.map(\.utf8.count).min() ?? 0
-        let tailDepth = shortest >= 3 ? min(8, shortest) : 0
-        self.tailDepth = tailDepth
-        let firstRunDepth = max(3, tailDepth)
+        // document's URLs do not keep warm) per byte. Runs (and the depth-first layout) start at
+        // depth 3: the nodes above are read by most walks and laid out breadth first.
+        let firstRunDepth = 3
         var depth = [Int](repeating: 0, count: children.count)
         var runOf: [Int: (bytes: [UInt8], target: Int)] = [:]
         // A chain's inner nodes start no run of their own: that would make a long suffix
@@ -159,29 +148,12 @@ public final class SuffixSplit: Sendable, Equatable {
             }
             if bytes.count >= 2 { runOf[node] = (bytes, target) }
         }
-        // A suffix with few pairs, each of one rule, keeps them in the trie, right after its
-        // node: the walk that finds it has that cache line already (a hash probe per accepted
-        // group is a cold load each).
-        // A suffix `SegmentSuffixes` keeps has its one pair of one rule in its slot, or its
-        // pairs in `pairSlots`.
-        var segmentValue: [Int: UInt64] = [:]
-        for suffix in rulesOf.indices where inSegments[suffix] {
-            if rulesOf[suffix].count == 1, let (group, rules) = rulesOf[suffix].first, Set(rules).count == 1 {
-                let prefixLength = Int(group) < prefixes.count ? prefixes[Int(group)].utf8.count : 0
-                segmentValue[suffix] = SegmentSuffixes.Pairs.inline(group: group, rule: rules[0], shortest: prefixLength + suffixText[suffix].utf8.count)
-            }
-        }
-        let inline = rulesOf.indices.map { suffix in
-            inSegments[suffix]
-                ? segmentValue[suffix] != nil
-                : rulesOf[suffix].count <= Self.inlinePairs && rulesOf[suffix].values.allSatisfy { Set($0).count == 1 }
-        }
         segments = SegmentSuffixes(rulesOf.indices.filter { inSegments[$0] }.map { suffix in
-            (Array(suffixText[suffix].utf8), segmentValue[suffix] ?? SegmentSuffixes.Pairs.general | UInt64(pairOffset[suffix]))
+            (Array(suffixText[suffix].utf8), UInt64(pairOffset[suffix]))
         })
         // Layout, after the root table: the nodes down to the entry depth breadth first (the
-        // shallow nodes, which every walk reads or the `tails` table skips, share a few cache
-        // lines), then each entry node's subtree depth first, so that a walk below it reads
+        // shallow nodes, which most walks read, share a few cache lines), then each entry
+        // node's subtree depth first, so that a walk below it reads
         // adjacent records; a run's inner nodes left out. Children point at offsets.
         func next(_ node: Int) -> [Int] {
             runOf[node].map { [$0.target] } ?? children[node].sorted(by: { $0.key < $1.key }).map { Int($0.value) }
@@ -204,8 +176,6 @@ public final class SuffixSplit: Sendable, Equatable {
                 let count = node == 0 ? 0 : children[node].count
                 nextOffset += 2 + (count > Self.denseChildren ? 256 : 2 + count)
             }
-            let suffix = Int(suffixOfNode[node])
-            if suffix >= 0, inline[suffix] { nextOffset += 1 + 3 * rulesOf[suffix].count }
         }
         let next = nextOffset
         var trie = [Int32](repeating: -1, count: next + Self.padding)
@@ -214,20 +184,6 @@ public final class SuffixSplit: Sendable, Equatable {
             let base = Int(offsets[node])
             let suffix = Int(suffixOfNode[node])
             trie[base] = suffix >= 0 ? pairOffset[suffix] : -1
-            if suffix >= 0, inline[suffix] {
-                let size = runOf[node].map { 4 + ($0.bytes.count + 3) / 4 }
-                    ?? 2 + (children[node].count > Self.denseChildren ? 256 : 2 + children[node].count)
-                let block = base + size
-                trie[base] = -2 - Int32(block)
-                let groups = rulesOf[suffix].sorted(by: { $0.key < $1.key })
-                trie[block] = Int32(groups.count)
-                for (index, (group, rules)) in groups.enumerated() {
-                    let prefixLength = Int(group) < prefixes.count ? prefixes[Int(group)].utf8.count : 0
-                    trie[block + 1 + 3 * index] = group
-                    trie[block + 2 + 3 * index] = Int32(clamping: prefixLength + suffixText[suffix].utf8.count)
-                    trie[block + 3 + 3 * index] = rules[0]
-                }
-            }
             if let run = runOf[node] {
                 trie[base + 1] = Self.runMark
                 trie[base + 2] = Int32(run.bytes.count)
@@ -261,8 +217,7 @@ public final class SuffixSplit: Sendable, Equatable {
         self.pairTable = pairTable
         self.pairRules = pairRules
         var capacity = 16
-        let hashed = rulesOf.indices.filter { !inline[$0] }
-        inlineSuffixCount = rulesOf.count - hashed.count
+        let hashed = Array(rulesOf.indices)
         hashedSuffixCount = hashed.count
         segmentSuffixCount = inSegments.filter { $0 }.count
         while capacity < 2 * hashed.reduce(0, { $0 + rulesOf[$1].count }) { capacity *= 2 }
@@ -280,40 +235,13 @@ public final class SuffixSplit: Sendable, Equatable {
             }
         }
         self.pairSlots = pairSlots
-        var tails: [UInt64] = []
-        if tailDepth > 0 {
-            // The nodes at depth `tailDepth`, by the text's last `tailDepth` bytes.
-            var found: [(key: UInt64, node: Int32)] = []
-            var stack: [(node: Int, key: UInt64, depth: Int)] = [(0, 0, 0)]
-            while let (node, key, level) = stack.popLast() {
-                if level == tailDepth {
-                    found.append((key, offsets[node]))
-                    continue
-                }
-                // The walk reads the text backwards: the byte at this level is the one
-                // `tailDepth - 1 - level` places from the window's start.
-                for (byte, child) in children[node] {
-                    stack.append((Int(child), key | UInt64(byte) << UInt64(8 * (tailDepth - 1 - level)), level + 1))
-                }
-            }
-            var capacity = 16
-            while capacity < 2 * found.count { capacity *= 2 }
-            tails = Array(repeating: .max, count: 2 * capacity)
-            for (key, node) in found {
-                var slot = Self.slot(key, capacity)
-                while tails[2 * slot] != .max { slot = (slot + 1) & (capacity - 1) }
-                tails[2 * slot] = key
-                tails[2 * slot + 1] = UInt64(UInt32(bitPattern: node))
-            }
-        }
-        self.tails = tails
         endings = SuffixEndings(
             segments: suffixText.indices.filter { inSegments[$0] }.map { Array(suffixText[$0].utf8) },
             others: suffixText.indices.filter { !inSegments[$0] }.map { Array(suffixText[$0].utf8) })
     }
 
     /// The last `depth` bytes of `text` (1 to 8, at most its length), the first of them in
-    /// the low byte: the key of `tails` and of `endings`' windows.
+    /// the low byte: the key of `endings`' windows.
     @inline(__always)
     static func windowKey(_ text: UnsafeBufferPointer<UInt8>, depth: Int) -> UInt64 {
         let count = text.count
@@ -343,8 +271,6 @@ public final class SuffixSplit: Sendable, Equatable {
     static let padding = 16
     /// Accepted prefix groups probed without comparing with the suffix's pair count.
     static let fewGroups = 8
-    /// A suffix with at most this many pairs, each of one rule, keeps them in the trie.
-    static let inlinePairs = 4
 
     /// Splits the `literal * literal` patterns out of `patterns` when the plan says so
     /// (`Planner.splits`: at least `minimum` of them): returns the patterns for the forward
@@ -510,17 +436,7 @@ public final class SuffixSplit: Sendable, Equatable {
         let before = out.count
         pairTable.withUnsafeBufferPointer { pairTable in
             if let pairs = segments.pairs(endingIn: text) {
-                if pairs & SegmentSuffixes.Pairs.general != 0 {
-                    take(Int(truncatingIfNeeded: pairs & 0xFFFF_FFFF), pairTable, forward, firstGroup, text.count, &out)
-                } else {
-                    let group = Int32(truncatingIfNeeded: pairs >> 40)
-                    for index in firstGroup..<forward.count where forward[index] &- groupBase == group {
-                        if text.count >= Int(truncatingIfNeeded: pairs & 0xFFFF) {
-                            out.append(Int32(truncatingIfNeeded: (pairs >> 16) & 0xFF_FFFF))
-                        }
-                        break
-                    }
-                }
+                take(Int(truncatingIfNeeded: pairs), pairTable, forward, firstGroup, text.count, &out)
             }
             trie.withUnsafeBufferPointer { trie in
                 guard let (node, position) = firstSuffix(text, trie) else { return }
@@ -556,25 +472,8 @@ public final class SuffixSplit: Sendable, Equatable {
     @inline(__always)
     private func firstSuffix(_ text: UnsafeBufferPointer<UInt8>, _ trie: UnsafeBufferPointer<Int32>) -> (Int, Int)? {
         guard let last = text.last else { return nil }
-        var node: Int
-        var position: Int
-        if tails.isEmpty {
-            node = Int(trie[Int(last)])
-            position = text.count - 1
-        } else {
-            guard text.count >= tailDepth else { return nil }
-            position = text.count - tailDepth
-            let key = Self.windowKey(text, depth: tailDepth)
-            node = tails.withUnsafeBufferPointer { tails in
-                let mask = tails.count / 2 - 1
-                var slot = Self.slot(key, tails.count / 2)
-                while tails[2 &* slot] != .max {
-                    if tails[2 &* slot] == key { return Int(tails[2 &* slot &+ 1]) }
-                    slot = (slot &+ 1) & mask
-                }
-                return -1
-            }
-        }
+        var node = Int(trie[Int(last)])
+        var position = text.count - 1
         guard node >= 0 else { return nil }
         while trie[node] == -1 {
             guard Self.advance(trie, text, &node, &position) else { return nil }
@@ -648,8 +547,6 @@ public final class SuffixSplit: Sendable, Equatable {
             let pairs = Int(trie[node])
             if pairs >= 0 {
                 take(pairs, pairTable, forward, firstGroup, text.count, &out)
-            } else if pairs < -1 {
-                takeInline(trie, block: -2 &- pairs, forward, firstGroup, text.count, &out)
             }
             guard Self.advance(trie, text, &node, &position) else { break }
         }
@@ -707,25 +604,9 @@ public final class SuffixSplit: Sendable, Equatable {
         }
     }
 
-    /// `take` for a suffix whose pairs are in the trie at `block`: its pair count, then per
-    /// pair, sorted by group: the group, the shortest text it matches, its rule.
-    @inline(__always)
-    private func takeInline(
-        _ trie: UnsafeBufferPointer<Int32>, block: Int, _ forward: UnsafeBufferPointer<Int32>, _ firstGroup: Int,
-        _ textLength: Int, _ out: inout [Int32]
-    ) {
-        let count = Int(trie[block])
-        for index in firstGroup..<forward.count {
-            let group = forward[index] &- groupBase
-            for pair in 0..<count where trie[block &+ 1 &+ 3 &* pair] == group {
-                if textLength >= Int(trie[block &+ 2 &+ 3 &* pair]) { out.append(trie[block &+ 3 &+ 3 &* pair]) }
-            }
-        }
-    }
-
     /// Heap bytes, roughly.
     var memoryUsage: Int {
-        (trie.count + pairTable.count + pairRules.count) * 4 + (pairSlots.count + tails.count) * 8 + segments.memoryUsage + endings.memoryUsage
+        (trie.count + pairTable.count + pairRules.count) * 4 + pairSlots.count * 8 + segments.memoryUsage + endings.memoryUsage
             + entries.count * 40
             + prefixes.reduce(0) { $0 + $1.utf8.count + 16 }
     }
