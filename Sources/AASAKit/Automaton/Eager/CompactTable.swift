@@ -372,18 +372,19 @@ extension LazyDFA.Prebuilt {
         @inline(__always)
         static func asciiEnd(of text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
             let end = text.count
-            guard start < end, let base = text.baseAddress else { return end }
+            guard start < end else { return end }
+            let view = ByteView(text)
             let high: UInt64 = 0x8080_8080_8080_8080
             var index = start
             while end &- index >= 8 {
-                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let word = UInt64(littleEndian: view.word(at: index))
                 if word & high != 0 { return index &+ (word & high).trailingZeroBitCount >> 3 }
                 index &+= 8
             }
             if index == end { return end }
             if end >= 8 {
                 // The text's last eight bytes, those before `index` masked off.
-                let word = UInt64(littleEndian: UnsafeRawPointer(base + (end &- 8)).loadUnaligned(as: UInt64.self))
+                let word = UInt64(littleEndian: view.word(at: end &- 8))
                 let bits = word & (high &<< UInt64(8 &* (8 &- (end &- index))))
                 return bits == 0 ? end : end &- 8 &+ bits.trailingZeroBitCount >> 3
             }

@@ -58,9 +58,10 @@ struct SegmentSuffixes: Sendable {
         let count = text.count
         let length = count &- start
         var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        guard let base = text.baseAddress else { return words }
+        guard text.baseAddress != nil else { return words }
+        let view = ByteView(text)
         @inline(__always) func load(_ at: Int) -> UInt64 {
-            UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self))
+            UInt64(littleEndian: view.word(at: at))
         }
         if count >= 8 {
             // Whole words from the start; the last, partial one read as the text's last eight
@@ -88,13 +89,14 @@ struct SegmentSuffixes: Sendable {
     @inline(__always)
     static func lastSegmentStart(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
         let count = text.count
-        guard let base = text.baseAddress, count > 0 else { return nil }
+        guard count > 0 else { return nil }
+        let view = ByteView(text)
         let lowest = count > maxLength ? count &- maxLength : 0
         var end = count
         // Eight bytes at a time, backwards: the highest `/` of each word (exact per byte, so
         // no borrow can report a `/` that is not there).
         while end &- lowest >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + (end &- 8)).loadUnaligned(as: UInt64.self))
+            let word = UInt64(littleEndian: view.word(at: end &- 8))
             let x = word ^ 0x2F2F_2F2F_2F2F_2F2F
             let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
             let zeros = ~(((x & low7) &+ low7) | x | low7)

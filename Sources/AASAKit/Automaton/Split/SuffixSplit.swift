@@ -245,8 +245,8 @@ public final class SuffixSplit: Sendable, Equatable {
     @inline(__always)
     static func windowKey(_ text: UnsafeBufferPointer<UInt8>, depth: Int) -> UInt64 {
         let count = text.count
-        if count >= 8, let base = text.baseAddress {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + (count &- 8)).loadUnaligned(as: UInt64.self))
+        if count >= 8 {
+            let word = UInt64(littleEndian: ByteView(text).word(at: count &- 8))
             return word &>> UInt64(64 &- 8 &* depth)
         }
         var key: UInt64 = 0
