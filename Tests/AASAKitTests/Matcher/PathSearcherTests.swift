@@ -32,9 +32,7 @@ final class PathSearcherTests: XCTestCase {
             let mode = try XCTUnwrap(compiled.pathModes.first)
             let dfa = try XCTUnwrap(compiled.path[mode.index])
             XCTAssertEqual(compiled.pathSplits[mode.index] != nil, splitMinimum == 0)
-            var solo = SoloPathSearcher(
-                cache: dfa.makeCache(), mode: mode, split: compiled.pathSplits[mode.index], plan: compiled.pathPlan,
-                rules: compiled.rules, appCount: compiled.appIDs.count)
+            var solo = try Self.soloSearcher(compiled)
             var multi = MultiModePathSearcher(
                 automata: [.init(mode: mode, cache: dfa.makeCache(), split: compiled.pathSplits[mode.index])],
                 layout: compiled.pathPlan.layout)
@@ -55,11 +53,7 @@ final class PathSearcherTests: XCTestCase {
     func test_walkRules_stopsWhenTheBodySaysSo() throws {
         let parsed = try AASADocument(bytes: Array(document.utf8))
         let compiled = try CompiledDocument(document: parsed, domain: "example.com")
-        let mode = try XCTUnwrap(compiled.pathModes.first)
-        let dfa = try XCTUnwrap(compiled.path[mode.index])
-        var solo = SoloPathSearcher(
-            cache: dfa.makeCache(), mode: mode, split: compiled.pathSplits[mode.index], plan: compiled.pathPlan,
-            rules: compiled.rules, appCount: compiled.appIDs.count)
+        var solo = try Self.soloSearcher(compiled)
         var normalizer = ComponentNormalizer()
         Array("/shop/1/reviews".utf8).withUnsafeBufferPointer { solo.search($0, normalizer: &normalizer) }
         var seen: [Int32] = []
@@ -76,11 +70,7 @@ final class PathSearcherTests: XCTestCase {
     func test_decisionRow_settlesOnlyWhatThePathAloneDecides() throws {
         let parsed = try AASADocument(bytes: Array(document.utf8))
         let compiled = try CompiledDocument(document: parsed, domain: "example.com")
-        let mode = try XCTUnwrap(compiled.pathModes.first)
-        let dfa = try XCTUnwrap(compiled.path[mode.index])
-        var solo = SoloPathSearcher(
-            cache: dfa.makeCache(), mode: mode, split: compiled.pathSplits[mode.index], plan: compiled.pathPlan,
-            rules: compiled.rules, appCount: compiled.appIDs.count)
+        var solo = try Self.soloSearcher(compiled)
         var normalizer = ComponentNormalizer()
         func outcome(_ path: String) -> (SoloPathSearcher.RowOutcome, [Int32]) {
             let decisions = DecisionBuffer(count: 2)
@@ -95,6 +85,15 @@ final class PathSearcherTests: XCTestCase {
         XCTAssertEqual(outcome("/help/x/faq").1, [2, 5])
         XCTAssertEqual(outcome("/help/faq").0, .needsWalk)
         XCTAssertEqual(outcome("/help/faq").1, [-1, -1])
+    }
+
+    /// The solo searcher of `compiled`'s one path mode, with a fresh cache.
+    private static func soloSearcher(_ compiled: CompiledDocument) throws -> SoloPathSearcher {
+        let mode = try XCTUnwrap(compiled.pathModes.first)
+        let dfa = try XCTUnwrap(compiled.path[mode.index])
+        return SoloPathSearcher(
+            cache: dfa.makeCache(), mode: mode, split: compiled.pathSplits[mode.index], plan: compiled.pathPlan,
+            rules: compiled.rules, appCount: compiled.appIDs.count)
     }
 
     private static func walk<Searcher: PathSearcher>(_ searcher: inout Searcher) -> [Int32] {
