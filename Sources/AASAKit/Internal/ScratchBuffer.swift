@@ -80,6 +80,16 @@ final class ScratchBuffer<Element: BitwiseCopyable> {
         elements.withView { append(contentsOf: $0) }
     }
 
+    /// Appends `count` copies of `element` (a new table row), making room once.
+    @inline(__always)
+    func append(repeating element: Element, count extra: Int) {
+        precondition(extra >= 0, "appending a negative count")
+        reserve(extra)
+        // SAFETY: `reserve` left room for `extra` more elements.
+        (base + count).initialize(repeating: element, count: extra)
+        count &+= extra
+    }
+
     @inline(__always)
     func popLast() -> Element? {
         guard count > 0 else { return nil }

@@ -10,11 +10,19 @@
 protocol PathSearcher {
     /// Searches `path`, as written in the URL after the authority; each searcher normalises it
     /// for its modes and drops the trailing `/` run (SPEC 5).
-    mutating func search(_ path: UnsafeBufferPointer<UInt8>, normalizer: inout ComponentNormalizer)
+    mutating func search(_ path: ByteView, normalizer: inout ComponentNormalizer)
 
     /// Calls `body` with each rule whose path pattern matched the last path searched, in rule
     /// order (lowest id first), until `body` returns false.
     mutating func walkRules(_ body: (Int32) -> Bool)
+}
+
+extension PathSearcher {
+    /// `search` for a caller holding the path as a buffer pointer: wraps it in a view.
+    @inline(__always)
+    mutating func search(_ path: UnsafeBufferPointer<UInt8>, normalizer: inout ComponentNormalizer) {
+        search(ByteView(path), normalizer: &normalizer)
+    }
 }
 
 /// `soloPathCompiledRows` and `soloPathRowsOnFirstSight`: every rule compares paths in one
@@ -71,18 +79,18 @@ struct SoloPathSearcher: PathSearcher {
     /// and exact), leaving its tag set in `tagSet` and the split patterns that match in
     /// `splitRules`.
     @inline(__always)
-    mutating func search(_ path: UnsafeBufferPointer<UInt8>, normalizer: inout ComponentNormalizer) {
+    mutating func search(_ path: ByteView, normalizer: inout ComponentNormalizer) {
         if !mode.decoded && !mode.folded {
-            searchNormalized(UnsafeBufferPointer(rebasing: path[0..<PathNormalization.trimmedPathLength(path)]))
+            searchNormalized(path[0..<PathNormalization.trimmedPathLength(path.buffer)])
             return
         }
-        normalizer.withNormalized(path, mode: mode) { normalized in
-            searchNormalized(UnsafeBufferPointer(rebasing: normalized[0..<PathNormalization.trimmedPathLength(normalized)]))
+        normalizer.withNormalized(path.buffer, mode: mode) { normalized in
+            searchNormalized(ByteView(normalized)[0..<PathNormalization.trimmedPathLength(normalized)])
         }
     }
 
     @inline(__always)
-    private mutating func searchNormalized(_ text: UnsafeBufferPointer<UInt8>) {
+    private mutating func searchNormalized(_ text: ByteView) {
         tagSet = cache.searchTagSet(text)
         guard split != nil else { return }
         if endings.mayEnd(text) {
@@ -96,7 +104,7 @@ struct SoloPathSearcher: PathSearcher {
     /// inlined, this code kept the hot closure of `decide(bytes:)` from being inlined itself.
     // PERF: peers suite, 10 rules, callgrind: 387 instructions a URL inlined, 331 out of line.
     @inline(never)
-    private mutating func collectSplitRules(_ text: UnsafeBufferPointer<UInt8>) {
+    private mutating func collectSplitRules(_ text: ByteView) {
         if !splitRules.isEmpty { splitRules.removeAll(keepingCapacity: true) }
         guard tagSet != 0, let split else { return }
         if hasCompiledRows {
@@ -107,14 +115,14 @@ struct SoloPathSearcher: PathSearcher {
             // The groups are in the row (one cache line with the decision), or past
             // `inlineGroups`, in `groupTags` from where the row says.
             if count <= inlineGroups {
-                compiledRows.withUnsafeBufferPointer { rows in
-                    split.collect(text, forward: UnsafeBufferPointer(rebasing: rows[groups..<(groups + count)]), into: &splitRules)
+                compiledRows.withView { rows in
+                    split.collect(text, forward: rows[groups..<(groups + count)], into: &splitRules)
                 }
                 return
             }
             let low = Int(compiledRows[groups])
-            groupTags.withUnsafeBufferPointer { tags in
-                split.collect(text, forward: UnsafeBufferPointer(rebasing: tags[low..<(low + count)]), into: &splitRules)
+            groupTags.withView { tags in
+                split.collect(text, forward: tags[low..<(low + count)], into: &splitRules)
             }
             return
         }
@@ -237,13 +245,13 @@ struct MultiModePathSearcher: PathSearcher {
         self.layout = layout
     }
 
-    mutating func search(_ path: UnsafeBufferPointer<UInt8>, normalizer: inout ComponentNormalizer) {
+    mutating func search(_ path: ByteView, normalizer: inout ComponentNormalizer) {
         found.removeAll(keepingCapacity: true)
         // By index, not `for automaton in automata`: copying each element out retained its
         // three references per URL.
         for index in automata.indices {
-            normalizer.withNormalized(path, mode: automata[index].mode) { normalized in
-                let text = UnsafeBufferPointer(rebasing: normalized[0..<PathNormalization.trimmedPathLength(normalized)])
+            normalizer.withNormalized(path.buffer, mode: automata[index].mode) { normalized in
+                let text = ByteView(normalized)[0..<PathNormalization.trimmedPathLength(normalized)]
                 let cache = automata[index].cache
                 let tagSet = cache.searchTagSet(text)
                 guard tagSet != 0 else { return }
@@ -252,7 +260,7 @@ struct MultiModePathSearcher: PathSearcher {
                 for tag in tags where layout.isRule(tag) { found.append(tag) }
                 guard let split = automata[index].split else { return }
                 splitRules.removeAll(keepingCapacity: true)
-                tags.withUnsafeBufferPointer { forward in
+                tags.withView { forward in
                     split.collect(text, forward: forward, into: &splitRules)
                 }
                 found.append(contentsOf: splitRules)

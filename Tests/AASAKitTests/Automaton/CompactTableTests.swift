@@ -151,7 +151,7 @@ extension CompactTableTests {
             for highAt in [nil] + Array(0..<max(length, 1)).map(Optional.some) {
                 var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
                 if let highAt, highAt < length { bytes[highAt] = 0xC3 }
-                bytes.withUnsafeBufferPointer { text in
+                bytes.withView { text in
                     for start in 0...length {
                         let expected = (start..<length).first { text[$0] >= 0x80 } ?? length
                         XCTAssertEqual(
@@ -273,7 +273,7 @@ extension CompactTableTests {
                     for tail in ["", "q", "é", "/", "-x"] {
                         let probe = Array(bytes[0..<cut]) + Array(tail.utf8)
                         let expected = probe.withUnsafeBufferPointer { lazyAutomaton.dfa.search($0, cache: cache) }.sorted
-                        let accept = probe.withUnsafeBufferPointer { table.acceptIndex($0) }
+                        let accept = probe.withView { table.acceptIndex($0) }
                         let tags = accept < 0 ? [] : table.tagSets[Int(accept)].sorted
                         XCTAssertEqual(tags, expected, String(decoding: probe, as: UTF8.self))
                     }

@@ -75,7 +75,7 @@ final class SuffixSplitTests: XCTestCase {
             let compiled = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.splitAll)
             let split = try XCTUnwrap(compiled.pathSplits.compactMap { $0 }.first)
             XCTAssertEqual(split.endings.depth, windowDepth, "the window covers the suffixes outside the segments")
-            func mayEnd(_ text: String) -> Bool { Array(text.utf8).withUnsafeBufferPointer { split.endings.mayEnd($0) } }
+            func mayEnd(_ text: String) -> Bool { Array(text.utf8).withView { split.endings.mayEnd($0) } }
             for suffix in suffixes {
                 XCTAssertTrue(mayEnd("/s1/x" + suffix), suffix)
                 XCTAssertTrue(mayEnd(suffix), suffix)
@@ -95,7 +95,7 @@ final class SuffixSplitTests: XCTestCase {
                 CompiledDocument(document: try document(rules), domain: "example.com", configuration: EngineConfigurations.splitAll)
                     .pathSplits.compactMap { $0 }.first)
         }
-        func mayEnd(_ split: SuffixSplit, _ text: String) -> Bool { Array(text.utf8).withUnsafeBufferPointer { split.endings.mayEnd($0) } }
+        func mayEnd(_ split: SuffixSplit, _ text: String) -> Bool { Array(text.utf8).withView { split.endings.mayEnd($0) } }
         let segments = try split(["/s/*/long-suffix", "/t/*/z"])
         XCTAssertFalse(segments.endings.windowAlways, "a two-byte segment suffix keeps the filter on")
         XCTAssertTrue(mayEnd(segments, "/t/q/z"))
@@ -115,7 +115,7 @@ final class SuffixSplitTests: XCTestCase {
     func test_segmentEndingKey_ofATextEndingInASegment_isTheSegmentsKey() {
         let bytes: [UInt8] = [0x2F, 0xAF, 0x2E, 0x00, 0x61, 0xFF, 0x30]
         var random = SystemRandomNumberGenerator()
-        func key(_ text: [UInt8]) -> UInt64? { text.withUnsafeBufferPointer(SuffixEndings.segmentKey) }
+        func key(_ text: [UInt8]) -> UInt64? { text.withView { SuffixEndings.segmentKey($0) } }
         for _ in 0..<20_000 {
             let inner = (0..<Int.random(in: 0...22, using: &random)).map { _ in bytes.dropFirst().randomElement(using: &random) ?? 0x61 }
             let segment = [UInt8(ascii: "/")] + inner
@@ -141,7 +141,7 @@ final class SuffixSplitTests: XCTestCase {
         for _ in 0..<20_000 {
             let length = Int.random(in: 0...40, using: &random)
             let text = (0..<length).map { _ in bytes.randomElement(using: &random) ?? 0 }
-            text.withUnsafeBufferPointer { buffer in
+            text.withView { buffer in
                 let lowest = max(0, length - SegmentSuffixes.maxLength)
                 let expected = (lowest..<length).last { text[$0] == 0x2F }
                 let found = SegmentSuffixes.lastSegmentStart(buffer)

@@ -9,7 +9,7 @@
 /// cache hashes the result once.
 extension Determinizer {
     /// Fills `scratch.seeds` with the positions `positions` reach on `byte`.
-    func collectSeeds(from positions: UnsafeBufferPointer<UInt64>, on byte: UInt8, scratch: StateScratch) {
+    func collectSeeds(from positions: BufferView<UInt64>, on byte: UInt8, scratch: StateScratch) {
         scratch.seeds.removeAll()
         nfa.transitionStart.withView { starts in
             nfa.transitions.withView { transitions in

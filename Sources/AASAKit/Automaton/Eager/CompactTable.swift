@@ -262,25 +262,25 @@ extension LazyDFA.Prebuilt {
 
         /// The accept index of the state `text` leads to, or -1 when the walk dies.
         @inline(__always)
-        func acceptIndex(_ text: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>) -> Int32 {
+        func acceptIndex(_ text: ByteView, classOf: ByteView) -> Int32 {
             walk(text, classOf: classOf)
         }
 
         @inline(__always)
-        private func walk(_ text: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>) -> Int32 {
+        private func walk(_ text: ByteView, classOf: ByteView) -> Int32 {
             let firstHigh = self.firstHigh
             let highByte = self.highByte
-            return code.withUnsafeBufferPointer { code in
-                high.withUnsafeBufferPointer { high in
-                    guard let base = code.baseAddress else { return -1 }
-                    let runBytes = UnsafeRawPointer(base)
+            return code.withView { code in
+                high.withView { high in
+                    guard !code.isEmpty else { return -1 }
+                    let runBytes = code.bytes
                     var state = start
                     var index = 0
                     let end = text.count
-                    // SAFETY: construction writes every record whole, every target as the
-                    // offset of a record and every high index as the start of a high row;
-                    // `classOf` has 256 entries below the stride, and a byte below `highByte`
-                    // has a class below `firstHigh`.
+                    // Construction writes every record whole, every target as the offset of a
+                    // record and every high index as the start of a high row; `classOf` has 256
+                    // entries below the stride, and a byte below `highByte` has a class below
+                    // `firstHigh` (the views assert every read in test builds).
                     while index < end {
                         let byte = text[index]
                         index &+= 1
@@ -306,7 +306,7 @@ extension LazyDFA.Prebuilt {
                             var position = 0
                             var mismatch = cls
                             while true {
-                                if UInt8(truncatingIfNeeded: mismatch) != runBytes.load(fromByteOffset: classes &+ position, as: UInt8.self) {
+                                if UInt8(truncatingIfNeeded: mismatch) != runBytes[classes &+ position] {
                                     break
                                 }
                                 position &+= 1
@@ -370,10 +370,10 @@ extension LazyDFA.Prebuilt {
         /// URLs), and a loop per byte ends on a mispredicted branch whose trip count varies
         /// with every URL (10 000 generated path rules, A/B in one process).
         @inline(__always)
-        static func asciiEnd(of text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        static func asciiEnd(of text: ByteView, from start: Int) -> Int {
             let end = text.count
             guard start < end else { return end }
-            let view = ByteView(text)
+            let view = text
             let high: UInt64 = 0x8080_8080_8080_8080
             var index = start
             while end &- index >= 8 {
@@ -400,11 +400,11 @@ extension LazyDFA.Prebuilt {
     enum Header {
         static let words = 3
         @inline(__always)
-        static func highBase(_ code: UnsafeBufferPointer<UInt32>, _ state: Int) -> Int {
+        static func highBase(_ code: BufferView<UInt32>, _ state: Int) -> Int {
             Int(code[state &+ 1])
         }
         @inline(__always)
-        static func accept(_ code: UnsafeBufferPointer<UInt32>, _ state: Int) -> Int32 {
+        static func accept(_ code: BufferView<UInt32>, _ state: Int) -> Int32 {
             Int32(bitPattern: code[state &+ 2])
         }
     }

@@ -75,6 +75,10 @@ public struct DenseDFA: Sendable {
 
     /// The tags accepted at the end of `text`.
     public func search(_ text: UnsafeBufferPointer<UInt8>) -> [Int32] {
+        search(ByteView(text))
+    }
+
+    func search(_ text: ByteView) -> [Int32] {
         var state = Self.start
         for byte in text {
             state = transitions[Int(state) * classes.count + Int(classes.classOf[Int(byte)])]

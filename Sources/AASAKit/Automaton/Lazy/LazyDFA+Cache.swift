@@ -10,34 +10,46 @@ extension LazyDFA {
     /// and the table have grown, and its subset is hashed once.
     public final class Cache {
         let dfa: LazyDFA
+        let table: TransitionTable
+        /// Everything else a search changes, in one cell.
         // PERF: a cache belongs to one thread; exclusivity checks on its storage are pure cost
         // (callgrind: `swift_beginAccess` was 8% of building states, paths-10000).
-        let table: TransitionTable
-        /// Per state (by row): where its positions are in `positionArena`, and their hash.
-        @exclusivity(unchecked) var spans: [Span] = []
-        @exclusivity(unchecked) var positionArena: [UInt64] = []
-        /// Open addressing over rows: `row + 1`, or 0 for an empty slot; the count is a power of 2.
-        @exclusivity(unchecked) var slots: [Int32] = []
-        @exclusivity(unchecked) var tagSets: [TagSet] = []
-        @exclusivity(unchecked) var tagSetIndex: [[Int32]: Int32] = [:]
-        @exclusivity(unchecked) var startState: Int32 = TransitionTable.unknown
-        /// With a prebuilt table: the index in `tagSets` of each of its tag sets.
-        @exclusivity(unchecked) var prebuiltTagSets: [Int32] = []
-        /// The prebuilt table's tag sets are this cache's, index for index (its set 0 is the
-        /// empty one, as here): no interning at reset, and `prebuiltTagSets` is unused.
-        @exclusivity(unchecked) var prebuiltSharesTagSets = false
+        let store: UnsharedCell<Store>
         let scratch: StateScratch
-        /// The budget searches charge (`WorkMeter`): the cache's own, begun at every search,
-        /// until a matcher shares one across its automata for a whole URL (`share(meter:)`).
-        @exclusivity(unchecked) public private(set) var meter: WorkMeter
-        @exclusivity(unchecked) var ownsMeter = true
-        /// Heavy transitions (`LazyDFA.heavyWeight`), kept out of the table: `state + class`
-        /// (a premultiplied id plus a class is unique) → the target and the closure's weight.
-        @exclusivity(unchecked) var heavyTargets: [Int: (target: Int32, weight: Int32)] = [:]
-        /// The start state's closure weight, charged by every search when it is heavy.
-        @exclusivity(unchecked) var startWeight = 0
         /// Held once: making one per state copied the NFA (eight array retains and releases).
         let determinizer: Determinizer
+
+        /// The cache's mutable state.
+        struct Store {
+            /// Per state (by row): where its positions are in `positionArena`, and their hash.
+            var spans: [Span] = []
+            var positionArena: [UInt64] = []
+            /// Open addressing over rows: `row + 1`, or 0 for an empty slot; the count is a
+            /// power of 2.
+            var slots: [Int32] = []
+            var tagSets: [TagSet] = []
+            var tagSetIndex: [[Int32]: Int32] = [:]
+            var startState: Int32 = TransitionTable.unknown
+            /// With a prebuilt table: the index in `tagSets` of each of its tag sets.
+            var prebuiltTagSets: [Int32] = []
+            /// The prebuilt table's tag sets are this cache's, index for index (its set 0 is the
+            /// empty one, as here): no interning at reset, and `prebuiltTagSets` is unused.
+            var prebuiltSharesTagSets = false
+            /// The budget searches charge (`WorkMeter`): the cache's own, begun at every
+            /// search, until a matcher shares one across its automata for a whole URL
+            /// (`share(meter:)`).
+            var meter: WorkMeter
+            var ownsMeter = true
+            /// Heavy transitions (`LazyDFA.heavyWeight`), kept out of the table: `state + class`
+            /// (a premultiplied id plus a class is unique) → the target and the closure's weight.
+            var heavyTargets: [Int: (target: Int32, weight: Int32)] = [:]
+            /// The start state's closure weight, charged by every search when it is heavy.
+            var startWeight = 0
+            var memoryUsage = 0
+            var statesBuilt = 0
+            var clearCount = 0
+            var fallbackCount = 0
+        }
 
         /// Where one state's positions are, and their hash (with its tag set mixed in).
         struct Span {
@@ -46,73 +58,79 @@ extension LazyDFA {
             var hash: UInt64
         }
 
-
+        /// The tag sets of the states, by index (`searchTagSet`'s answers).
+        var tagSets: [TagSet] { store.value.tagSets }
+        /// The prebuilt table's tag sets are this cache's, index for index (`Store`).
+        var prebuiltSharesTagSets: Bool { store.value.prebuiltSharesTagSets }
+        /// The budget searches charge (`Store.meter`).
+        public var meter: WorkMeter { store.value.meter }
         /// Bytes in use by states, against `configuration.cacheCapacity`.
-        @exclusivity(unchecked) public private(set) var memoryUsage = 0
+        public var memoryUsage: Int { store.value.memoryUsage }
         /// States built since the cache was made (deterministic for a given input sequence).
-        @exclusivity(unchecked) public private(set) var statesBuilt = 0
+        public var statesBuilt: Int { store.value.statesBuilt }
         /// Times the cache was cleared because it was full.
-        @exclusivity(unchecked) public private(set) var clearCount = 0
+        public var clearCount: Int { store.value.clearCount }
         /// Searches finished by NFA simulation.
-        @exclusivity(unchecked) public private(set) var fallbackCount = 0
+        public var fallbackCount: Int { store.value.fallbackCount }
 
         init(dfa: LazyDFA) {
             self.dfa = dfa
             self.table = TransitionTable(classes: dfa.classes)
             self.determinizer = Determinizer(nfa: dfa.nfa)
             self.scratch = StateScratch(stateCount: dfa.nfa.stateCount)
-            self.meter = WorkMeter(limit: dfa.configuration.maxURLWork)
+            self.store = UnsharedCell(Store(meter: WorkMeter(limit: dfa.configuration.maxURLWork)))
             reset()
         }
 
         /// Charges this cache's searches to `meter`, which its owner begins once per URL.
         public func share(meter: WorkMeter) {
-            self.meter = meter
-            ownsMeter = false
+            store.value.meter = meter
+            store.value.ownsMeter = false
         }
 
         /// Whether the last search (or, with a shared meter, the current URL) ran over its
         /// work budget; its answer is then meaningless and the URL is an error.
-        public var workExceeded: Bool { meter.exceeded }
+        public var workExceeded: Bool { store.value.meter.exceeded }
 
         /// Clears every state but the dead one.
         func reset() {
             table.removeAll()
-            spans.removeAll(keepingCapacity: true)
-            positionArena.removeAll(keepingCapacity: true)
-            if slots.isEmpty {
-                slots = Array(repeating: 0, count: 64)
+            store.value.spans.removeAll(keepingCapacity: true)
+            store.value.positionArena.removeAll(keepingCapacity: true)
+            if store.value.slots.isEmpty {
+                store.value.slots = Array(repeating: 0, count: 64)
             } else {
-                for index in slots.indices { slots[index] = 0 }
+                for index in store.value.slots.indices { store.value.slots[index] = 0 }
             }
-            tagSets.removeAll(keepingCapacity: true)
-            tagSetIndex.removeAll(keepingCapacity: true)
-            memoryUsage = 0
-            startState = TransitionTable.unknown
-            startWeight = 0
-            if !heavyTargets.isEmpty { heavyTargets.removeAll(keepingCapacity: true) }
+            store.value.tagSets.removeAll(keepingCapacity: true)
+            store.value.tagSetIndex.removeAll(keepingCapacity: true)
+            store.value.memoryUsage = 0
+            store.value.startState = TransitionTable.unknown
+            store.value.startWeight = 0
+            if !store.value.heavyTargets.isEmpty { store.value.heavyTargets.removeAll(keepingCapacity: true) }
             // The dead state: no positions, no tags (tag set 0 is the empty set); it loops to itself.
             let empty = internTags([])
-            let none = UnsafeBufferPointer<UInt64>(start: nil, count: 0)
-            let dead = insert(positions: none, tagSet: empty, hash: Self.hash(of: none, tagSet: empty), tagCount: 0)
+            let dead = [UInt64]().withView { none in
+                insert(positions: none, tagSet: empty, hash: Self.hash(of: none, tagSet: empty), tagCount: 0)
+            }
             for cls in 0..<table.stride { table.set(dead, class: cls, to: TransitionTable.dead) }
             // PERF: a 10 000-rule table has tens of thousands of tag sets; interning them
             // made every new matcher cost milliseconds (aasa-bench unseen URLs). Eager tables
             // start with the empty set, so theirs are used as they are.
-            prebuiltSharesTagSets = false
-            prebuiltTagSets = []
+            store.value.prebuiltSharesTagSets = false
+            store.value.prebuiltTagSets = []
             if let prebuilt = dfa.prebuilt {
                 if prebuilt.tagSets.first?.isEmpty == true {
-                    tagSets = prebuilt.tagSets
-                    prebuiltSharesTagSets = true
+                    store.value.tagSets = prebuilt.tagSets
+                    store.value.prebuiltSharesTagSets = true
                 } else {
-                    prebuiltTagSets = prebuilt.tagSets.map { internTags($0.sorted) }
+                    store.value.prebuiltTagSets = prebuilt.tagSets.map { internTags($0.sorted) }
                 }
             }
         }
 
         /// Mixes a state's positions and tag set index (a multiply-xorshift per word).
-        static func hash(of positions: UnsafeBufferPointer<UInt64>, tagSet: Int32) -> UInt64 {
+        static func hash(of positions: BufferView<UInt64>, tagSet: Int32) -> UInt64 {
             var hash = UInt64(UInt32(bitPattern: tagSet)) &+ 0x9E37_79B9_7F4A_7C15
             for position in positions {
                 hash = (hash ^ position) &* 0xBF58_476D_1CE4_E5B9
@@ -124,11 +142,11 @@ extension LazyDFA {
         /// The index of the tag set `tags` (sorted, unique), interning it if new.
         func internTags(_ tags: [Int32]) -> Int32 {
             if let known = lookupTags(tags) { return known }
-            let index = Int32(tagSets.count)
+            let index = Int32(store.value.tagSets.count)
             let set = TagSet(sorted: tags)
-            tagSets.append(set)
-            tagSetIndex[tags] = index
-            memoryUsage += set.memoryUsage
+            store.value.tagSets.append(set)
+            store.value.tagSetIndex[tags] = index
+            store.value.memoryUsage += set.memoryUsage
             return index
         }
 
@@ -136,31 +154,31 @@ extension LazyDFA {
         /// non-empty set (an accepting state).
         @inline(__always)
         func lookupTags(_ tags: ScratchBuffer<Int32>) -> Int32? {
-            if tags.isEmpty, !tagSets.isEmpty { return 0 }
-            return tagSetIndex[tags.array]
+            if tags.isEmpty, !store.value.tagSets.isEmpty { return 0 }
+            return store.value.tagSetIndex[tags.array]
         }
 
         func internTags(_ tags: ScratchBuffer<Int32>) -> Int32 {
-            if tags.isEmpty, !tagSets.isEmpty { return 0 }
+            if tags.isEmpty, !store.value.tagSets.isEmpty { return 0 }
             return internTags(tags.array)
         }
 
         @inline(__always)
         func lookupTags(_ tags: [Int32]) -> Int32? {
             // The empty set is interned first, at index 0; most states accept nothing.
-            if tags.isEmpty, !tagSets.isEmpty { return 0 }
-            return tagSetIndex[tags]
+            if tags.isEmpty, !store.value.tagSets.isEmpty { return 0 }
+            return store.value.tagSetIndex[tags]
         }
 
         /// The state with these positions and tag set, if built.
-        func find(positions: UnsafeBufferPointer<UInt64>, tagSet: Int32, hash: UInt64) -> Int32? {
-            let mask = slots.count - 1
+        func find(positions: BufferView<UInt64>, tagSet: Int32, hash: UInt64) -> Int32? {
+            let mask = store.value.slots.count - 1
             var slot = Int(truncatingIfNeeded: hash) & mask
             while true {
-                let entry = slots[slot]
+                let entry = store.value.slots[slot]
                 if entry == 0 { return nil }
                 let row = Int(entry) - 1
-                let span = spans[row]
+                let span = store.value.spans[row]
                 if span.hash == hash, Int(span.count) == positions.count {
                     let id = Int32(row * table.rowWidth)
                     if table.tagSet(of: id) == tagSet, samePositions(span, positions) { return id }
@@ -169,68 +187,72 @@ extension LazyDFA {
             }
         }
 
-        private func samePositions(_ span: Span, _ positions: UnsafeBufferPointer<UInt64>) -> Bool {
-            positionArena.withUnsafeBufferPointer { arena in
-                for index in 0..<positions.count where arena[Int(span.start) + index] != positions[index] { return false }
+        private func samePositions(_ span: Span, _ positions: BufferView<UInt64>) -> Bool {
+            store.value.positionArena.withView { arena in
+                let stored = arena[Int(span.start)..<(Int(span.start) + positions.count)]
+                for index in 0..<positions.count where stored[index] != positions[index] { return false }
                 return true
             }
         }
 
         /// Adds a state known to be new; returns its premultiplied id.
-        func insert(positions: UnsafeBufferPointer<UInt64>, tagSet: Int32, hash: UInt64, tagCount: Int) -> Int32 {
+        func insert(positions: BufferView<UInt64>, tagSet: Int32, hash: UInt64, tagCount: Int) -> Int32 {
             let id = table.addRow(tagSet: tagSet)
-            let row = spans.count
-            spans.append(Span(start: Int32(positionArena.count), count: Int32(positions.count), hash: hash))
-            positionArena.append(contentsOf: positions)
-            if spans.count * 2 > slots.count { growSlots() } else { place(row: row, hash: hash) }
-            memoryUsage += dfa.stateOverhead + positions.count * 16 + tagCount * 8
-            statesBuilt += 1
+            let row = store.value.spans.count
+            store.value.spans.append(Span(start: Int32(store.value.positionArena.count), count: Int32(positions.count), hash: hash))
+            store.value.positionArena.append(contentsOf: positions)
+            if store.value.spans.count * 2 > store.value.slots.count { growSlots() } else { place(row: row, hash: hash) }
+            store.value.memoryUsage += dfa.stateOverhead + positions.count * 16 + tagCount * 8
+            store.value.statesBuilt += 1
             return id
         }
 
         private func place(row: Int, hash: UInt64) {
-            let mask = slots.count - 1
+            let mask = store.value.slots.count - 1
             var slot = Int(truncatingIfNeeded: hash) & mask
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = Int32(row + 1)
+            while store.value.slots[slot] != 0 { slot = (slot + 1) & mask }
+            store.value.slots[slot] = Int32(row + 1)
         }
 
         private func growSlots() {
-            slots = Array(repeating: 0, count: slots.count * 2)
-            for row in spans.indices { place(row: row, hash: spans[row].hash) }
+            store.value.slots = Array(repeating: 0, count: store.value.slots.count * 2)
+            for row in store.value.spans.indices { place(row: row, hash: store.value.spans[row].hash) }
         }
 
         /// The subset of `state` (for the NFA fallback).
         func subset(of state: Int32) -> Determinizer.Subset {
-            let span = spans[table.row(of: state)]
-            let positions = Array(positionArena[Int(span.start)..<Int(span.start + span.count)])
-            return Determinizer.Subset(positions: positions, tags: tagSets[Int(table.tagSet(of: state))].sorted)
+            let span = store.value.spans[table.row(of: state)]
+            let positions = Array(store.value.positionArena[Int(span.start)..<Int(span.start + span.count)])
+            return Determinizer.Subset(positions: positions, tags: store.value.tagSets[Int(table.tagSet(of: state))].sorted)
         }
 
         func tags(of state: Int32) -> TagSet {
-            tagSets[Int(table.tagSet(of: state))]
+            store.value.tagSets[Int(table.tagSet(of: state))]
         }
 
         @inline(__always)
         func start() -> Int32 {
-            startState != TransitionTable.unknown ? startState : buildStart()
+            let known = store.value.startState
+            return known != TransitionTable.unknown ? known : buildStart()
         }
 
         /// Builds the start state; `TransitionTable.dead` with the meter exhausted when its
         /// closure alone passes the work limit.
         private func buildStart() -> Int32 {
-            if startState == TransitionTable.unknown {
+            if store.value.startState == TransitionTable.unknown {
                 scratch.seeds.removeAll()
                 scratch.seeds.append(Determinizer.pack(dfa.nfa.start, continuation: -1))
+                let meter = store.value.meter
                 guard determinizer.closeSeeds(scratch: scratch, cap: meter.limit) else {
                     meter.exhaust()
                     return TransitionTable.dead
                 }
                 let weight = scratch.visits
-                startState = intern(from: nil).state
-                startWeight = weight
+                let state = intern(from: nil).state
+                store.value.startState = state
+                store.value.startWeight = weight
             }
-            return startState
+            return store.value.startState
         }
 
         /// The state whose subset `closeSeeds` left in the scratch: found, or built. When the
@@ -240,7 +262,7 @@ extension LazyDFA {
             let tagCount = scratch.tags.count
             var knownHash: UInt64?
             if let knownTags = lookupTags(scratch.tags) {
-                let found: Int32? = scratch.positions.withUnsafeBufferPointer { positions in
+                let found: Int32? = scratch.positions.withView { positions in
                     let hash = Self.hash(of: positions, tagSet: knownTags)
                     knownHash = hash
                     return find(positions: positions, tagSet: knownTags, hash: hash)
@@ -250,14 +272,14 @@ extension LazyDFA {
             var from = source
             var cleared = false
             let cost = dfa.stateOverhead + scratch.positions.count * 16 + tagCount * 8 + 64
-            if memoryUsage + cost > dfa.configuration.cacheCapacity, table.stateCount > 2 {
-                clearCount += 1
+            if store.value.memoryUsage + cost > dfa.configuration.cacheCapacity, table.stateCount > 2 {
+                store.value.clearCount += 1
                 cleared = true
                 let kept = source.map { subset(of: $0) }
                 reset()
                 if let kept {
                     let tags = internTags(kept.tags)
-                    from = kept.positions.withUnsafeBufferPointer { positions in
+                    from = kept.positions.withView { positions in
                         insert(
                             positions: positions, tagSet: tags, hash: Self.hash(of: positions, tagSet: tags),
                             tagCount: kept.tags.count)
@@ -265,7 +287,7 @@ extension LazyDFA {
                 }
             }
             let tags = internTags(scratch.tags)
-            let state = scratch.positions.withUnsafeBufferPointer { positions in
+            let state = scratch.positions.withView { positions in
                 let hash = !cleared ? knownHash ?? Self.hash(of: positions, tagSet: tags) : Self.hash(of: positions, tagSet: tags)
                 // After a clear the new state may be the rebuilt source (a loop).
                 if cleared, let found = find(positions: positions, tagSet: tags, hash: hash) { return found }
@@ -280,14 +302,14 @@ extension LazyDFA {
         /// `TransitionTable.dead` with the meter exceeded.
         func computeTransition(from state: Int32, byte: UInt8) -> Int32 {
             let cls = table.classOf(byte)
-            if let heavy = heavyTargets[Int(state) + cls] {
+            let meter = store.value.meter
+            if let heavy = store.value.heavyTargets[Int(state) + cls] {
                 return meter.charge(Int(heavy.weight)) ? heavy.target : TransitionTable.dead
             }
-            let span = spans[table.row(of: state)]
-            positionArena.withUnsafeBufferPointer { arena in
+            let span = store.value.spans[table.row(of: state)]
+            store.value.positionArena.withView { arena in
                 determinizer.collectSeeds(
-                    from: UnsafeBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)]),
-                    on: dfa.representatives[cls], scratch: scratch)
+                    from: arena[Int(span.start)..<Int(span.start + span.count)], on: dfa.representatives[cls], scratch: scratch)
             }
             guard determinizer.closeSeeds(scratch: scratch, cap: meter.limit) else {
                 meter.exhaust()
@@ -304,10 +326,10 @@ extension LazyDFA {
                 table.set(from, class: cls, to: next)
                 return next
             }
-            heavyTargets[Int(from) + cls] = (next, Int32(clamping: weight))
+            store.value.heavyTargets[Int(from) + cls] = (next, Int32(clamping: weight))
             return meter.charge(weight) ? next : TransitionTable.dead
         }
 
-        func noteFallback() { fallbackCount += 1 }
+        func noteFallback() { store.value.fallbackCount += 1 }
     }
 }

@@ -14,7 +14,7 @@ extension LazyDFA.Cache {
         // positions its states keep, once per distinct target of a row.
         var closureWork = 0
         while row < table.stateCount {
-            work += Int(spans[row].count) + 1
+            work += Int(store.value.spans[row].count) + 1
             if work > maxWork { return false }
             // Closures count too: one blown-up closure must not cost more than the whole budget.
             guard computeRow(Int32(row * table.rowWidth), &classSeeds, closures: &closureWork, maxWork: maxWork) else {
@@ -52,14 +52,14 @@ extension LazyDFA.Cache {
     private func computeRow(_ state: Int32, _ work: inout ClassSeeds, closures spent: inout Int, maxWork: Int) -> Bool {
         let stride = table.stride
         work.pairs.removeAll(keepingCapacity: true)
-        let span = spans[table.row(of: state)]
+        let span = store.value.spans[table.row(of: state)]
         let classOf = dfa.classes.classOf
         let nfa = dfa.nfa
         // The (class, seed) pairs are positions × classes: bounded by the work left too.
         let maxPairs = maxWork
-        let fits: Bool = positionArena.withUnsafeBufferPointer { arena in
-            nfa.transitionStart.withUnsafeBufferPointer { starts in
-                nfa.transitions.withUnsafeBufferPointer { transitions in
+        let fits: Bool = store.value.positionArena.withView { arena in
+            nfa.transitionStart.withView { starts in
+                nfa.transitions.withView { transitions in
                     for position in arena[Int(span.start)..<Int(span.start + span.count)] {
                         if work.pairs.count > maxPairs { return false }
                         let nfaState = Int(truncatingIfNeeded: position & 0xFFFF_FFFF)

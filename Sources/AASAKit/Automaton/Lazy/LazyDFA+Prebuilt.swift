@@ -109,17 +109,18 @@ extension LazyDFA {
         /// The index in `tagSets` of what the whole of `text` is accepted with, or -1 when the
         /// walk dies (nothing matches).
         @inline(__always)
-        func acceptIndex(_ text: UnsafeBufferPointer<UInt8>) -> Int32 {
+        func acceptIndex(_ text: ByteView) -> Int32 {
             if let compact {
-                return classOf.withUnsafeBufferPointer { compact.acceptIndex(text, classOf: $0) }
+                return classOf.withView { compact.acceptIndex(text, classOf: $0) }
             }
             let stride = self.stride
-            let final = cells.withUnsafeBufferPointer { table in
-                classOf.withUnsafeBufferPointer { classOf -> Int in
+            let final = cells.withView { table in
+                classOf.withView { classOf -> Int in
                     var state = stride
                     for byte in text {
-                        // SAFETY: decoding and construction guarantee 256 classes `< stride` and
-                        // cells that are premultiplied row ids of this table.
+                        // Decoding and construction guarantee 256 classes `< stride` and cells
+                        // that are premultiplied row ids of this table (the views assert both
+                        // reads in test builds).
                         state = Int(table[state &+ Int(classOf[Int(byte)])])
                         if state == 0 { return 0 }
                     }
@@ -132,7 +133,7 @@ extension LazyDFA {
         /// The tags of every pattern matching the whole of `text`: the same answer as the lazy
         /// search, with no cache and no state construction.
         @inline(__always)
-        func search(_ text: UnsafeBufferPointer<UInt8>) -> TagSet {
+        func search(_ text: ByteView) -> TagSet {
             let accept = acceptIndex(text)
             return accept < 0 ? .empty : tagSets[Int(accept)]
         }

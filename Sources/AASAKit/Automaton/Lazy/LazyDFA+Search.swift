@@ -4,8 +4,14 @@ extension LazyDFA {
     /// - Complexity: O(n) transitions for n bytes once the states are cached; building a state
     ///   costs O(NFA positions in it).
     public func search(_ text: UnsafeBufferPointer<UInt8>, cache: Cache) -> TagSet {
+        search(ByteView(text), cache: cache)
+    }
+
+    func search(_ text: ByteView, cache: Cache) -> TagSet {
         if let prebuilt { return prebuilt.search(text) }
-        return cache.tagSets[Int(searchTagSet(text, cache: cache))]
+        // The index first: the search may intern a tag set.
+        let index = searchTagSet(text, cache: cache)
+        return cache.tagSets[Int(index)]
     }
 
     /// Like `search`, but answers with the index of the accepted tag set in `cache`
@@ -21,6 +27,10 @@ extension LazyDFA {
     /// PERF: an index instead of a `TagSet` spares the caller two retains and releases per
     /// search, and lets the matcher keep one decision per tag set (peers suite, 10 rules).
     public func searchTagSet(_ text: UnsafeBufferPointer<UInt8>, cache: Cache) -> Int32 {
+        searchTagSet(ByteView(text), cache: cache)
+    }
+
+    func searchTagSet(_ text: ByteView, cache: Cache) -> Int32 {
         assert(cache.dfa === self, "a LazyDFA.Cache must be used with the LazyDFA that made it")
         return cache.searchTagSet(text)
     }
@@ -38,18 +48,23 @@ extension LazyDFA.Cache {
     /// PERF: a method of the cache, so that a matcher holding only the cache pays no retain and
     /// release of the automaton per search (peers suite, 10 rules).
     public func searchTagSet(_ text: UnsafeBufferPointer<UInt8>) -> Int32 {
+        searchTagSet(ByteView(text))
+    }
+
+    func searchTagSet(_ text: ByteView) -> Int32 {
         if let prebuilt = dfa.prebuilt {
             // A prebuilt table answers alone; its tag sets were interned in this cache at reset,
             // so the index means the same to the caller.
             let accept = prebuilt.acceptIndex(text)
-            return accept < 0 ? 0 : prebuiltSharesTagSets ? accept : prebuiltTagSets[Int(accept)]
+            return accept < 0 ? 0 : store.value.prebuiltSharesTagSets ? accept : store.value.prebuiltTagSets[Int(accept)]
         }
-        if ownsMeter { meter.begin() }
+        if store.value.ownsMeter { store.value.meter.begin() }
         var state = start()
-        if startWeight >= LazyDFA.heavyWeight, !meter.charge(startWeight) { return 0 }
+        let startWeight = store.value.startWeight
+        if startWeight >= LazyDFA.heavyWeight, !store.value.meter.charge(startWeight) { return 0 }
         if state == TransitionTable.dead { return 0 }
         var position = 0
-        let clearsBefore = clearCount
+        let clearsBefore = store.value.clearCount
         while true {
             let walked = table.walk(from: state, text: text, position: position)
             switch walked.stop {
@@ -58,11 +73,10 @@ extension LazyDFA.Cache {
             case .dead:
                 return 0
             case .unknown:
-                if clearCount - clearsBefore > dfa.configuration.maxClearsPerSearch {
+                if store.value.clearCount - clearsBefore > dfa.configuration.maxClearsPerSearch {
                     noteFallback()
                     let tags = NFASimulation(nfa: dfa.nfa).run(
-                        from: subset(of: walked.state),
-                        text: UnsafeBufferPointer(rebasing: text[walked.position...]), meter: meter)
+                        from: subset(of: walked.state), text: text[walked.position..<text.count], meter: store.value.meter)
                     return tags.map { internTags($0.sorted) } ?? 0
                 }
                 state = computeTransition(from: walked.state, byte: text[walked.position])

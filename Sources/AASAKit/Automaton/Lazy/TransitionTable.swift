@@ -1,12 +1,12 @@
 /// The lazy DFA's transition table: one row of `Int32` per state, one column per byte class,
 /// plus one last column holding the index of the state's accepted tag set.
 ///
-/// The only place in `Automaton/Lazy` with unsafe pointers: the table owns its cells and the
-/// byte-class map as manually allocated buffers, so that the hot loop below reads them without
-/// bounds checks, reference counting or exclusivity checks. Every entry point checks (or, in
-/// the hot loop, asserts) its indices. State ids are premultiplied by the row width, so a
-/// transition is one add and one load, and the tag set of the state a walk ends in is one more
-/// load in the same row (no division to turn the id back into a row number).
+/// The table keeps its cells and the byte-class map in `ScratchBuffer`s, so that the hot loop
+/// below reads them through views (no bounds checks in release, asserted in test builds), with
+/// no reference counting or exclusivity checks. Every entry point checks (or, in the hot loop,
+/// asserts) its indices. State ids are premultiplied by the row width, so a transition is one
+/// add and one load, and the tag set of the state a walk ends in is one more load in the same
+/// row (no division to turn the id back into a row number).
 ///
 /// PERF: with the cells in an `Array` held by the cache, every search retained and released
 /// the array and went through `swift_beginAccess`: about 140 of the 1 000 instructions a URL
@@ -21,45 +21,33 @@ final class TransitionTable {
     let stride: Int
     /// Cells per row: the transitions and the tag-set column.
     let rowWidth: Int
-    private var cells: UnsafeMutablePointer<Int32>
-    private var capacity: Int
-    private(set) var count = 0
+    private let cells: ScratchBuffer<Int32>
     /// The class of each byte (256 entries, each < `stride`).
-    private let classOf: UnsafeMutablePointer<UInt8>
+    private let classOf: ScratchBuffer<UInt8>
 
     init(classes: ByteClasses) {
         stride = classes.count
         rowWidth = stride + 1
-        capacity = rowWidth * 16
-        cells = .allocate(capacity: capacity)
-        classOf = .allocate(capacity: 256)
-        for byte in 0..<256 { classOf[byte] = classes.classOf[byte] }
+        cells = ScratchBuffer(capacity: rowWidth * 16)
+        classOf = ScratchBuffer(capacity: 256)
+        classOf.append(contentsOf: classes.classOf)
+        precondition(classOf.count == 256, "a byte class map has 256 entries")
     }
 
-    deinit {
-        cells.deallocate()
-        classOf.deallocate()
-    }
+    /// Cells in use: the rows built times `rowWidth`.
+    var count: Int { cells.count }
 
     var stateCount: Int { count / rowWidth }
 
     @inline(__always)
-    func classOf(_ byte: UInt8) -> Int { Int(classOf[Int(byte)]) }
+    func classOf(_ byte: UInt8) -> Int { classOf.withView { Int($0[Int(byte)]) } }
 
     /// Appends a row of unknown transitions whose state accepts tag set `tagSet`; returns its
     /// premultiplied id.
     func addRow(tagSet: Int32) -> Int32 {
-        if count + rowWidth > capacity {
-            let grown = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2)
-            grown.moveInitialize(from: cells, count: count)
-            cells.deallocate()
-            cells = grown
-            capacity *= 2
-        }
-        let id = Int32(count)
-        (cells + count).initialize(repeating: Self.unknown, count: stride)
-        cells[count + stride] = tagSet
-        count += rowWidth
+        let id = Int32(cells.count)
+        cells.append(repeating: Self.unknown, count: stride)
+        cells.append(tagSet)
         return id
     }
 
@@ -76,8 +64,11 @@ final class TransitionTable {
     /// The index of the tag set that `state` accepts.
     @inline(__always)
     func tagSet(of state: Int32) -> Int32 {
-        assert(state >= 0 && Int(state) + rowWidth <= count, "state out of the table")
-        return cells[Int(state) + stride]
+        let stride = self.stride
+        return cells.withView { cells in
+            assert(state >= 0 && Int(state) + stride < cells.count, "state out of the table")
+            return cells[Int(state) &+ stride]
+        }
     }
 
     /// The row number of a premultiplied state id.
@@ -85,7 +76,7 @@ final class TransitionTable {
     func row(of state: Int32) -> Int { Int(state) / rowWidth }
 
     func removeAll() {
-        count = 0
+        cells.removeAll()
     }
 
     /// Where a walk stopped.
@@ -103,23 +94,27 @@ final class TransitionTable {
     /// PERF: the unchecked loop is the whole cost of a search once the cache is warm; bounds
     /// checks on both arrays roughly doubled its time (`aasa-bench`, match suite).
     @inline(__always)
-    func walk(from state: Int32, text: UnsafeBufferPointer<UInt8>, position: Int) -> (state: Int32, position: Int, stop: Stop) {
-        var current = state
-        var index = position
-        let count = text.count
-        while index < count {
-            // SAFETY: `classOf` has 256 entries and every class is < stride; `current` is a
-            // premultiplied row id of this table (the walk starts at one and only follows
-            // computed transitions, which are row ids), so `current + class` is in bounds.
-            let cls = Int(classOf[Int(text[index])])
-            assert(Int(current) + cls < self.count)
-            let next = cells[Int(current) &+ cls]
-            if next <= 0 {
-                return next == Self.unknown ? (current, index, .unknown) : (Self.dead, index + 1, .dead)
+    func walk(from state: Int32, text: ByteView, position: Int) -> (state: Int32, position: Int, stop: Stop) {
+        cells.withView { cells in
+            classOf.withView { classOf in
+                var current = state
+                var index = position
+                let count = text.count
+                while index < count {
+                    // `classOf` has 256 entries and every class is < stride; `current` is a
+                    // premultiplied row id of this table (the walk starts at one and only
+                    // follows computed transitions, which are row ids), so `current + class`
+                    // is in bounds (the views assert both reads in test builds).
+                    let cls = Int(classOf[Int(text[index])])
+                    let next = cells[Int(current) &+ cls]
+                    if next <= 0 {
+                        return next == Self.unknown ? (current, index, .unknown) : (Self.dead, index + 1, .dead)
+                    }
+                    current = next
+                    index &+= 1
+                }
+                return (current, index, .end)
             }
-            current = next
-            index &+= 1
         }
-        return (current, index, .end)
     }
 }

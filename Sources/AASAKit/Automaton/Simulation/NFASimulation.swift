@@ -9,11 +9,11 @@ struct NFASimulation {
     let nfa: NFA
 
     /// The tags accepted at the end of `text`, read from `subset`; nil past the work budget.
-    func run(from subset: Determinizer.Subset, text: UnsafeBufferPointer<UInt8>, meter: WorkMeter) -> TagSet? {
+    func run(from subset: Determinizer.Subset, text: ByteView, meter: WorkMeter) -> TagSet? {
         let determinizer = Determinizer(nfa: nfa)
         var scratch = Determinizer.Scratch()
         var current = subset
-        for index in text.indices {
+        for index in 0..<text.count {
             guard
                 let next = determinizer.step(current, on: text[index], scratch: &scratch, canonical: false, cap: meter.limit)
             else {

@@ -37,7 +37,7 @@ struct SegmentSuffixes: Sendable {
         while capacity < 2 * suffixes.count { capacity *= 2 }
         var slots = [UInt64](repeating: 0, count: capacity * Self.slotWidth)
         for (bytes, pairs) in suffixes {
-            let key = bytes.withUnsafeBufferPointer { Self.key($0, from: 0) }
+            let key = bytes.withView { Self.key($0, from: 0) }
             var slot = Self.slot(Self.hash(key), capacity)
             while slots[slot * Self.slotWidth + 2] != 0 { slot = (slot + 1) & (capacity - 1) }
             slots[slot * Self.slotWidth] = key.0
@@ -54,12 +54,12 @@ struct SegmentSuffixes: Sendable {
     /// The key of `text[start...]` (at most `maxLength` bytes): its bytes, first in the low
     /// byte of the first word, zero past its end, and its length in the top byte of the third.
     @inline(__always)
-    static func key(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> (UInt64, UInt64, UInt64) {
+    static func key(_ text: ByteView, from start: Int) -> (UInt64, UInt64, UInt64) {
         let count = text.count
         let length = count &- start
         var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        guard text.baseAddress != nil else { return words }
-        let view = ByteView(text)
+        guard !text.isEmpty else { return words }
+        let view = text
         @inline(__always) func load(_ at: Int) -> UInt64 {
             UInt64(littleEndian: view.word(at: at))
         }
@@ -87,10 +87,10 @@ struct SegmentSuffixes: Sendable {
     /// Where `text`'s last segment starts (its last `/`), when the segment has at most
     /// `maxLength` bytes; nil otherwise (no suffix here can end it).
     @inline(__always)
-    static func lastSegmentStart(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func lastSegmentStart(_ text: ByteView) -> Int? {
         let count = text.count
         guard count > 0 else { return nil }
-        let view = ByteView(text)
+        let view = text
         let lowest = count > maxLength ? count &- maxLength : 0
         var end = count
         // Eight bytes at a time, backwards: the highest `/` of each word (exact per byte, so
@@ -122,10 +122,10 @@ struct SegmentSuffixes: Sendable {
 
     /// The offset of the pairs of the suffix `text` ends in, if it ends in one of these.
     @inline(__always)
-    func pairs(endingIn text: UnsafeBufferPointer<UInt8>) -> UInt64? {
+    func pairs(endingIn text: ByteView) -> UInt64? {
         guard !slots.isEmpty, let start = Self.lastSegmentStart(text) else { return nil }
         let key = Self.key(text, from: start)
-        return slots.withUnsafeBufferPointer { slots in
+        return slots.withView { slots in
             let capacity = slots.count / Self.slotWidth
             var slot = Self.slot(Self.hash(key), capacity)
             while true {

@@ -34,7 +34,7 @@ struct SuffixEndings: Sendable {
         while bits < 16 * segments.count, bits < 32_768 { bits *= 2 }
         var segmentBits = [UInt64](repeating: 0, count: segments.isEmpty ? 0 : bits / 64)
         for suffix in segments {
-            guard let key = suffix.withUnsafeBufferPointer(Self.segmentKey) else { continue }
+            guard let key = suffix.withView({ Self.segmentKey($0) }) else { continue }
             Self.set(Self.bit(key, Self.shift(segmentBits.count)), in: &segmentBits)
         }
         self.segmentBits = segmentBits
@@ -44,7 +44,7 @@ struct SuffixEndings: Sendable {
         let depth = always || others.isEmpty ? 0 : min(8, shortest)
         var windowBits = [UInt64](repeating: 0, count: depth == 0 ? 0 : Self.windowWords)
         for suffix in others where depth > 0 {
-            Self.set(Self.bit(suffix.withUnsafeBufferPointer { SuffixSplit.windowKey($0, depth: depth) }, Self.windowShift), in: &windowBits)
+            Self.set(Self.bit(suffix.withView { SuffixSplit.windowKey($0, depth: depth) }, Self.windowShift), in: &windowBits)
         }
         self.windowBits = windowBits
         self.windowAlways = always
@@ -56,23 +56,23 @@ struct SuffixEndings: Sendable {
 
     /// Whether `text` may end in one of the suffixes.
     @inline(__always)
-    func mayEnd(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    func mayEnd(_ text: ByteView) -> Bool {
         if windowAlways { return true }
         if depth > 0, text.count >= depth {
-            let hit = windowBits.withUnsafeBufferPointer { bits in
+            let hit = windowBits.withView { bits in
                 Self.test(Self.bit(SuffixSplit.windowKey(text, depth: depth), Self.windowShift), bits)
             }
             if hit { return true }
         }
         guard !segmentBits.isEmpty, let key = Self.segmentKey(text) else { return false }
-        return segmentBits.withUnsafeBufferPointer { bits in Self.test(Self.bit(key, segmentShift), bits) }
+        return segmentBits.withView { bits in Self.test(Self.bit(key, segmentShift), bits) }
     }
 
     /// The text's last eight bytes (fewer, zero filled below, when it is shorter), the last
     /// in the top byte, with the bytes before the last `/` among them cleared; nil when the
     /// text is shorter than eight bytes and holds no `/` (no segment suffix can end it).
     @inline(__always)
-    static func segmentKey(_ text: UnsafeBufferPointer<UInt8>) -> UInt64? {
+    static func segmentKey(_ text: ByteView) -> UInt64? {
         let count = text.count
         guard count > 0 else { return nil }
         let last: UInt64
@@ -104,7 +104,7 @@ struct SuffixEndings: Sendable {
     }
 
     @inline(__always)
-    private static func test(_ bit: Int, _ bits: UnsafeBufferPointer<UInt64>) -> Bool {
+    private static func test(_ bit: Int, _ bits: BufferView<UInt64>) -> Bool {
         bits[bit &>> 6] & (1 &<< UInt64(bit & 63)) != 0
     }
 

@@ -243,10 +243,10 @@ public final class SuffixSplit: Sendable, Equatable {
     /// The last `depth` bytes of `text` (1 to 8, at most its length), the first of them in
     /// the low byte: the key of `endings`' windows.
     @inline(__always)
-    static func windowKey(_ text: UnsafeBufferPointer<UInt8>, depth: Int) -> UInt64 {
+    static func windowKey(_ text: ByteView, depth: Int) -> UInt64 {
         let count = text.count
         if count >= 8 {
-            let word = UInt64(littleEndian: ByteView(text).word(at: count &- 8))
+            let word = UInt64(littleEndian: text.word(at: count &- 8))
             return word &>> UInt64(64 &- 8 &* depth)
         }
         var key: UInt64 = 0
@@ -423,10 +423,14 @@ public final class SuffixSplit: Sendable, Equatable {
     ///   pairs (never more than the document's pairs, whatever the text); one probe for the
     ///   text's last segment.
     func collect(_ text: UnsafeBufferPointer<UInt8>, forward: UnsafeBufferPointer<Int32>, into out: inout [Int32]) {
+        collect(ByteView(text), forward: BufferView(forward), into: &out)
+    }
+
+    func collect(_ text: ByteView, forward: BufferView<Int32>, into out: inout [Int32]) {
         // The prefix groups the forward automaton accepted: its tags from `groupBase` on (all
         // of them when the matcher passes a decision row's groups).
         var low = 0
-        var high = forward.first.map { $0 >= groupBase } == true ? 0 : forward.count
+        var high = !forward.isEmpty && forward[0] >= groupBase ? 0 : forward.count
         while low < high {
             let middle = (low + high) / 2
             if forward[middle] < groupBase { low = middle + 1 } else { high = middle }
@@ -434,11 +438,11 @@ public final class SuffixSplit: Sendable, Equatable {
         guard low < forward.count else { return }
         let firstGroup = low
         let before = out.count
-        pairTable.withUnsafeBufferPointer { pairTable in
+        pairTable.withView { pairTable in
             if let pairs = segments.pairs(endingIn: text) {
                 take(Int(truncatingIfNeeded: pairs), pairTable, forward, firstGroup, text.count, &out)
             }
-            trie.withUnsafeBufferPointer { trie in
+            trie.withView { trie in
                 guard let (node, position) = firstSuffix(text, trie) else { return }
                 walk(text, trie, pairTable, from: node, position: position, forward: forward, firstGroup: firstGroup, into: &out)
             }
@@ -464,14 +468,19 @@ public final class SuffixSplit: Sendable, Equatable {
 
     /// `collect` for a forward tag set held in a lazy DFA cache.
     func collect(_ text: UnsafeBufferPointer<UInt8>, tagSets: [TagSet], tagSet: Int32, into out: inout [Int32]) {
-        tagSets[Int(tagSet)].sorted.withUnsafeBufferPointer { forward in collect(text, forward: forward, into: &out) }
+        collect(ByteView(text), tagSets: tagSets, tagSet: tagSet, into: &out)
+    }
+
+    func collect(_ text: ByteView, tagSets: [TagSet], tagSet: Int32, into out: inout [Int32]) {
+        tagSets[Int(tagSet)].sorted.withView { forward in collect(text, forward: forward, into: &out) }
     }
 
     /// The node of the shortest suffix of `text` in the trie, with the position of its first
     /// byte; nil when no suffix is (most texts: the walk stops after a few bytes).
     @inline(__always)
-    private func firstSuffix(_ text: UnsafeBufferPointer<UInt8>, _ trie: UnsafeBufferPointer<Int32>) -> (Int, Int)? {
-        guard let last = text.last else { return nil }
+    private func firstSuffix(_ text: ByteView, _ trie: BufferView<Int32>) -> (Int, Int)? {
+        guard !text.isEmpty else { return nil }
+        let last = text[text.count - 1]
         var node = Int(trie[Int(last)])
         var position = text.count - 1
         guard node >= 0 else { return nil }
@@ -501,14 +510,15 @@ public final class SuffixSplit: Sendable, Equatable {
     /// `position` to the first byte read; false when the trie has no such node.
     @inline(__always)
     private static func advance(
-        _ trie: UnsafeBufferPointer<Int32>, _ text: UnsafeBufferPointer<UInt8>, _ node: inout Int, _ position: inout Int
+        _ trie: BufferView<Int32>, _ text: ByteView, _ node: inout Int, _ position: inout Int
     ) -> Bool {
         if trie[node &+ 1] == runMark {
             let length = Int(trie[node &+ 2])
-            guard position >= length, let base = trie.baseAddress else { return false }
-            // SAFETY: construction packs the run's bytes in the words from `node + 4`.
-            let bytes = UnsafeRawPointer(base.advanced(by: node &+ 4))
-            for index in 0..<length where text[position &- 1 &- index] != bytes.load(fromByteOffset: index, as: UInt8.self) {
+            guard position >= length else { return false }
+            // Construction packs the run's bytes in the words from `node + 4`.
+            let bytes = trie.bytes
+            let first = (node &+ 4) &* 4
+            for index in 0..<length where text[position &- 1 &- index] != bytes[first &+ index] {
                 return false
             }
             position &-= length
@@ -522,7 +532,7 @@ public final class SuffixSplit: Sendable, Equatable {
     }
 
     @inline(__always)
-    private static func child(_ trie: UnsafeBufferPointer<Int32>, _ node: Int, _ byte: UInt8) -> Int {
+    private static func child(_ trie: BufferView<Int32>, _ node: Int, _ byte: UInt8) -> Int {
         let children = Int(trie[node &+ 1])
         if children < 0 { return Int(trie[node &+ 2 &+ Int(byte)]) }
         // The lane holding `byte`, without a loop: the lowest zero byte of `lanes ^ byte×8`
@@ -538,8 +548,8 @@ public final class SuffixSplit: Sendable, Equatable {
     /// The reverse walk from `node` (reached with `text[position...]` read), taking the pairs
     /// of every suffix on the way (unsorted: `collect` sorts).
     private func walk(
-        _ text: UnsafeBufferPointer<UInt8>, _ trie: UnsafeBufferPointer<Int32>, _ pairTable: UnsafeBufferPointer<Int32>,
-        from start: Int, position startPosition: Int, forward: UnsafeBufferPointer<Int32>, firstGroup: Int, into out: inout [Int32]
+        _ text: ByteView, _ trie: BufferView<Int32>, _ pairTable: BufferView<Int32>,
+        from start: Int, position startPosition: Int, forward: BufferView<Int32>, firstGroup: Int, into out: inout [Int32]
     ) {
         var node = start
         var position = startPosition
@@ -559,7 +569,7 @@ public final class SuffixSplit: Sendable, Equatable {
     /// reading the pair count (a cold load).
     @inline(__always)
     private func take(
-        _ pairs: Int, _ pairTable: UnsafeBufferPointer<Int32>, _ forward: UnsafeBufferPointer<Int32>, _ firstGroup: Int,
+        _ pairs: Int, _ pairTable: BufferView<Int32>, _ forward: BufferView<Int32>, _ firstGroup: Int,
         _ textLength: Int, _ out: inout [Int32]
     ) {
         func add(_ pair: Int) {
@@ -568,7 +578,7 @@ public final class SuffixSplit: Sendable, Equatable {
         }
         let groups = forward.count - firstGroup
         if groups <= Self.fewGroups || groups <= Int(pairTable[pairs]) {
-            pairSlots.withUnsafeBufferPointer { slots in
+            pairSlots.withView { slots in
                 let capacity = slots.count / Self.slotWidth
                 for index in firstGroup..<forward.count {
                     let key = Self.key(group: forward[index] - groupBase, pairs: pairs)
