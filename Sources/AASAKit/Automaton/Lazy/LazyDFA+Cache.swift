@@ -11,9 +11,12 @@ extension LazyDFA {
     public final class Cache {
         let dfa: LazyDFA
         let table: TransitionTable
-        /// Everything else a search changes, in one cell.
-        // PERF: a cache belongs to one thread; exclusivity checks on its storage are pure cost
-        // (callgrind: `swift_beginAccess` was 8% of building states, paths-10000).
+        /// Everything else a search changes, in one cell without dynamic exclusivity checks:
+        /// a cache belongs to one thread, and no access to the store calls out to code that
+        /// reaches it again while the access lasts (the closures lent a view of its arrays only
+        /// read it, or write the scratch).
+        // PERF: exclusivity checks on this storage are pure cost (callgrind: `swift_beginAccess`
+        // was 8% of building states, paths-10000).
         let store: UnsharedCell<Store>
         let scratch: StateScratch
         /// Held once: making one per state copied the NFA (eight array retains and releases).

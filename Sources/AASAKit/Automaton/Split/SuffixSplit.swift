@@ -414,6 +414,11 @@ public final class SuffixSplit: Sendable, Equatable {
         return seenStar && !suffix.isEmpty ? (prefix, suffix) : nil
     }
 
+    /// `collect` for a caller holding buffer pointers: wraps them in views.
+    func collect(_ text: UnsafeBufferPointer<UInt8>, forward: UnsafeBufferPointer<Int32>, into out: inout [Int32]) {
+        collect(ByteView(text), forward: BufferView(forward), into: &out)
+    }
+
     /// Appends to `out` the rules of the split patterns that match all of `text`, sorted and
     /// without repeats, given `forward`: the sorted tags the forward automaton accepted for
     /// the same text.
@@ -422,10 +427,6 @@ public final class SuffixSplit: Sendable, Equatable {
     ///   hash probe per prefix group accepted, or fewer lookups when the suffix has fewer
     ///   pairs (never more than the document's pairs, whatever the text); one probe for the
     ///   text's last segment.
-    func collect(_ text: UnsafeBufferPointer<UInt8>, forward: UnsafeBufferPointer<Int32>, into out: inout [Int32]) {
-        collect(ByteView(text), forward: BufferView(forward), into: &out)
-    }
-
     func collect(_ text: ByteView, forward: BufferView<Int32>, into out: inout [Int32]) {
         // The prefix groups the forward automaton accepted: its tags from `groupBase` on (all
         // of them when the matcher passes a decision row's groups).
@@ -467,6 +468,7 @@ public final class SuffixSplit: Sendable, Equatable {
     }
 
     /// `collect` for a forward tag set held in a lazy DFA cache.
+    /// `collect(_:tagSets:tagSet:into:)` for a caller holding a buffer pointer.
     func collect(_ text: UnsafeBufferPointer<UInt8>, tagSets: [TagSet], tagSet: Int32, into out: inout [Int32]) {
         collect(ByteView(text), tagSets: tagSets, tagSet: tagSet, into: &out)
     }
