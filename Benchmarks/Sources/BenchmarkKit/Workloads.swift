@@ -92,6 +92,23 @@ public final class SyntheticWorkload: @unchecked Sendable {
         self.compileNanoseconds = compile
         self.seed = seed
         self.urls = URLBatch(URLStream.generate(for: document, count: urlCount, seed: seed &+ 1))
+        keepForProfiling()
+    }
+
+    /// With `AASA_BENCH_KEEP_MATCH=DIR`, writes `DIR/LABEL.json` (the document) and
+    /// `DIR/LABEL.urls` (its stream, one URL a line), so that a run of `aasa match LABEL.json
+    /// --domain bench.example < LABEL.urls` can be profiled by hand on exactly the suite's
+    /// workload.
+    private func keepForProfiling() {
+        guard let directory = ProcessInfo.processInfo.environment["AASA_BENCH_KEEP_MATCH"], !directory.isEmpty else { return }
+        let base = URL(fileURLWithPath: directory).appendingPathComponent(label)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try Data(document.text.utf8).write(to: base.appendingPathExtension("json"))
+            try Data((urls.urls.joined(separator: "\n") + "\n").utf8).write(to: base.appendingPathExtension("urls"))
+        } catch {
+            FileHandle.standardError.write(Data("aasa-bench: cannot keep \(label) in \(directory): \(error)\n".utf8))
+        }
     }
 }
 

@@ -20,7 +20,7 @@ extension Classifier {
     /// An error record for a URL over `limits.maxURLBytes` (shorter than its line), showing its
     /// start as the line reader shows an over-long line.
     public func appendTooLong(_ url: UnsafeBufferPointer<UInt8>, limit: Int, extra: Extra? = nil, into out: RecordBuffer) {
-        let (text, message) = Self.tooLong(url, limit: limit)
+        let (text, message) = Self.tooLong(ByteView(url), limit: limit)
         appendUnreadable(text: text, message: message, extra: extra, into: out)
     }
 
@@ -34,6 +34,12 @@ extension Classifier {
     public static func judge(
         wholeLine segment: UnsafeBufferPointer<UInt8>, maxLineBytes: Int, _ body: (URLLineReader.Line) -> Void
     ) -> Bool {
+        judge(wholeLine: ByteView(segment), maxLineBytes: maxLineBytes, body)
+    }
+
+    /// As `judge(wholeLine:maxLineBytes:_:)`, the line lent as a view.
+    @inline(__always)
+    static func judge(wholeLine segment: ByteView, maxLineBytes: Int, _ body: (URLLineReader.Line) -> Void) -> Bool {
         switch LineAssembler.judgeWholeLine(segment, maxLineBytes: maxLineBytes) {
         case .line(let line):
             body(line)
@@ -55,7 +61,7 @@ extension Classifier {
     /// One line (a URL given on its own, trimmed as the reader trims) classified: its record
     /// appended to `out`, a blank one getting the "empty line" error record.
     public func classify(wholeLine segment: UnsafeBufferPointer<UInt8>, limits: Configuration.Input, into out: RecordBuffer) {
-        let delivered = Self.judge(wholeLine: segment, maxLineBytes: limits.maxLineBytes) {
+        let delivered = Self.judge(wholeLine: ByteView(segment), maxLineBytes: limits.maxLineBytes) {
             classify(line: $0, limits: limits, into: out)
         }
         if !delivered { appendEmptyLine(into: out) }
@@ -64,7 +70,7 @@ extension Classifier {
     /// As `classify(wholeLine:limits:into:)`, as values instead of a record.
     public func classification(ofWholeLine segment: UnsafeBufferPointer<UInt8>, limits: Configuration.Input) -> Classification {
         var result = Classification(domain: nil, decisions: [], error: Self.emptyLineMessage)
-        _ = Self.judge(wholeLine: segment, maxLineBytes: limits.maxLineBytes) { line in
+        _ = Self.judge(wholeLine: ByteView(segment), maxLineBytes: limits.maxLineBytes) { line in
             switch Self.verdict(line, limits: limits) {
             case .url(let bytes): result = classification(of: bytes)
             case .unreadable(_, let message):
@@ -79,19 +85,24 @@ extension Classifier {
     public func withOutcome(
         ofWholeLine segment: UnsafeBufferPointer<UInt8>, limits: Configuration.Input, _ body: (Outcome) -> Void
     ) {
-        let delivered = Self.judge(wholeLine: segment, maxLineBytes: limits.maxLineBytes) { line in
+        let delivered = Self.judge(wholeLine: ByteView(segment), maxLineBytes: limits.maxLineBytes) { line in
             switch Self.verdict(line, limits: limits) {
             case .url(let bytes): withOutcome(of: bytes, body)
             case .unreadable(_, let message):
                 countUnreadable()
-                body(Outcome(domain: nil, error: message, document: nil, decisions: .init(start: nil, count: 0)))
+                body(Outcome(domain: nil, error: message))
             }
         }
-        if !delivered { body(Outcome(domain: nil, error: Self.emptyLineMessage, document: nil, decisions: .init(start: nil, count: 0))) }
+        if !delivered { body(Outcome(domain: nil, error: Self.emptyLineMessage)) }
     }
 
     /// One URL (trimmed, valid UTF-8) decided, as values: what its record says.
     public func classification(of url: UnsafeBufferPointer<UInt8>) -> Classification {
+        classification(of: ByteView(url))
+    }
+
+    /// As `classification(of:)`, the URL lent as a view.
+    func classification(of url: ByteView) -> Classification {
         var result = Classification(domain: nil, decisions: [], error: nil)
         withOutcome(of: url) { outcome in
             let domain = outcome.domain.map { rules.domains[$0].name }
@@ -119,15 +130,21 @@ extension Classifier {
     /// values: for callers that copy the answer into their own form (libaasa's column batches).
     /// Not generic, so that a caller in another module runs it specialised.
     public func withOutcome(of url: UnsafeBufferPointer<UInt8>, _ body: (Outcome) -> Void) {
+        withOutcome(of: ByteView(url), body)
+    }
+
+    /// As `withOutcome(of:_:)`, the URL lent as a view.
+    @inline(__always)
+    func withOutcome(of url: ByteView, _ body: (Outcome) -> Void) {
         switch route(url) {
         case .unsplittable(let message):
-            body(Outcome(domain: nil, error: message, document: nil, decisions: .init(start: nil, count: 0)))
+            body(Outcome(domain: nil, error: message))
         case .noDomain:
-            body(Outcome(domain: nil, error: nil, document: nil, decisions: .init(start: nil, count: 0)))
+            body(Outcome(domain: nil, error: nil))
         case .failed(let slot, let message):
-            body(Outcome(domain: slot.index, error: message, document: nil, decisions: .init(start: nil, count: 0)))
+            body(Outcome(domain: slot.index, error: message))
         case .decided(let slot):
-            slot.withDecisions { body(Outcome(domain: slot.index, error: nil, document: slot.document, decisions: $0)) }
+            slot.withDecisions { body(Outcome(domain: slot.index, document: slot.document, decisions: $0)) }
         }
     }
 
@@ -143,6 +160,22 @@ extension Classifier {
         /// `no_match`; empty without decisions.
         public let decisions: UnsafeBufferPointer<Int32>
 
+        /// An outcome without decisions.
+        init(domain: Int?, error: String?) {
+            self.domain = domain
+            self.error = error
+            document = nil
+            decisions = BufferView<Int32>.empty.buffer
+        }
+
+        /// A decided outcome: `decisions` is lent for as long as the outcome.
+        init(domain: Int, document: ClassifierRules.Loaded, decisions: BufferView<Int32>) {
+            self.domain = domain
+            error = nil
+            self.document = document
+            self.decisions = decisions.buffer
+        }
+
         /// The deciding rule `id` (from `decisions`, not -1): its entry and rule index, and
         /// whether it excludes.
         public func rule(_ id: Int32) -> (entry: Int, rule: Int, exclude: Bool) {
@@ -156,7 +189,7 @@ extension Classifier {
     }
 
     enum LineVerdict {
-        case url(UnsafeBufferPointer<UInt8>)
+        case url(ByteView)
         case unreadable(text: String, message: String)
     }
 
@@ -164,20 +197,21 @@ extension Classifier {
         switch line {
         case .invalid(let text, let error):
             return .unreadable(text: text, message: error.description)
-        case .url(let bytes):
+        case .url(let buffer):
+            let bytes = ByteView(buffer)
             if bytes.count > limits.maxURLBytes {
                 let (text, message) = tooLong(bytes, limit: limits.maxURLBytes)
                 return .unreadable(text: text, message: message)
             }
-            if bytes.first == UInt8(ascii: "{") {
-                return .unreadable(text: String(decoding: bytes, as: UTF8.self), message: jsonLineHint)
+            if !bytes.isEmpty, bytes[0] == UInt8(ascii: "{") {
+                return .unreadable(text: bytes.string(0..<bytes.count), message: jsonLineHint)
             }
             return .url(bytes)
         }
     }
 
-    static func tooLong(_ url: UnsafeBufferPointer<UInt8>, limit: Int) -> (text: String, message: String) {
-        (String(decoding: url.prefix(200), as: UTF8.self) + "…", URLSplitError.tooLong(length: url.count, limit: limit).description)
+    static func tooLong(_ url: ByteView, limit: Int) -> (text: String, message: String) {
+        (url.string(0..<min(200, url.count)) + "…", URLSplitError.tooLong(length: url.count, limit: limit).description)
     }
 }
 

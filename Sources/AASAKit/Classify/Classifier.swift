@@ -21,13 +21,17 @@ public final class Classifier {
     public let rules: ClassifierRules
     public let format: RecordFormat
     // PERF: a Classifier is used by one thread at a time, so the dynamic exclusivity checks
-    // on its hot properties only cost time (about 5% of a classify run, callgrind).
-    @exclusivity(unchecked) private var counts = (records: 0, errors: 0, withoutDomain: 0)
-    /// Per domain index: this thread's view of the domain, made when it first meets it.
-    @exclusivity(unchecked) private var slots: [DomainSlot?]
-    // TSV/CSV scratch for the apps and rules columns, reused so a record allocates nothing.
-    @exclusivity(unchecked) private var appsColumn: [UInt8] = []
-    @exclusivity(unchecked) private var rulesColumn: [UInt8] = []
+    // on its hot properties only cost time (about 5% of a classify run, callgrind): they live
+    // in one `UnsharedCell`.
+    private let state: UnsharedCell<State>
+    struct State {
+        var counts = (records: 0, errors: 0, withoutDomain: 0)
+        /// Per domain index: this thread's view of the domain, made when it first meets it.
+        var slots: [DomainSlot?]
+        // TSV/CSV scratch for the apps and rules columns, reused so a record allocates nothing.
+        var appsColumn: [UInt8] = []
+        var rulesColumn: [UInt8] = []
+    }
 
     /// Fields of the input record passed through to the output.
     public struct Extra: Sendable {
@@ -46,19 +50,20 @@ public final class Classifier {
     public init(rules: ClassifierRules, format: RecordFormat) {
         self.rules = rules
         self.format = format
-        self.slots = Array(repeating: nil, count: rules.domains.count)
+        state = UnsharedCell(State(slots: Array(repeating: nil, count: rules.domains.count)))
     }
 
     /// Records written so far (error records included): cheap, read once per batch.
-    public var records: Int { counts.records }
+    public var records: Int { state.value.counts.records }
 
     /// This thread's counts, gathered from the domains it met.
     public var statistics: ClassifyStatistics {
         var statistics = ClassifyStatistics(rules: rules)
+        let counts = state.value.counts
         statistics.records = counts.records
         statistics.errors = counts.errors
         statistics.withoutDomain = counts.withoutDomain
-        for case let slot? in slots {
+        for case let slot? in state.value.slots {
             statistics.domainRecords[slot.index] = slot.records
             statistics.domainMatched[slot.index] = slot.matched
             statistics.appMatches[slot.index] = slot.appMatches
@@ -71,6 +76,12 @@ public final class Classifier {
     /// `extra` is optional rather than defaulting to an empty `Extra`: copying even an empty
     /// one retains and releases its two arrays, twice per URL (callgrind, classify run).
     public func classify(_ url: UnsafeBufferPointer<UInt8>, extra: Extra? = nil, into out: RecordBuffer) {
+        classify(ByteView(url), extra: extra, into: out)
+    }
+
+    /// As `classify(_:extra:into:)`, the URL lent as a view.
+    @inline(__always)
+    func classify(_ url: ByteView, extra: Extra? = nil, into out: RecordBuffer) {
         switch route(url) {
         case .unsplittable(let message):
             appendError(url: url, slot: nil, message: message, extra: extra, into: out)
@@ -97,32 +108,32 @@ public final class Classifier {
     }
 
     @inline(__always)
-    func route(_ url: UnsafeBufferPointer<UInt8>) -> Routed {
-        counts.records &+= 1
+    func route(_ url: ByteView) -> Routed {
+        state.value.counts.records &+= 1
         let parts: URLParts
         do {
             parts = try URLSplitter.split(url)
         } catch {
-            counts.errors &+= 1
+            state.value.counts.errors &+= 1
             return .unsplittable(error.description)
         }
-        guard let domainIndex = rules.table.lookup(UnsafeBufferPointer(rebasing: url[parts.host])) else {
-            counts.withoutDomain &+= 1
+        guard let domainIndex = rules.table.lookup(url[parts.host]) else {
+            state.value.counts.withoutDomain &+= 1
             return .noDomain
         }
-        let slot = slots[domainIndex] ?? meet(domainIndex)
+        let slot = state.value.slots[domainIndex] ?? meet(domainIndex)
         slot.records &+= 1
         if let matcher = slot.matcher {
             matcher.decide(routed: url, parts: parts)
             if matcher.workExceeded {
-                counts.errors &+= 1
+                state.value.counts.errors &+= 1
                 return .failed(slot, message: URLSplitError.workLimitExceeded(limit: matcher.meter.limit).description)
             }
             return .decided(slot)
         }
         switch slot.document.state {
         case .failed(let reason):
-            counts.errors &+= 1
+            state.value.counts.errors &+= 1
             return .failed(slot, message: "the document could not be loaded: \(reason)")
         case .compiled:
             return .decided(slot)  // unreachable: a compiled document's slot has a matcher
@@ -130,7 +141,7 @@ public final class Classifier {
             do {
                 try slot.decide(reference: reference, url: url)
             } catch {
-                counts.errors &+= 1
+                state.value.counts.errors &+= 1
                 return .failed(slot, message: error.description)
             }
             return .decided(slot)
@@ -143,12 +154,12 @@ public final class Classifier {
     private func meet(_ domainIndex: Int) -> DomainSlot {
         let domain = rules.domains[domainIndex]
         let slot = DomainSlot(index: domainIndex, domain: domain, document: domain.loaded)
-        slots[domainIndex] = slot
+        state.value.slots[domainIndex] = slot
         return slot
     }
 
     /// A record for a URL whose host no document serves: the common case in a mixed stream.
-    private func appendWithoutDomain(url: UnsafeBufferPointer<UInt8>, extra: Extra?, into out: RecordBuffer) {
+    private func appendWithoutDomain(url: ByteView, extra: Extra?, into out: RecordBuffer) {
         switch format {
         case .ndjson:
             out.append(#"{"url": "#)
@@ -168,7 +179,7 @@ public final class Classifier {
 
     /// Writes a decided record; `decisions[app]` is the deciding rule id or -1.
     private func appendRecord(
-        url: UnsafeBufferPointer<UInt8>, slot: DomainSlot, decisions: UnsafeBufferPointer<Int32>, extra: Extra?,
+        url: ByteView, slot: DomainSlot, decisions: BufferView<Int32>, extra: Extra?,
         into out: RecordBuffer
     ) {
         let fragments = slot.fragments
@@ -188,13 +199,13 @@ public final class Classifier {
             out.append(fragments.domainJSON)
             out.append(#", "apps": ["#)
             var first = true
-            for app in decisions.indices where fragments.opens(decisions[app]) {
+            for app in 0..<decisions.count where fragments.opens(decisions[app]) {
                 if !first { out.append(", ") }
                 first = false
                 out.append(fragments.appJSON(app))
             }
             out.append(#"], "decisions": ["#)
-            for app in decisions.indices {
+            for app in 0..<decisions.count {
                 if app > 0 { out.append(", ") }
                 out.append(#"{"app": "#)
                 out.append(fragments.appJSON(app))
@@ -210,20 +221,20 @@ public final class Classifier {
             appendFieldsAndEnd(extra, into: out)
         case .tsv, .csv:
             appendHead(url: url, slot: slot, into: out)
-            appsColumn.removeAll(keepingCapacity: true)
-            rulesColumn.removeAll(keepingCapacity: true)
+            state.value.appsColumn.removeAll(keepingCapacity: true)
+            state.value.rulesColumn.removeAll(keepingCapacity: true)
             let document = slot.document
-            for app in decisions.indices where fragments.opens(decisions[app]) {
-                if !appsColumn.isEmpty {
-                    appsColumn.append(UInt8(ascii: "|"))
-                    rulesColumn.append(UInt8(ascii: "|"))
+            for app in 0..<decisions.count where fragments.opens(decisions[app]) {
+                if !state.value.appsColumn.isEmpty {
+                    state.value.appsColumn.append(UInt8(ascii: "|"))
+                    state.value.rulesColumn.append(UInt8(ascii: "|"))
                 }
-                appsColumn.append(contentsOf: document.appIDs[app].utf8)
-                rulesColumn.append(contentsOf: document.ruleText[Int(decisions[app])])
+                state.value.appsColumn.append(contentsOf: document.appIDs[app].utf8)
+                state.value.rulesColumn.append(contentsOf: document.ruleText[Int(decisions[app])])
             }
-            format.appendField(appsColumn, to: out)
+            format.appendField(state.value.appsColumn, to: out)
             out.append(format.delimiter)
-            format.appendField(rulesColumn, to: out)
+            format.appendField(state.value.rulesColumn, to: out)
             out.append(format.delimiter)
             appendExtraColumns(extra, to: out)
             out.append(UInt8(ascii: "\n"))
@@ -242,7 +253,7 @@ public final class Classifier {
     }
 
     /// The start every record shares: `{"url": …, "domain": …` (NDJSON) or `url⇥domain⇥`.
-    private func appendHead(url: UnsafeBufferPointer<UInt8>, slot: DomainSlot?, into out: RecordBuffer) {
+    private func appendHead(url: ByteView, slot: DomainSlot?, into out: RecordBuffer) {
         switch format {
         case .ndjson:
             out.append(#"{"url": "#)
@@ -272,14 +283,14 @@ public final class Classifier {
     /// Appends an error record: `{"url": …, "domain": …, "error": …}` or a row with the error
     /// column filled.
     private func appendError(
-        url: UnsafeBufferPointer<UInt8>, slot: DomainSlot?, message: String, extra: Extra?, into out: RecordBuffer
+        url: ByteView, slot: DomainSlot?, message: String, extra: Extra?, into out: RecordBuffer
     ) {
         switch format {
         case .ndjson:
             appendHead(url: url, slot: slot, into: out)
             out.append(#", "error": "#)
             var message = message
-            message.withUTF8 { out.appendJSONString($0) }
+            message.withUTF8 { out.appendJSONString(ByteView($0)) }
             appendFieldsAndEnd(extra, into: out)
         case .tsv, .csv:
             appendHead(url: url, slot: slot, into: out)
@@ -293,18 +304,17 @@ public final class Classifier {
 
     /// An error record for an input line that is not a URL at all (invalid UTF-8, too long).
     public func appendUnreadable(text: String, message: String, extra: Extra? = nil, into out: RecordBuffer) {
-        counts.records &+= 1
-        counts.errors &+= 1
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBufferPointer {
-            appendError(url: UnsafeBufferPointer($0), slot: nil, message: message, extra: extra, into: out)
+        state.value.counts.records &+= 1
+        state.value.counts.errors &+= 1
+        Array(text.utf8).withView {
+            appendError(url: $0, slot: nil, message: message, extra: extra, into: out)
         }
     }
 
     /// Counts an input line that is no URL (`classification(ofWholeLine:)`), as its record would.
     func countUnreadable() {
-        counts.records &+= 1
-        counts.errors &+= 1
+        state.value.counts.records &+= 1
+        state.value.counts.errors &+= 1
     }
 }
 
@@ -330,14 +340,26 @@ final class DomainSlot {
     /// The document's record pieces, owned by this slot (freed in `deinit`).
     let fragments: RecordFragments
     // PERF: a slot belongs to one thread; dynamic exclusivity checks on its counters showed in
-    // the fleet profile (`swift_beginAccess`).
-    /// Per app, the deciding rule id or -1, when the reference engine decides.
-    @exclusivity(unchecked) private var referenceDecisions: [Int32] = []
-    @exclusivity(unchecked) var records = 0
-    /// Records that opened at least one app.
-    @exclusivity(unchecked) var matched = 0
-    /// Per app: records whose decision for it is `match`.
-    @exclusivity(unchecked) var appMatches: [Int]
+    // the fleet profile (`swift_beginAccess`): they live in one `UnsharedCell`.
+    private let counters: UnsharedCell<Counters>
+    struct Counters {
+        /// Per app, the deciding rule id or -1, when the reference engine decides.
+        var referenceDecisions: [Int32] = []
+        var records = 0
+        /// Records that opened at least one app.
+        var matched = 0
+        /// Per app: records whose decision for it is `match`.
+        var appMatches: [Int]
+    }
+
+    /// Records routed to this slot.
+    var records: Int {
+        @inline(__always) get { counters.value.records }
+        @inline(__always) set { counters.value.records = newValue }
+    }
+
+    var matched: Int { counters.value.matched }
+    var appMatches: [Int] { counters.value.appMatches }
 
     init(index: Int, domain: ClassifierRules.Domain, document: ClassifierRules.Loaded) {
         self.index = index
@@ -348,35 +370,35 @@ final class DomainSlot {
         fragments = RecordFragments(
             domainJSON: domain.json, appJSON: document.appJSON, ruleJSONSuffix: document.ruleJSONSuffix,
             ruleExcludes: document.ruleExcludes)
-        appMatches = Array(repeating: 0, count: document.appIDs.count)
+        counters = UnsharedCell(Counters(appMatches: Array(repeating: 0, count: document.appIDs.count)))
     }
 
     deinit { fragments.deallocate() }
 
     /// The last URL's decisions, per app.
     @inline(__always)
-    func withDecisions<R>(_ body: (UnsafeBufferPointer<Int32>) -> R) -> R {
-        if let matcherDecisions { return body(matcherDecisions.buffer) }
-        return referenceDecisions.withUnsafeBufferPointer(body)
+    func withDecisions<R>(_ body: (BufferView<Int32>) -> R) -> R {
+        if let matcherDecisions { return body(BufferView(matcherDecisions.buffer)) }
+        return counters.value.referenceDecisions.withView(body)
     }
 
     /// Decides `url` with the reference engine, mapping its (entry, rule) pairs back to rule ids.
-    func decide(reference: ReferenceMatcher, url: UnsafeBufferPointer<UInt8>) throws(URLSplitError) {
-        let decision = try reference.decide(String(decoding: url, as: UTF8.self), app: nil)
+    func decide(reference: ReferenceMatcher, url: ByteView) throws(URLSplitError) {
+        let decision = try reference.decide(url.string(0..<url.count), app: nil)
         let positions = document.rulePositions
-        referenceDecisions = decision.decisions.map { app -> Int32 in
+        counters.value.referenceDecisions = decision.decisions.map { app -> Int32 in
             guard let entry = app.entry, let rule = app.rule else { return -1 }
             return Int32(positions.firstIndex { $0.entry == entry && $0.rule == rule } ?? -1)
         }
     }
 
     @inline(__always)
-    func count(_ decisions: UnsafeBufferPointer<Int32>) {
+    func count(_ decisions: BufferView<Int32>) {
         var opened = false
-        for app in decisions.indices where fragments.opens(decisions[app]) {
-            appMatches[app] &+= 1
+        for app in 0..<decisions.count where fragments.opens(decisions[app]) {
+            counters.value.appMatches[app] &+= 1
             opened = true
         }
-        if opened { matched &+= 1 }
+        if opened { counters.value.matched &+= 1 }
     }
 }

@@ -41,7 +41,11 @@ public struct DomainTable: Sendable {
 
     /// The index of the domain equal to `host` (ASCII case-insensitively), or `nil`.
     public func lookup(_ host: UnsafeBufferPointer<UInt8>) -> Int? {
-        let host = ByteView(host)
+        lookup(ByteView(host))
+    }
+
+    /// As `lookup(_:)`, the host lent as a view.
+    func lookup(_ host: ByteView) -> Int? {
         var slot = Self.hash(host) & mask
         return keyBytes.withView { keys in
             while true {

@@ -30,6 +30,11 @@ public final class RecordBuffer {
 
     @inline(__always)
     public func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        storage.append(contentsOf: ByteView(bytes))
+    }
+
+    @inline(__always)
+    func append(_ bytes: ByteView) {
         storage.append(contentsOf: bytes)
     }
 
@@ -50,7 +55,11 @@ public final class RecordBuffer {
     /// PERF: URLs almost never hold a byte JSON must escape; when eight-byte words show none,
     /// the literal is one copy. Otherwise the escaping is `JSONWriter`'s own.
     public func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>) {
-        let view = ByteView(bytes)
+        appendJSONString(ByteView(bytes))
+    }
+
+    /// As `appendJSONString(_:)`, the bytes lent as a view.
+    func appendJSONString(_ view: ByteView) {
         let length = view.count
         var index = 0
         while length - index >= 8, !JSONByteScan.needsAttention(view.word(at: index)) {
@@ -70,7 +79,7 @@ public final class RecordBuffer {
             return
         }
         var escaped: [UInt8] = []
-        JSONWriter.appendEscaped(utf8: bytes, to: &escaped)
+        JSONWriter.appendEscaped(utf8: view, to: &escaped)
         append(escaped)
     }
 

@@ -23,7 +23,7 @@ public enum RecordFormat: String, Sendable, CaseIterable {
     }
 
     /// Appends one delimited field, quoted when it holds the delimiter, a quote or a line break.
-    func appendField(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    func appendField(_ bytes: ByteView, to out: inout [UInt8]) {
         guard needsQuotes(bytes) else {
             out.append(contentsOf: bytes)
             return
@@ -37,15 +37,15 @@ public enum RecordFormat: String, Sendable, CaseIterable {
     }
 
     func appendField(_ bytes: [UInt8], to out: inout [UInt8]) {
-        bytes.withView { appendField($0.buffer, to: &out) }
+        bytes.withView { appendField($0, to: &out) }
     }
 
-    func needsQuotes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    func needsQuotes(_ bytes: ByteView) -> Bool {
         bytes.contains { $0 == delimiter || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
     }
 
     /// As `appendField(_:to:)`, into a record buffer.
-    func appendField(_ bytes: UnsafeBufferPointer<UInt8>, to out: RecordBuffer) {
+    func appendField(_ bytes: ByteView, to out: RecordBuffer) {
         guard needsQuotes(bytes) else { return out.append(bytes) }
         var field: [UInt8] = []
         appendField(bytes, to: &field)
@@ -53,6 +53,6 @@ public enum RecordFormat: String, Sendable, CaseIterable {
     }
 
     func appendField(_ bytes: [UInt8], to out: RecordBuffer) {
-        bytes.withView { appendField($0.buffer, to: out) }
+        bytes.withView { appendField($0, to: out) }
     }
 }

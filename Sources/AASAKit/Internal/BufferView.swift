@@ -136,3 +136,16 @@ extension Array where Element == UInt8 {
         append(contentsOf: view.buffer)
     }
 }
+
+extension BufferView {
+    /// No elements (an absent query or fragment, an outcome without decisions).
+    @inline(__always)
+    static var empty: BufferView {
+        // SAFETY: a buffer of no elements reads no memory.
+        BufferView(UnsafeBufferPointer(start: nil, count: 0))
+    }
+
+    /// Every element: lets `Array.append(contentsOf:)` reserve once for a lazily mapped view.
+    @inline(__always)
+    var underestimatedCount: Int { buffer.count }
+}

@@ -15,6 +15,8 @@
 /// time (its owner, a cache or a classifier, is per thread), so no access can overlap another.
 final class ScratchBuffer<Element: BitwiseCopyable> {
     // PERF: one thread owns a buffer; dynamic exclusivity checks on these would be pure cost.
+    // SAFETY: the owner is one thread at a time and no access calls out while in progress, so
+    // accesses to these three never overlap.
     @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>
     @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) private(set) var count = 0

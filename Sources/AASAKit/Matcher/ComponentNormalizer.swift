@@ -10,11 +10,9 @@ struct ComponentNormalizer {
     private var nfc: [UInt8] = []
     private var folded: [UInt8] = []
 
-    /// Calls `body` with `bytes` normalised for `mode`. The buffer passed to `body` is valid only
+    /// Calls `body` with `bytes` normalised for `mode`. The view passed to `body` is valid only
     /// inside it.
-    mutating func withNormalized<R>(
-        _ bytes: UnsafeBufferPointer<UInt8>, mode: TextMode, _ body: (UnsafeBufferPointer<UInt8>) -> R
-    ) -> R {
+    mutating func withNormalized<R>(_ bytes: ByteView, mode: TextMode, _ body: (ByteView) -> R) -> R {
         if !mode.decoded && !mode.folded { return body(bytes) }
         guard mode.decoded else {
             // Folding changes nothing in text without upper-case ASCII or non-ASCII bytes
@@ -36,37 +34,43 @@ struct ComponentNormalizer {
             swap(&folded, &self.folded)
         }
         if Self.percentDecode(bytes, into: &decoded) {
-            return decoded.withUnsafeBufferPointer { Self.composeAndFold($0, fold: mode.folded, nfc: &nfc, folded: &folded, body) }
+            return decoded.withView { Self.composeAndFold($0, fold: mode.folded, nfc: &nfc, folded: &folded, body) }
         }
         return Self.composeAndFold(bytes, fold: mode.folded, nfc: &nfc, folded: &folded, body)
     }
 
+    /// As `withNormalized(_:mode:_:)` for callers that still hold buffer pointers (the path
+    /// searchers); it only wraps and forwards.
+    @inline(__always)
+    mutating func withNormalized<R>(
+        _ bytes: UnsafeBufferPointer<UInt8>, mode: TextMode, _ body: (UnsafeBufferPointer<UInt8>) -> R
+    ) -> R {
+        withNormalized(ByteView(bytes), mode: mode) { body($0.buffer) }
+    }
+
     /// NFC (non-ASCII text only), then folding when asked.
     private static func composeAndFold<R>(
-        _ text: UnsafeBufferPointer<UInt8>, fold: Bool, nfc: inout [UInt8], folded: inout [UInt8],
-        _ body: (UnsafeBufferPointer<UInt8>) -> R
+        _ text: ByteView, fold: Bool, nfc: inout [UInt8], folded: inout [UInt8], _ body: (ByteView) -> R
     ) -> R {
         if text.contains(where: { $0 >= 0x80 }) {
             nfc.removeAll(keepingCapacity: true)
-            nfc.append(contentsOf: TextNormalization.nfc(String(decoding: text, as: UTF8.self)).utf8)
-            return nfc.withUnsafeBufferPointer { composed in
+            nfc.append(contentsOf: TextNormalization.nfc(text.string(0..<text.count)).utf8)
+            return nfc.withView { composed in
                 fold ? Self.fold(composed, into: &folded, body) : body(composed)
             }
         }
         return fold ? Self.fold(text, into: &folded, body) : body(text)
     }
 
-    private static func fold<R>(
-        _ text: UnsafeBufferPointer<UInt8>, into folded: inout [UInt8], _ body: (UnsafeBufferPointer<UInt8>) -> R
-    ) -> R {
+    private static func fold<R>(_ text: ByteView, into folded: inout [UInt8], _ body: (ByteView) -> R) -> R {
         folded.removeAll(keepingCapacity: true)
         TextNormalization.appendFolded(text, to: &folded)
-        return folded.withUnsafeBufferPointer(body)
+        return folded.withView(body)
     }
 
     /// Decodes `%XX` escapes into `output`; `false` when there was nothing to decode or the
     /// result is not valid UTF-8 (SPEC 12: then the component is compared undecoded).
-    static func percentDecode(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) -> Bool {
+    static func percentDecode(_ bytes: ByteView, into output: inout [UInt8]) -> Bool {
         guard bytes.contains(UInt8(ascii: "%")) else { return false }
         output.removeAll(keepingCapacity: true)
         var index = 0
@@ -85,7 +89,7 @@ struct ComponentNormalizer {
             }
         }
         guard changed else { return false }
-        return output.withUnsafeBufferPointer { URLLineReader.isValidUTF8($0) }
+        return output.withView { URLLineReader.isValidUTF8($0) }
     }
 
     @inline(__always)

@@ -37,10 +37,18 @@ public final class DFAMatcher: DecisionEngine {
     var queryCaches: [LazyDFA.Cache?]
     var fragmentCaches: [LazyDFA.Cache?]
     var groupCaches: [[ExactString: LazyDFA.Cache]]
-    /// The path searcher the plan's path strategy asks for (`PathPlan`): `solo` with one path
-    /// mode, `multi` with several, neither when the document has no rule.
-    @exclusivity(unchecked) private var solo: SoloPathSearcher?
-    @exclusivity(unchecked) private var multi: MultiModePathSearcher?
+    /// The path searcher the plan's path strategy asks for (`PathPlan`).
+    ///
+    /// PERF: a DFAMatcher belongs to one thread, so dynamic exclusivity checks on its per-URL
+    /// state are pure cost (callgrind, classify corpus run); the searchers and the per-URL state
+    /// are therefore each one `UnsharedCell`. Two cells, not one: a searcher's `walkRules` runs
+    /// while the rules it reports read and write the per-URL state.
+    private let searchers: UnsharedCell<Searchers>
+    struct Searchers {
+        /// `solo` with one path mode, `multi` with several, neither when the document has no rule.
+        var solo: SoloPathSearcher?
+        var multi: MultiModePathSearcher?
+    }
     private let rules: [CompiledDocument.RuleInfo]
     private let domainBytes: [UInt8]
     /// `https://` + `domainBytes`, or empty when the domain is not a plain host name (empty, or
@@ -48,19 +56,27 @@ public final class DFAMatcher: DecisionEngine {
     /// a byte, `URLSplitter` would not read `https://` + the domain as that host (a `\` makes it an
     /// error), and the shortcut must read every URL as the splitter does.
     private let plainPrefix: [UInt8]
-    @exclusivity(unchecked) var normalizer = ComponentNormalizer()
-    @exclusivity(unchecked) var queryItems = QueryItemEvaluator()
     /// Per app: the deciding rule id, or -1, of the last URL. Reused across URLs.
     let decisions: DecisionBuffer
-    // PERF: a DFAMatcher belongs to one thread, so dynamic exclusivity checks on its per-URL
-    // state are pure cost (callgrind, classify corpus run).
-    /// Whether `decidingRule` may hold a rule id: when not, clearing it for the next URL is
-    /// skipped (most URLs match nothing).
-    @exclusivity(unchecked) private var decidedSomething = true
-    // Per-URL scratch, reused so that deciding a URL allocates nothing once warm.
-    @exclusivity(unchecked) private var queryTags: [TagSet?] = [nil, nil, nil, nil]
-    @exclusivity(unchecked) private var fragmentTags: [TagSet?] = [nil, nil, nil, nil]
-    @exclusivity(unchecked) private var itemsEvaluated = false
+    /// Per-URL scratch, reused so that deciding a URL allocates nothing once warm.
+    private let state = UnsharedCell(URLState())
+    struct URLState {
+        var normalizer = ComponentNormalizer()
+        var queryItems = QueryItemEvaluator()
+        /// Whether `decidingRule` may hold a rule id: when not, clearing it for the next URL is
+        /// skipped (most URLs match nothing).
+        var decidedSomething = true
+        var queryTags: [TagSet?] = [nil, nil, nil, nil]
+        var fragmentTags: [TagSet?] = [nil, nil, nil, nil]
+        var itemsEvaluated = false
+
+        /// Evaluates the query's items once for this URL (`QueryItemEvaluator`).
+        mutating func evaluateItems(_ query: ByteView, compiled: CompiledDocument, caches: [[ExactString: LazyDFA.Cache]]) {
+            guard !itemsEvaluated else { return }
+            queryItems.evaluate(query, compiled: compiled, caches: caches, normalizer: &normalizer)
+            itemsEvaluated = true
+        }
+    }
 
     /// The work budget of the URL being decided, shared by every cache (`WorkMeter`).
     private(set) var meter: WorkMeter
@@ -76,7 +92,6 @@ public final class DFAMatcher: DecisionEngine {
         meter = WorkMeter(limit: caches.first?.dfa.configuration.maxURLWork ?? Configuration.Automata().maxURLWork)
         for cache in caches { cache.share(meter: meter) }
         decisions = DecisionBuffer(count: compiled.appIDs.count)
-        queryItems.reserve(predicates: compiled.predicateCount)
         rules = compiled.rules
         domainBytes = compiled.domainBytes
         let plain = !domainBytes.isEmpty && domainBytes.allSatisfy { byte in
@@ -85,15 +100,17 @@ public final class DFAMatcher: DecisionEngine {
         plainPrefix = plain ? Array("https://".utf8) + domainBytes : []
         // The path strategy is the plan's (`Planner.path`).
         let pathPlan = compiled.pathPlan
+        let pathCaches = self.pathCaches
+        var searchers = Searchers()
         switch pathPlan.strategy {
         case .soloPathCompiledRows, .soloPathRowsOnFirstSight:
             if let mode = pathPlan.modes.first, let cache = pathCaches[mode.index] {
-                solo = SoloPathSearcher(
+                searchers.solo = SoloPathSearcher(
                     cache: cache, mode: mode, split: compiled.pathSplits[mode.index], plan: pathPlan, rules: compiled.rules,
                     appCount: compiled.appIDs.count)
             }
         case .multiModePath:
-            multi = MultiModePathSearcher(
+            searchers.multi = MultiModePathSearcher(
                 automata: compiled.pathModes.compactMap { mode in
                     guard let cache = pathCaches[mode.index] else { return nil }
                     return .init(mode: mode, cache: cache, split: compiled.pathSplits[mode.index])
@@ -102,6 +119,8 @@ public final class DFAMatcher: DecisionEngine {
         default:
             break
         }
+        self.searchers = UnsharedCell(searchers)
+        state.value.queryItems.reserve(predicates: compiled.predicateCount)
     }
 
     /// Cache statistics summed over every automaton of this matcher.
@@ -117,7 +136,7 @@ public final class DFAMatcher: DecisionEngine {
         let appIndex = app.flatMap { app in compiled.appIDs.firstIndex { $0.isExactly(app) } }
         let result: Result<Void, URLSplitError> = url.withUTF8 { bytes in
             do throws(URLSplitError) {
-                try decide(bytes: bytes, onlyApp: app == nil ? nil : (appIndex ?? -1))
+                try decide(view: ByteView(bytes), onlyApp: app == nil ? nil : (appIndex ?? -1))
                 return .success(())
             } catch {
                 return .failure(error)
@@ -150,8 +169,8 @@ public final class DFAMatcher: DecisionEngine {
 
     /// The last URL's `decidingRule`, borrowed rather than copied (the classify hot path).
     @inline(__always)
-    func withDecisions<R>(_ body: (UnsafeBufferPointer<Int32>) -> R) -> R {
-        body(decisions.buffer)
+    func withDecisions<R>(_ body: (BufferView<Int32>) -> R) -> R {
+        body(BufferView(decisions.buffer))
     }
 
     /// The decision of app `index` after the last `decide(bytes:onlyApp:)`.
@@ -172,6 +191,11 @@ public final class DFAMatcher: DecisionEngine {
     /// - Complexity: O(URL length + rules the path matches); allocation-free for ASCII URLs
     ///   once the caches are warm.
     public func decide(bytes: UnsafeBufferPointer<UInt8>, onlyApp: Int? = nil) throws(URLSplitError) {
+        try decide(view: ByteView(bytes), onlyApp: onlyApp)
+    }
+
+    /// As `decide(bytes:onlyApp:)`, the URL lent as a view.
+    func decide(view bytes: ByteView, onlyApp: Int? = nil) throws(URLSplitError) {
         meter.begin()
         try decideWithinBudget(bytes: bytes, onlyApp: onlyApp)
         if meter.exceeded { throw .workLimitExceeded(limit: meter.limit) }
@@ -192,7 +216,7 @@ public final class DFAMatcher: DecisionEngine {
     }
 
     @inline(__always)
-    private func decideWithinBudget(bytes: UnsafeBufferPointer<UInt8>, onlyApp: Int?) throws(URLSplitError) {
+    private func decideWithinBudget(bytes: ByteView, onlyApp: Int?) throws(URLSplitError) {
         // PERF: most URLs a matcher sees start with `https://` and its own domain in lowercase:
         // one comparison of that prefix replaces the scheme and authority scans and the host
         // check: 800 → 540 instructions a URL on the peers suite's 10-rule document
@@ -200,11 +224,11 @@ public final class DFAMatcher: DecisionEngine {
         // URL the same way: scheme `https`, host = the domain, the path from the next byte.
         if let pathStart = plainPrefixLength(bytes) {
             var searched = false
-            if solo != nil, onlyApp != -1, decisions.count > 0 {
+            if searchers.value.solo != nil, onlyApp != -1, decisions.count > 0 {
                 // The path alone first: a decision row settles most URLs without reading
                 // their query or fragment.
                 let pathEnd = URLSplitter.pathEnd(of: bytes, from: pathStart)
-                solo?.search(UnsafeBufferPointer(rebasing: bytes[pathStart..<pathEnd]), normalizer: &normalizer)
+                searchers.value.solo?.search(bytes[pathStart..<pathEnd].buffer, normalizer: &state.value.normalizer)
                 searched = true
                 clearDecisions()
                 if applyRow(onlyApp: onlyApp) { return }
@@ -214,21 +238,21 @@ public final class DFAMatcher: DecisionEngine {
             decide(bytes: bytes, parts: parts, onlyApp: onlyApp, hostChecked: true, pathSearched: searched)
             return
         }
-        decide(bytes: bytes, parts: try URLSplitter.split(bytes), onlyApp: onlyApp)
+        decide(bytes: bytes, parts: try URLSplitter.split(bytes), onlyApp: onlyApp, hostChecked: false, pathSearched: false)
     }
 
     /// Decides a URL already split by `URLSplitter` (callers that routed it by host have).
     /// Check `workExceeded` afterwards.
     public func decide(bytes: UnsafeBufferPointer<UInt8>, parts: URLParts, onlyApp: Int? = nil) {
         meter.begin()
-        decide(bytes: bytes, parts: parts, onlyApp: onlyApp, hostChecked: false, pathSearched: false)
+        decide(bytes: ByteView(bytes), parts: parts, onlyApp: onlyApp, hostChecked: false, pathSearched: false)
     }
 
     /// Decides a URL whose host the caller has already found equal to this document's domain
     /// (ASCII case-insensitively, as SPEC 3 compares): `classify` routes every URL through
     /// `DomainTable`, so checking the host again would compare it twice.
     /// Check `workExceeded` afterwards.
-    func decide(routed bytes: UnsafeBufferPointer<UInt8>, parts: URLParts) {
+    func decide(routed bytes: ByteView, parts: URLParts) {
         meter.begin()
         decide(bytes: bytes, parts: parts, onlyApp: nil, hostChecked: true, pathSearched: false)
     }
@@ -237,10 +261,10 @@ public final class DFAMatcher: DecisionEngine {
     /// ends there (the next byte is `/`, `?`, `#`, or there is none); `nil` otherwise, or when
     /// the domain holds a byte that would change how the authority is read.
     @inline(__always)
-    private func plainPrefixLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    private func plainPrefixLength(_ bytes: ByteView) -> Int? {
         let length = plainPrefix.count
         guard length > 0, bytes.count >= length else { return nil }
-        let same = plainPrefix.withView { prefix in ByteView(bytes)[0..<length].bytesEqual(prefix) }
+        let same = plainPrefix.withView { prefix in bytes[0..<length].bytesEqual(prefix) }
         guard same else { return nil }
         if length == bytes.count { return length }
         let next = bytes[length]
@@ -249,43 +273,43 @@ public final class DFAMatcher: DecisionEngine {
 
     @inline(__always)
     private func clearDecisions() {
-        guard decidedSomething else { return }
+        guard state.value.decidedSomething else { return }
         decisions.clear()
-        decidedSomething = false
+        state.value.decidedSomething = false
     }
 
     /// Decides a split URL: the host, then the path searcher (unless the prefix shortcut has
     /// already searched the path and found no decision row), then the rule walk.
     private func decide(
-        bytes: UnsafeBufferPointer<UInt8>, parts: URLParts, onlyApp: Int?, hostChecked: Bool, pathSearched: Bool
+        bytes: ByteView, parts: URLParts, onlyApp: Int?, hostChecked: Bool, pathSearched: Bool
     ) {
         clearDecisions()
-        guard hostChecked || hostMatches(UnsafeBufferPointer(rebasing: bytes[parts.host])) else { return }
+        guard hostChecked || hostMatches(bytes[parts.host]) else { return }
         if onlyApp == -1 { return }
         var remaining = onlyApp == nil ? compiled.appIDs.count : 1
         if remaining == 0 { return }
 
-        let path = UnsafeBufferPointer(rebasing: bytes[parts.path])
-        let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-        let query = parts.query.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? empty
-        let fragment = parts.fragment.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? empty
+        let path = bytes[parts.path]
+        // An absent query or fragment compares as empty text.
+        let query = parts.query.map { bytes[$0] } ?? .empty
+        let fragment = parts.fragment.map { bytes[$0] } ?? .empty
 
-        if solo != nil {
+        if searchers.value.solo != nil {
             if !pathSearched {
-                solo?.search(path, normalizer: &normalizer)
+                searchers.value.solo?.search(path.buffer, normalizer: &state.value.normalizer)
                 if applyRow(onlyApp: onlyApp) { return }
             }
             resetComponentResults()
-            solo?.walkRules { rule in
+            searchers.value.solo?.walkRules { rule in
                 consider(Int(rule), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
                 return remaining > 0
             }
             return
         }
-        guard multi != nil else { return }
+        guard searchers.value.multi != nil else { return }
         resetComponentResults()
-        multi?.search(path, normalizer: &normalizer)
-        multi?.walkRules { rule in
+        searchers.value.multi?.search(path.buffer, normalizer: &state.value.normalizer)
+        searchers.value.multi?.walkRules { rule in
             consider(Int(rule), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
             return remaining > 0
         }
@@ -295,10 +319,10 @@ public final class DFAMatcher: DecisionEngine {
     /// clear); returns whether that decided the URL.
     @inline(__always)
     private func applyRow(onlyApp: Int?) -> Bool {
-        switch solo?.decideFromRow(onlyApp: onlyApp, decisions: decisions) {
+        switch searchers.value.solo?.decideFromRow(onlyApp: onlyApp, decisions: decisions) {
         case .nothingMatched: return true
         case .decided:
-            decidedSomething = true
+            state.value.decidedSomething = true
             return true
         case .needsWalk, nil: return false
         }
@@ -307,17 +331,17 @@ public final class DFAMatcher: DecisionEngine {
     /// Forgets the query and fragment results of the previous URL.
     private func resetComponentResults() {
         for index in 0..<4 {
-            queryTags[index] = nil
-            fragmentTags[index] = nil
+            state.value.queryTags[index] = nil
+            state.value.fragmentTags[index] = nil
         }
-        itemsEvaluated = false
+        state.value.itemsEvaluated = false
     }
 
     /// A rule whose path matched: if its query and fragment hold too, it decides for each of its
     /// apps still undecided.
     @inline(__always)
     private func consider(
-        _ rule: Int, onlyApp: Int?, query: UnsafeBufferPointer<UInt8>, fragment: UnsafeBufferPointer<UInt8>,
+        _ rule: Int, onlyApp: Int?, query: ByteView, fragment: ByteView,
         remaining: inout Int
     ) {
         let info = rules[rule]
@@ -327,52 +351,51 @@ public final class DFAMatcher: DecisionEngine {
         else { return }
         for app in info.apps where decisions[app: Int(app)] < 0 && (onlyApp == nil || Int(app) == onlyApp) {
             decisions[app: Int(app)] = Int32(rule)
-            decidedSomething = true
+            state.value.decidedSomething = true
             remaining -= 1
         }
     }
 
     /// Whether the rule's query pattern holds; the query automata run on first need per URL.
-    private func queryMatches(rule: Int, info: CompiledDocument.RuleInfo, query: UnsafeBufferPointer<UInt8>) -> Bool {
+    private func queryMatches(rule: Int, info: CompiledDocument.RuleInfo, query: ByteView) -> Bool {
         switch info.queryKind {
         case .universal:
             return true
         case .text:
             let mode = info.mode.index
-            if queryTags[mode] == nil, let dfa = compiled.queryText[mode], let cache = queryCaches[mode] {
-                queryTags[mode] = normalizer.withNormalized(query, mode: info.mode) {
-                    dfa.search($0, cache: cache)
+            if state.value.queryTags[mode] == nil, let dfa = compiled.queryText[mode], let cache = queryCaches[mode] {
+                let tags = state.value.normalizer.withNormalized(query, mode: info.mode) {
+                    dfa.search($0.buffer, cache: cache)
                 }
+                state.value.queryTags[mode] = tags
             }
-            return queryTags[mode]?.contains(rule) ?? false
+            return state.value.queryTags[mode]?.contains(rule) ?? false
         case .items(let predicates):
-            if !itemsEvaluated {
-                queryItems.evaluate(query, compiled: compiled, caches: groupCaches, normalizer: &normalizer)
-                itemsEvaluated = true
-            }
-            return queryItems.allHold(predicates)
+            state.value.evaluateItems(query, compiled: compiled, caches: groupCaches)
+            return state.value.queryItems.allHold(predicates)
         }
     }
 
-    private func fragmentMatches(rule: Int, info: CompiledDocument.RuleInfo, fragment: UnsafeBufferPointer<UInt8>) -> Bool {
+    private func fragmentMatches(rule: Int, info: CompiledDocument.RuleInfo, fragment: ByteView) -> Bool {
         if info.fragmentIsUniversal { return true }
         let mode = info.mode.index
-        if fragmentTags[mode] == nil, let dfa = compiled.fragment[mode], let cache = fragmentCaches[mode] {
-            fragmentTags[mode] = normalizer.withNormalized(fragment, mode: info.mode) {
-                dfa.search($0, cache: cache)
+        if state.value.fragmentTags[mode] == nil, let dfa = compiled.fragment[mode], let cache = fragmentCaches[mode] {
+            let tags = state.value.normalizer.withNormalized(fragment, mode: info.mode) {
+                dfa.search($0.buffer, cache: cache)
             }
+            state.value.fragmentTags[mode] = tags
         }
-        return fragmentTags[mode]?.contains(rule) ?? false
+        return state.value.fragmentTags[mode]?.contains(rule) ?? false
     }
 
     /// SPEC 3: the host equals the domain, ASCII case-insensitively.
-    private func hostMatches(_ host: UnsafeBufferPointer<UInt8>) -> Bool {
+    private func hostMatches(_ host: ByteView) -> Bool {
         guard host.count == domainBytes.count else { return false }
         return domainBytes.withView { domain in
             // PERF: hosts are nearly always written in lowercase, so one memcmp decides; the
             // folding loop (about 16 instructions a byte) runs only for a host that differs
             // (callgrind, `aasa-peers --profile ours`, 10 rules: 177 of 1 000 instructions a URL).
-            if ByteView(host).bytesEqual(domain) { return true }
+            if host.bytesEqual(domain) { return true }
             for index in 0..<host.count {
                 var byte = host[index]
                 if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }

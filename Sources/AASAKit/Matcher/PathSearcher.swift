@@ -81,11 +81,11 @@ struct SoloPathSearcher: PathSearcher {
     @inline(__always)
     mutating func search(_ path: ByteView, normalizer: inout ComponentNormalizer) {
         if !mode.decoded && !mode.folded {
-            searchNormalized(path[0..<PathNormalization.trimmedPathLength(path.buffer)])
+            searchNormalized(path[0..<PathNormalization.trimmedPathLength(path)])
             return
         }
-        normalizer.withNormalized(path.buffer, mode: mode) { normalized in
-            searchNormalized(ByteView(normalized)[0..<PathNormalization.trimmedPathLength(normalized)])
+        normalizer.withNormalized(path, mode: mode) { normalized in
+            searchNormalized(normalized[0..<PathNormalization.trimmedPathLength(normalized)])
         }
     }
 
@@ -250,8 +250,8 @@ struct MultiModePathSearcher: PathSearcher {
         // By index, not `for automaton in automata`: copying each element out retained its
         // three references per URL.
         for index in automata.indices {
-            normalizer.withNormalized(path.buffer, mode: automata[index].mode) { normalized in
-                let text = ByteView(normalized)[0..<PathNormalization.trimmedPathLength(normalized)]
+            normalizer.withNormalized(path, mode: automata[index].mode) { normalized in
+                let text = normalized[0..<PathNormalization.trimmedPathLength(normalized)]
                 let cache = automata[index].cache
                 let tagSet = cache.searchTagSet(text)
                 guard tagSet != 0 else { return }

@@ -19,7 +19,7 @@ struct QueryItemEvaluator {
     }
 
     mutating func evaluate(
-        _ query: UnsafeBufferPointer<UInt8>, compiled: CompiledDocument, caches: [[ExactString: LazyDFA.Cache]],
+        _ query: ByteView, compiled: CompiledDocument, caches: [[ExactString: LazyDFA.Cache]],
         normalizer: inout ComponentNormalizer
     ) {
         for index in failed.indices { failed[index] = false }
@@ -32,17 +32,15 @@ struct QueryItemEvaluator {
                 while start <= query.count {
                     var end = start
                     while end < query.count, query[end] != UInt8(ascii: "&") { end += 1 }
-                    let item = UnsafeBufferPointer(rebasing: query[start..<end])
+                    let item = query[start..<end]
                     var equals = 0
                     while equals < item.count, item[equals] != UInt8(ascii: "=") { equals += 1 }
-                    let rawName = UnsafeBufferPointer(rebasing: item[0..<equals])
-                    let rawValue =
-                        equals < item.count
-                        ? UnsafeBufferPointer(rebasing: item[(equals + 1)...]) : UnsafeBufferPointer(start: nil, count: 0)
-                    let name = normalizer.withNormalized(rawName, mode: mode) { ExactString(String(decoding: $0, as: UTF8.self)) }
+                    let rawName = item[0..<equals]
+                    let rawValue = equals < item.count ? item[(equals + 1)..<item.count] : .empty
+                    let name = normalizer.withNormalized(rawName, mode: mode) { ExactString($0.string(0..<$0.count)) }
                     if let group = groups[name], let cache = caches[mode.index][name] {
                         seenGroups.insert(name)
-                        let accepted = normalizer.withNormalized(rawValue, mode: mode) { group.dfa.search($0, cache: cache) }
+                        let accepted = normalizer.withNormalized(rawValue, mode: mode) { group.dfa.search($0.buffer, cache: cache) }
                         for predicate in group.predicates where !accepted.contains(Int(predicate)) {
                             failed[Int(predicate)] = true
                         }

@@ -23,10 +23,15 @@ public enum URLSplitter {
     ///   there is no `//` authority, the authority holds a `\`, or the host is empty.
     /// - Complexity: O(n), one pass; no allocation.
     public static func split(_ bytes: UnsafeBufferPointer<UInt8>) throws(URLSplitError) -> URLParts {
+        try split(ByteView(bytes))
+    }
+
+    /// As `split(_:)`, the bytes lent as a view.
+    static func split(_ bytes: ByteView) throws(URLSplitError) -> URLParts {
         let end = bytes.count
         var index = 0
         let scheme: Range<Int>
-        if end >= 8, let (length, after) = lowercaseWebPrefix(ByteView(bytes).word(at: 0)) {
+        if end >= 8, let (length, after) = lowercaseWebPrefix(bytes.word(at: 0)) {
             // PERF: nearly every URL starts `https://` or `http://` in lowercase: one word
             // compared instead of the scheme scan, its checks and the `//` check.
             scheme = 0..<length
@@ -40,7 +45,7 @@ public enum URLSplitter {
             scheme = 0..<index
             // Before the `//` check, so that `mailto:a@b` says what is wrong with it: its scheme.
             guard isWebScheme(bytes, scheme) else {
-                throw .notWebScheme(String(decoding: UnsafeBufferPointer(rebasing: bytes[scheme]), as: UTF8.self))
+                throw .notWebScheme(bytes.string(scheme))
             }
             index += 1
             guard index + 1 < end, bytes[index] == UInt8(ascii: "/"), bytes[index + 1] == UInt8(ascii: "/") else {
@@ -61,7 +66,7 @@ public enum URLSplitter {
         var firstColon = -1
         while index < end {
             if end - index >= 8 {
-                let marks = authorityMarks(ByteView(bytes).word(at: index))
+                let marks = authorityMarks(bytes.word(at: index))
                 if marks == 0 {
                     index += 8
                     continue
@@ -97,7 +102,7 @@ public enum URLSplitter {
 
     /// Where the path starting at `pathStart` ends: at the first `?` or `#`, or at the end.
     @inline(__always)
-    static func pathEnd(of bytes: UnsafeBufferPointer<UInt8>, from pathStart: Int) -> Int {
+    static func pathEnd(of bytes: ByteView, from pathStart: Int) -> Int {
         let fragmentMark = find(UInt8(ascii: "#"), in: bytes, from: pathStart, to: bytes.count) ?? bytes.count
         return find(UInt8(ascii: "?"), in: bytes, from: pathStart, to: fragmentMark) ?? fragmentMark
     }
@@ -106,7 +111,7 @@ public enum URLSplitter {
     /// `pathStart` (which holds `/`, `?`, `#` or is the end): what follows is path, query and
     /// fragment, exactly as `split` reads them.
     @inline(__always)
-    static func parts(of bytes: UnsafeBufferPointer<UInt8>, scheme: Range<Int>, host: Range<Int>, pathStart: Int)
+    static func parts(of bytes: ByteView, scheme: Range<Int>, host: Range<Int>, pathStart: Int)
         -> URLParts
     {
         // The fragment starts at the first "#" after the authority; the query at the first "?"
@@ -126,8 +131,9 @@ public enum URLSplitter {
         var url = url
         let result: Result<SplitURL, URLSplitError> = url.withUTF8 { buffer in
             do throws(URLSplitError) {
-                let parts = try split(buffer)
-                return .success(SplitURL(parts: parts, bytes: buffer))
+                let bytes = ByteView(buffer)
+                let parts = try split(bytes)
+                return .success(SplitURL(parts: parts, bytes: bytes))
             } catch {
                 return .failure(error)
             }
@@ -137,9 +143,9 @@ public enum URLSplitter {
 
     /// The index of the first `byte` in `bytes[from..<to]`, or `nil`.
     @inline(__always)
-    static func find(_ byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
+    static func find(_ byte: UInt8, in bytes: ByteView, from: Int, to: Int) -> Int? {
         guard from < to else { return nil }
-        let found = ByteView(bytes)[0..<to].index(of: byte, from: from)
+        let found = bytes[0..<to].index(of: byte, from: from)
         return found < to ? found : nil
     }
 
@@ -169,7 +175,7 @@ public enum URLSplitter {
 
     /// Whether `scheme` is `http` or `https`, ASCII case-insensitively (SPEC 4).
     @inline(__always)
-    static func isWebScheme(_ bytes: UnsafeBufferPointer<UInt8>, _ scheme: Range<Int>) -> Bool {
+    static func isWebScheme(_ bytes: ByteView, _ scheme: Range<Int>) -> Bool {
         guard scheme.count == 4 || scheme.count == 5 else { return false }
         let start = scheme.lowerBound
         guard bytes[start] | 0x20 == UInt8(ascii: "h"), bytes[start + 1] | 0x20 == UInt8(ascii: "t"),
@@ -216,10 +222,10 @@ public struct SplitURL: Sendable, Equatable {
     public var hasQuery: Bool
     public var hasFragment: Bool
 
-    init(parts: URLParts, bytes: UnsafeBufferPointer<UInt8>) {
+    init(parts: URLParts, bytes: ByteView) {
         func text(_ range: Range<Int>?) -> String {
             guard let range else { return "" }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            return bytes.string(range)
         }
         scheme = text(parts.scheme)
         host = text(parts.host)

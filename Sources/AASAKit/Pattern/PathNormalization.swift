@@ -39,6 +39,12 @@ public enum PathNormalization {
     /// becomes empty, which is what the root pattern `/` compiles to.
     @inline(__always)
     public static func trimmedPathLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        trimmedPathLength(ByteView(bytes))
+    }
+
+    /// As `trimmedPathLength(_:)`, the bytes lent as a view.
+    @inline(__always)
+    static func trimmedPathLength(_ bytes: ByteView) -> Int {
         var end = bytes.count
         while end > 0, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
         return end

@@ -43,6 +43,11 @@ public enum TextNormalization {
 
     /// Folds UTF-8 bytes into `output` (appending).
     public static func appendFolded(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        appendFolded(ByteView(bytes), to: &output)
+    }
+
+    /// As `appendFolded(_:to:)`, the bytes lent as a view.
+    static func appendFolded(_ bytes: ByteView, to output: inout [UInt8]) {
         var index = 0
         let count = bytes.count
         while index < count {
@@ -51,8 +56,7 @@ public enum TextNormalization {
                 // A run of ASCII in one append (one capacity check, not one a byte).
                 var end = index + 1
                 while end < count && bytes[end] < 0x80 { end += 1 }
-                output.append(
-                    contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]).lazy.map { $0 &+ (($0 &- 0x41) < 26 ? 0x20 : 0) })
+                output.append(contentsOf: bytes[index..<end].lazy.map { $0 &+ (($0 &- 0x41) < 26 ? 0x20 : 0) })
                 index = end
                 continue
             }
@@ -61,12 +65,12 @@ public enum TextNormalization {
             if byte >= 0xF0 { length = 4 } else if byte >= 0xE0 { length = 3 }
             let end = min(index + length, count)
             var decoder = UTF8()
-            var iterator = UnsafeBufferPointer(rebasing: bytes[index..<end]).makeIterator()
+            var iterator = bytes[index..<end].makeIterator()
             if case .scalarValue(let scalar) = decoder.decode(&iterator) {
                 let folded = fold(scalar)
                 UTF8.encode(folded) { output.append($0) }
             } else {
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                output.append(contentsOf: bytes[index..<end])
             }
             index = end
         }

@@ -86,7 +86,7 @@ public struct URLLineReader {
                     // PERF: `index(of:from:)` is memchr, which finds the newline several bytes
                     // per cycle.
                     let end = filled.index(of: 0x0A, from: position)
-                    assembler.append(filled[position..<end].buffer)
+                    assembler.append(filled[position..<end])
                     let complete = end < blockCount
                     position = end + 1
                     if complete { try assembler.finish(body) }
@@ -115,7 +115,11 @@ public struct URLLineReader {
 
     /// Whether `bytes` is well-formed UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
     public static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let bytes = ByteView(bytes)
+        isValidUTF8(ByteView(bytes))
+    }
+
+    /// As `isValidUTF8(_:)`, the bytes lent as a view.
+    static func isValidUTF8(_ bytes: ByteView) -> Bool {
         var i = 0
         let n = bytes.count
         while i < n {
@@ -196,6 +200,11 @@ public struct LineAssembler {
     public var hasPartialLine: Bool { rawLength > 0 }
 
     public mutating func append(_ segment: UnsafeBufferPointer<UInt8>) {
+        append(ByteView(segment))
+    }
+
+    /// As `append(_:)`, the segment lent as a view.
+    mutating func append(_ segment: ByteView) {
         rawLength += segment.count
         var index = 0
         if line.isEmpty {
@@ -204,7 +213,7 @@ public struct LineAssembler {
         let window = maxLineBytes + 2
         let keep = min(segment.count - index, max(0, window - line.count))
         if keep > 0 {
-            line.append(contentsOf: ByteView(segment)[index..<(index + keep)])
+            line.append(contentsOf: segment[index..<(index + keep)])
             index += keep
         }
         while index < segment.count {
@@ -233,7 +242,7 @@ public struct LineAssembler {
             return
         }
         // A CR past the window is content, not the terminator's.
-        try line.withView { try Self.judge($0.buffer, stripCR: !pendingCR, maxLineBytes: maxLineBytes, body) }
+        try line.withView { try Self.judge($0, stripCR: !pendingCR, maxLineBytes: maxLineBytes, body) }
     }
 
     /// What `judgeWholeLine` found.
@@ -254,11 +263,17 @@ public struct LineAssembler {
     /// and the closure around it, were a tenth of a classify run (callgrind, shared corpus).
     @inline(__always)
     public static func judgeWholeLine(_ segment: UnsafeBufferPointer<UInt8>, maxLineBytes: Int) -> WholeLine {
+        judgeWholeLine(ByteView(segment), maxLineBytes: maxLineBytes)
+    }
+
+    /// As `judgeWholeLine(_:maxLineBytes:)`, the line lent as a view.
+    @inline(__always)
+    static func judgeWholeLine(_ segment: ByteView, maxLineBytes: Int) -> WholeLine {
         guard segment.count <= maxLineBytes + 2 else { return .tooLongForWindow }
         var start = 0
         while start < segment.count, URLLineReader.isBlank(segment[start]) { start += 1 }
         var judged = WholeLine.blank
-        judge(ByteView(segment)[start..<segment.count].buffer, stripCR: true, maxLineBytes: maxLineBytes) { judged = .line($0) }
+        judge(segment[start..<segment.count], stripCR: true, maxLineBytes: maxLineBytes) { judged = .line($0) }
         return judged
     }
 
@@ -266,20 +281,20 @@ public struct LineAssembler {
     /// terminator's CR and trailing blanks, then delivers the URL or says why it is not one.
     @inline(__always)
     static func judge(
-        _ kept: UnsafeBufferPointer<UInt8>, stripCR: Bool, maxLineBytes: Int, _ body: (URLLineReader.Line) throws -> Void
+        _ kept: ByteView, stripCR: Bool, maxLineBytes: Int, _ body: (URLLineReader.Line) throws -> Void
     ) rethrows {
         var end = kept.count
         if stripCR, end > 0, kept[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         while end > 0, URLLineReader.isBlank(kept[end - 1]) { end -= 1 }
         if end == 0 { return }
-        let bytes = ByteView(kept)[0..<end].buffer
+        let bytes = kept[0..<end]
         if end > maxLineBytes {
-            let shown = String(decoding: bytes.prefix(200), as: UTF8.self) + "…"
+            let shown = bytes.string(0..<min(200, end)) + "…"
             try body(.invalid(text: shown, error: .lineTooLong(length: end, limit: maxLineBytes)))
         } else if URLLineReader.isValidUTF8(bytes) {
-            try body(.url(bytes))
+            try body(.url(bytes.buffer))
         } else {
-            try body(.invalid(text: String(decoding: bytes, as: UTF8.self), error: .invalidUTF8))
+            try body(.invalid(text: bytes.string(0..<end), error: .invalidUTF8))
         }
     }
 }

@@ -46,3 +46,35 @@ final class ClassificationTests: XCTestCase {
         }
     }
 }
+
+/// The exact bytes of `classify`'s NDJSON records: key order, spacing and escaping are a format
+/// users parse with `jq`, `cut` and Spark schemas. Both engines share the record writer's pieces
+/// (the no-match tail, the head), so agreement between them cannot catch a slip here.
+final class RecordBytesTests: XCTestCase {
+    func test_ndjsonRecords_areTheDocumentedBytes_onBothEngines() throws {
+        let corpus = CaseSuite.packageRoot.appendingPathComponent("corpus").path
+        let documents = try DomainDocuments.directory(corpus, configuration: .default)
+        let museum = "MUSE4EX123.org.example.museum"
+        let guide = "MUSE4EX123.org.example.museum.guide"
+        let expected: [(url: String, record: String)] = [
+            ("https://museum.example/nothing-decides-this",
+             #"{"url": "https://museum.example/nothing-decides-this", "domain": "museum.example", "apps": [], "decisions": [{"app": "\#(museum)", "decision": "no_match"}, {"app": "\#(guide)", "decision": "no_match"}]}"#),
+            ("https://museum.example/tickets/today?event=monet",
+             #"{"url": "https://museum.example/tickets/today?event=monet", "domain": "museum.example", "apps": ["\#(museum)"], "decisions": [{"app": "\#(museum)", "decision": "match", "entry": 0, "rule": 2}, {"app": "\#(guide)", "decision": "no_match"}]}"#),
+            ("https://museum.example/admin/users",
+             #"{"url": "https://museum.example/admin/users", "domain": "museum.example", "apps": [], "decisions": [{"app": "\#(museum)", "decision": "exclude", "entry": 0, "rule": 0}, {"app": "\#(guide)", "decision": "no_match"}]}"#),
+            ("https://unserved.example/\"quoted\"",
+             #"{"url": "https://unserved.example/\"quoted\"", "domain": null, "apps": [], "decisions": []}"#),
+            ("museum.example/no-scheme",
+             #"{"url": "museum.example/no-scheme", "domain": null, "error": "no scheme: a URL must start with a scheme such as \"https:\""}"#),
+        ]
+        for engine in [ClassifierRules.Engine.dfa, .reference] {
+            let classifier = Classifier(rules: ClassifierRules(documents: documents, engine: engine), format: .ndjson)
+            for (url, record) in expected {
+                let out = RecordBuffer()
+                Array(url.utf8).withUnsafeBufferPointer { classifier.classify($0, into: out) }
+                XCTAssertEqual(String(decoding: out.bytes, as: UTF8.self), record + "\n", "\(engine) \(url)")
+            }
+        }
+    }
+}

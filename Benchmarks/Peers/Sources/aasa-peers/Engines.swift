@@ -29,12 +29,14 @@ final class OurEngine: Engine {
     let documentBytes: Int
 
     /// `cacheCapacity`: the lazy DFA cache budget in bytes per automaton (nil: the library's
-    /// default, 2 MiB).
-    init(json: [UInt8], cacheCapacity: Int? = nil) throws {
+    /// default, `automata.cacheCapacity`). `raiseLimits`: lift the document size and pattern
+    /// limits, for a stress size over Apple's 128 KB that the library's defaults refuse.
+    init(json: [UInt8], cacheCapacity: Int? = nil, raiseLimits: Bool = false) throws {
         var configuration = Configuration()
-        // Apple's limit is 128 KiB; the 10,000-rule document is bigger (it is a stress size).
-        configuration.document.maxBytes = 64 << 20
-        configuration.document.maxPatterns = .max
+        if raiseLimits {
+            configuration.document.maxBytes = max(configuration.document.maxBytes, json.count)
+            configuration.document.maxPatterns = .max
+        }
         if let cacheCapacity { configuration.automata.cacheCapacity = cacheCapacity }
         document = try AASADocument(bytes: json, configuration: configuration)
         compiled = try CompiledDocument(document: document, domain: Workload.domain, configuration: configuration)

@@ -47,7 +47,7 @@ enum Workload {
     static let syllables = ["ka", "lo", "mi", "ne", "ra", "to", "vi", "zu", "be", "do", "fa", "gu", "xi", "po", "sa"]
 
     /// A word from the lists, or for bigger documents sometimes an invented brand-like slug, so
-    /// that 10,000 rules stay mostly distinct.
+    /// that large documents stay mostly distinct.
     static func word(_ rng: inout SplitMix64, inventive: Bool) -> String {
         if inventive && rng.chance(40) {
             var result = ""
@@ -94,6 +94,38 @@ enum Workload {
             result.append(Rule(glob: glob, exclude: rng.chance(8)))
         }
         return result
+    }
+
+    /// Apple's limit on an `apple-app-site-association` file: 128 KB (swcd does not read a
+    /// larger one), which is also the library's default `document.maxBytes`. The largest
+    /// document a user can deploy is the suite's large case.
+    static let appleLimitBytes = 131_072
+
+    /// The largest rule count whose document (`json(rules(count:seed:))`) is at most `bytes`.
+    ///
+    /// Each count draws its own rules (the generator is seeded with the count), so the size
+    /// grows with the count only on average (about 25 bytes a rule) and scatters by a few dozen
+    /// rules' worth around it. A binary search therefore finds a count near the boundary, not
+    /// necessarily the largest (at 128 KB with the default seed it settles on 5 212, and 5 263
+    /// still fits); every count up to 5% (at least 64) past it is then generated too, and the
+    /// largest that fits wins. At 128 KB that window is about 260 rules, several times the
+    /// scatter. Returns the count, its size in bytes and the binary search's own answer (the
+    /// log prints both); a pure function of (`bytes`, `seed`).
+    static func ruleCount(fillingAtMost bytes: Int, seed: UInt64) -> (rules: Int, bytes: Int, searched: Int) {
+        func size(_ count: Int) -> Int { json(rules(count: count, seed: seed)).count }
+        // Every rule takes more than 8 bytes of JSON (`{"/":"/a"}`), which bounds the search.
+        var low = 1, high = max(1, bytes / 8)
+        guard size(low) <= bytes else { return (1, size(1), 1) }
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if size(middle) <= bytes { low = middle } else { high = middle - 1 }
+        }
+        var best = (rules: low, bytes: size(low))
+        for count in (low + 1)...(low + max(64, low / 20)) {
+            let candidate = size(count)
+            if candidate <= bytes { best = (count, candidate) }
+        }
+        return (best.rules, best.bytes, low)
     }
 
     static let appID = "ABCDE12345.com.example.app"

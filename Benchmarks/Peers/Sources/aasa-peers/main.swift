@@ -3,8 +3,8 @@
 // the same first matching rule for every path (exit 1 on any disagreement or engine failure),
 // then reports ns/path (median of runs after a warm-up pass) and time ratios ours/peer.
 //
-//   aasa-peers [--quick] [--json FILE] [--sizes 10,100,1000,10000] [--runs 5] [--seed N]
-//              [--corpus FILE] [--re2-max-mem-mib 1024]
+//   aasa-peers [--quick] [--json FILE] [--sizes 10,100,1000,128k] [--runs 5] [--seed N]
+//              [--corpus FILE] [--re2-max-mem-mib 1024] [--profile ENGINE]
 import AASAKit
 import CPeers
 import Foundation
@@ -15,10 +15,36 @@ func say(_ text: String) {
     fflush(nil)
 }
 
+/// One document size of the run.
+enum Size: Equatable, CustomStringConvertible {
+    /// A document of this many rules.
+    case rules(Int)
+    /// The largest document Apple accepts: as many rules as fit in 128 KB (`128k`).
+    case appleLimit
+
+    init?(_ text: Substring) {
+        if text.lowercased() == "128k" {
+            self = .appleLimit
+        } else if let count = Int(text), count >= 1, count <= 100_000 {
+            self = .rules(count)
+        } else {
+            return nil
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .rules(let count): return "\(count)"
+        case .appleLimit: return "128k"
+        }
+    }
+}
+
 struct Options {
     var quick = false
     var jsonPath: String?
-    var sizes = [10, 100, 1_000, 10_000]
+    /// Every default size fits Apple's limit, so the library parses it with its default limits.
+    var sizes: [Size] = [.rules(10), .rules(100), .rules(1_000), .appleLimit]
     var runs = 5
     var seed: UInt64 = 20_240_601
     var corpus = "/work/shared/corpus/urls/combined_http_dedup.txt"
@@ -30,11 +56,15 @@ struct Options {
 func usage() -> Never {
     print(
         """
-        usage: aasa-peers [--quick] [--json FILE] [--sizes 10,100,1000,10000] [--runs N] [--seed N]
+        usage: aasa-peers [--quick] [--json FILE] [--sizes 10,100,1000,128k] [--runs N] [--seed N]
                           [--corpus FILE] [--re2-max-mem-mib N] [--profile ENGINE]
           --quick    20 000 real + 5 000 generated paths per document instead of all real paths + 50 000
-          --profile  run only ENGINE (ours, ours-lazy-dfa-only, re2-set, hyperscan) for --runs passes after
-                     a cold pass, no checks: for perf record / valgrind --tool=callgrind
+          --sizes    document sizes: a rule count (1 to 100 000), or 128k for as many rules as fit in
+                     131 072 bytes (the largest document Apple accepts). A count whose document is
+                     larger (10000 is 252 863 bytes) is a stress size: only for it does our engine
+                     get raised document limits
+          --profile  run only ENGINE (ours, ours-cache-as-re2, ours-lazy-dfa-only, re2-set, hyperscan)
+                     for --runs passes after a cold pass, no checks: for perf record / callgrind
         """)
     exit(2)
 }
@@ -50,7 +80,14 @@ func parseOptions() -> Options {
         switch argument {
         case "--quick": options.quick = true
         case "--json": options.jsonPath = value()
-        case "--sizes": options.sizes = value().split(separator: ",").compactMap { Int($0) }
+        case "--sizes":
+            let text = value()
+            let sizes = text.split(separator: ",").map { Size($0) }
+            guard !sizes.isEmpty, !sizes.contains(nil) else {
+                say("aasa-peers: --sizes takes rule counts (1 to 100 000) and 128k, comma-separated, not \(text)")
+                usage()
+            }
+            options.sizes = sizes.compactMap { $0 }
         case "--runs": options.runs = max(1, Int(value()) ?? 5)
         case "--seed": options.seed = UInt64(value()) ?? options.seed
         case "--corpus": options.corpus = value()
@@ -81,23 +118,48 @@ func built<T>(_ name: String, _ result: inout WorkloadResult, _ make: () throws 
     return value
 }
 
-func runWorkload(rules ruleCount: Int, real: [String], options: Options) throws -> (WorkloadResult, Bool) {
+func runWorkload(size: Size, real: [String], options: Options) throws -> (WorkloadResult, Bool) {
+    let ruleCount: Int
+    switch size {
+    case .rules(let count): ruleCount = count
+    case .appleLimit:
+        let found = Workload.ruleCount(fillingAtMost: Workload.appleLimitBytes, seed: options.seed)
+        ruleCount = found.rules
+        say(
+            "\n128k: \(grouped(found.rules)) rules make a \(grouped(found.bytes))-byte document, the most that fit in "
+                + "\(grouped(Workload.appleLimitBytes)) bytes (binary search: \(grouped(found.searched)); "
+                + "then the 5% above it)")
+    }
     let rules = Workload.rules(count: ruleCount, seed: options.seed)
     let generated = Workload.paths(hitting: rules, count: options.quick ? 5_000 : 50_000, seed: options.seed)
     let stream = PathStream(real: real, generated: generated, seed: options.seed)
     let json = Workload.json(rules)
+    // Over Apple's limit the library would refuse the document: only such a size, asked for by
+    // `--sizes`, gets raised limits, and its title says it is a stress size.
+    let stress = json.count > Workload.appleLimitBytes
     var pathsWord = "\(grouped(stream.realCount)) real + \(grouped(stream.generatedCount)) generated URL paths"
     if stream.realCount == 0 { pathsWord = "\(grouped(stream.generatedCount)) generated URL paths" }
+    let sizeWord: String
+    if size == .appleLimit {
+        sizeWord = "128 KB document (\(grouped(ruleCount)) path rules)"
+    } else if stress {
+        sizeWord = "\(grouped(ruleCount)) path rules (stress size: \(grouped(json.count)) bytes, over Apple's 128 KB)"
+    } else {
+        sizeWord = "\(grouped(ruleCount)) path rules"
+    }
     var result = WorkloadResult(
-        title: "first matching rule, \(grouped(ruleCount)) path rules, \(pathsWord), 1 thread",
+        title: "first matching rule, \(sizeWord), \(pathsWord), 1 thread",
+        label: size == .appleLimit
+            ? "128 KB (\(grouped(ruleCount)))" : stress ? "\(grouped(ruleCount)) (stress)" : grouped(ruleCount),
+        fillsAppleLimit: size == .appleLimit, stress: stress,
         rules: ruleCount, excludeRules: rules.filter(\.exclude).count,
         anyOnePatterns: rules.filter { GlobTranslation.needsUTF8($0.glob) }.count,
         documentBytes: json.count, realPaths: stream.realCount, generatedPaths: stream.generatedCount)
     say("\n## \(result.title)")
 
-    let ours = try built(EngineName.ours, &result) { try OurEngine(json: json) }
+    let ours = try built(EngineName.ours, &result) { try OurEngine(json: json, raiseLimits: stress) }
     let oursBig = try built(EngineName.oursBigCache, &result) {
-        try OurEngine(json: json, cacheCapacity: Int(options.re2MaxMemory))
+        try OurEngine(json: json, cacheCapacity: Int(options.re2MaxMemory), raiseLimits: stress)
     }
     let oursDFA = try built(EngineName.oursDFA, &result) {
         try OurLazyDFAEngine(rules: rules, cacheCapacity: Int(options.re2MaxMemory))
@@ -235,11 +297,11 @@ var results: [WorkloadResult] = []
 var allAgree = true
 for size in options.sizes {
     do {
-        let (result, ok) = try runWorkload(rules: size, real: real, options: options)
+        let (result, ok) = try runWorkload(size: size, real: real, options: options)
         results.append(result)
         allAgree = allAgree && ok
     } catch {
-        say("ERROR: \(size) rules: \(error)")
+        say("ERROR: size \(size): \(error)")
         allAgree = false
     }
 }

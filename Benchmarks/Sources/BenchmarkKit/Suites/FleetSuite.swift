@@ -101,9 +101,13 @@ enum FleetSuite {
             for setup in setups {
                 func instructions(_ file: String) throws -> Double {
                     let log = folder + "/callgrind.log"
+                    // A fixed hash seed: with Swift's per-process random seed, `Dictionary`
+                    // probes cost a different number of instructions from run to run (about 2% of
+                    // a URL at 128 KB of rules), which a paired count must not see.
                     let outcome = try ChildProcess.run(
-                        valgrind,
-                        ["--tool=callgrind", "--callgrind-out-file=/dev/null", aasa, "classify"] + setup.arguments
+                        "/usr/bin/env",
+                        ["SWIFT_DETERMINISTIC_HASHING=1", valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", aasa, "classify"]
+                            + setup.arguments
                             + ["--input", file, "--jobs", "1", "--quiet"], stderr: log)
                     guard outcome.status == 0 else { throw BenchmarkError.runFailed("callgrind on aasa classify exited \(outcome.status)") }
                     let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""

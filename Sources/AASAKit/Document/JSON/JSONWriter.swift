@@ -84,11 +84,11 @@ public enum JSONWriter {
     /// - Complexity: O(*n*) in the UTF-8 length of `string`.
     public static func appendEscaped(_ string: String, to buffer: inout [UInt8]) {
         let done: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
-            appendEscaped(utf8: bytes, to: &buffer)
+            appendEscaped(utf8: ByteView(bytes), to: &buffer)
         }
         if done == nil {
             var copy = string
-            copy.withUTF8 { appendEscaped(utf8: $0, to: &buffer) }
+            copy.withUTF8 { appendEscaped(utf8: ByteView($0), to: &buffer) }
         }
     }
 
@@ -96,20 +96,24 @@ public enum JSONWriter {
     /// `appendEscaped(_:to:)` for `String`.
     public static func appendEscaped(_ string: Substring, to buffer: inout [UInt8]) {
         let done: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
-            appendEscaped(utf8: bytes, to: &buffer)
+            appendEscaped(utf8: ByteView(bytes), to: &buffer)
         }
         if done == nil {
             var copy = string
-            copy.withUTF8 { appendEscaped(utf8: $0, to: &buffer) }
+            copy.withUTF8 { appendEscaped(utf8: ByteView($0), to: &buffer) }
         }
     }
 
     /// Appends well-formed UTF-8 `bytes` to `buffer` as a JSON string literal, quotes included.
     public static func appendEscaped(utf8 bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
+        appendEscaped(utf8: ByteView(bytes), to: &buffer)
+    }
+
+    /// As `appendEscaped(utf8:to:)`, the bytes lent as a view.
+    static func appendEscaped(utf8 bytes: ByteView, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
         // Every read is at `index < count` (word loads at `index + 8 <= count`), and the runs
         // copied lie in `runStart...index <= count`.
-        let bytes = ByteView(bytes)
         let count = bytes.count
         var runStart = 0
         var index = 0
