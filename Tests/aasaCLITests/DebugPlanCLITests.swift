@@ -70,7 +70,7 @@ final class DebugPlanCLITests: XCTestCase {
 
     static let largePlan = """
         plan: rules 1040, apps 1, automata 1
-        path: solo-path-compiled-rows (path modes: raw/exact; 1002 tag sets x 8 words within 8 x 657545 table cells)
+        path: solo-path-compiled-rows (path modes: raw/exact; 1002 tag sets x 4 words within 8 x 657545 table cells)
         split raw/exact: suffix-split (40 literal*literal candidates, minimum 32; 40 patterns in 1 prefix groups)
         path raw/exact: compact-table (nfa 19788 states, 35 classes; 18787 dfa states: dense rows 2630180 bytes over 1048576, compact 65192 bytes)
 

@@ -39,15 +39,6 @@ struct ComponentNormalizer {
         return Self.composeAndFold(bytes, fold: mode.folded, nfc: &nfc, folded: &folded, body)
     }
 
-    /// As `withNormalized(_:mode:_:)` for callers that still hold buffer pointers (the path
-    /// searchers); it only wraps and forwards.
-    @inline(__always)
-    mutating func withNormalized<R>(
-        _ bytes: UnsafeBufferPointer<UInt8>, mode: TextMode, _ body: (UnsafeBufferPointer<UInt8>) -> R
-    ) -> R {
-        withNormalized(ByteView(bytes), mode: mode) { body($0.buffer) }
-    }
-
     /// NFC (non-ASCII text only), then folding when asked.
     private static func composeAndFold<R>(
         _ text: ByteView, fold: Bool, nfc: inout [UInt8], folded: inout [UInt8], _ body: (ByteView) -> R

@@ -228,7 +228,7 @@ public final class DFAMatcher: DecisionEngine {
                 // The path alone first: a decision row settles most URLs without reading
                 // their query or fragment.
                 let pathEnd = URLSplitter.pathEnd(of: bytes, from: pathStart)
-                searchers.value.solo?.search(bytes[pathStart..<pathEnd].buffer, normalizer: &state.value.normalizer)
+                searchers.value.solo?.search(bytes[pathStart..<pathEnd], normalizer: &state.value.normalizer)
                 searched = true
                 clearDecisions()
                 if applyRow(onlyApp: onlyApp) { return }
@@ -296,7 +296,7 @@ public final class DFAMatcher: DecisionEngine {
 
         if searchers.value.solo != nil {
             if !pathSearched {
-                searchers.value.solo?.search(path.buffer, normalizer: &state.value.normalizer)
+                searchers.value.solo?.search(path, normalizer: &state.value.normalizer)
                 if applyRow(onlyApp: onlyApp) { return }
             }
             resetComponentResults()
@@ -308,7 +308,7 @@ public final class DFAMatcher: DecisionEngine {
         }
         guard searchers.value.multi != nil else { return }
         resetComponentResults()
-        searchers.value.multi?.search(path.buffer, normalizer: &state.value.normalizer)
+        searchers.value.multi?.search(path, normalizer: &state.value.normalizer)
         searchers.value.multi?.walkRules { rule in
             consider(Int(rule), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
             return remaining > 0
@@ -365,7 +365,7 @@ public final class DFAMatcher: DecisionEngine {
             let mode = info.mode.index
             if state.value.queryTags[mode] == nil, let dfa = compiled.queryText[mode], let cache = queryCaches[mode] {
                 let tags = state.value.normalizer.withNormalized(query, mode: info.mode) {
-                    dfa.search($0.buffer, cache: cache)
+                    dfa.search($0, cache: cache)
                 }
                 state.value.queryTags[mode] = tags
             }
@@ -381,7 +381,7 @@ public final class DFAMatcher: DecisionEngine {
         let mode = info.mode.index
         if state.value.fragmentTags[mode] == nil, let dfa = compiled.fragment[mode], let cache = fragmentCaches[mode] {
             let tags = state.value.normalizer.withNormalized(fragment, mode: info.mode) {
-                dfa.search($0.buffer, cache: cache)
+                dfa.search($0, cache: cache)
             }
             state.value.fragmentTags[mode] = tags
         }

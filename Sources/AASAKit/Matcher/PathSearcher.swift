@@ -17,14 +17,6 @@ protocol PathSearcher {
     mutating func walkRules(_ body: (Int32) -> Bool)
 }
 
-extension PathSearcher {
-    /// `search` for a caller holding the path as a buffer pointer: wraps it in a view.
-    @inline(__always)
-    mutating func search(_ path: UnsafeBufferPointer<UInt8>, normalizer: inout ComponentNormalizer) {
-        search(ByteView(path), normalizer: &normalizer)
-    }
-}
-
 /// `soloPathCompiledRows` and `soloPathRowsOnFirstSight`: every rule compares paths in one
 /// text mode, so one automaton answers, and its accepted tag set has a decision row (per app,
 /// the rule that decides on the path alone) that settles most URLs without their query or
@@ -44,8 +36,6 @@ struct SoloPathSearcher: PathSearcher {
     // copied (its two arrays retained and released) on every URL.
     let hasCompiledRows: Bool
     let rowWidth: Int
-    let inlineGroups: Int
-    let firstAppSlot: Int
     let compiledRows: [Int32]
     let groupTags: [Int32]
     /// Rows computed on first sight when the plan has none.
@@ -69,8 +59,6 @@ struct SoloPathSearcher: PathSearcher {
         let compiled = cache.prebuiltSharesTagSets ? plan.decisionRows : nil
         hasCompiledRows = compiled != nil
         rowWidth = compiled?.width ?? 0
-        inlineGroups = compiled?.inlineGroups ?? 0
-        firstAppSlot = compiled?.firstAppSlot ?? 0
         compiledRows = compiled?.rows ?? []
         groupTags = compiled?.groupTags ?? []
     }
@@ -111,16 +99,7 @@ struct SoloPathSearcher: PathSearcher {
             let start = Int(tagSet) * rowWidth
             let count = Int(compiledRows[start + DecisionRows.groupCountSlot])
             guard count > 0 else { return }
-            let groups = start + DecisionRows.groupsSlot
-            // The groups are in the row (one cache line with the decision), or past
-            // `inlineGroups`, in `groupTags` from where the row says.
-            if count <= inlineGroups {
-                compiledRows.withView { rows in
-                    split.collect(text, forward: rows[groups..<(groups + count)], into: &splitRules)
-                }
-                return
-            }
-            let low = Int(compiledRows[groups])
+            let low = Int(compiledRows[start + DecisionRows.groupStartSlot])
             groupTags.withView { tags in
                 split.collect(text, forward: tags[low..<(low + count)], into: &splitRules)
             }
@@ -152,7 +131,7 @@ struct SoloPathSearcher: PathSearcher {
         let row: Int32
         if hasCompiledRows {
             let start = Int(tagSet) * rowWidth
-            row = compiledRows[start + DecisionRows.decidedSlot] == 0 ? -1 : Int32(start + firstAppSlot)
+            row = compiledRows[start + DecisionRows.decidedSlot] == 0 ? -1 : Int32(start + DecisionRows.firstAppSlot)
         } else {
             row = firstSight.row(of: tagSet, cache: cache, layout: layout, rules: rules, apps: apps, appCount: appCount)
         }

@@ -40,7 +40,7 @@ struct QueryItemEvaluator {
                     let name = normalizer.withNormalized(rawName, mode: mode) { ExactString($0.string(0..<$0.count)) }
                     if let group = groups[name], let cache = caches[mode.index][name] {
                         seenGroups.insert(name)
-                        let accepted = normalizer.withNormalized(rawValue, mode: mode) { group.dfa.search($0.buffer, cache: cache) }
+                        let accepted = normalizer.withNormalized(rawValue, mode: mode) { group.dfa.search($0, cache: cache) }
                         for predicate in group.predicates where !accepted.contains(Int(predicate)) {
                             failed[Int(predicate)] = true
                         }

@@ -58,31 +58,27 @@ struct RuleApps: Sendable {
 ///
 /// One fixed-width row per tag set, at `tagSet * width`: whether it decides on the path alone
 /// (1, or 0 when a rule that would decide an app also needs the query or fragment), the number
-/// of its `SuffixSplit` prefix groups, the groups themselves (or where they start in
-/// `groupTags` when there are more than `inlineGroups`), then one deciding rule id (or -1) per
-/// app. Why one row: a URL reads its decision and its groups with one cache miss instead of
-/// one per array. The width is eight words when that leaves room for two groups or more: two
-/// rows a cache line.
+/// of its `SuffixSplit` prefix groups and where they start in `groupTags`, then one deciding
+/// rule id (or -1) per app. Why one row: a URL reads its decision and whether the suffix side
+/// has anything to do with one cache miss instead of one per array. (Rows that held a few
+/// groups themselves saved 0.06% of a URL at 128 KB of rules, `Benchmarks/Records`,
+/// `inline-groups-ab`, and went.)
 struct DecisionRows: Sendable {
     let width: Int
     let rows: [Int32]
-    /// Prefix groups of the tag sets that have more than `inlineGroups`, row after row. A path
-    /// whose tag set has no group cannot match a split rule: the suffix side is skipped.
+    /// The prefix groups of every tag set, row after row. A path whose tag set has no group
+    /// cannot match a split rule: the suffix side is skipped.
     let groupTags: [Int32]
-    /// Groups a row holds itself.
-    let inlineGroups: Int
-    var firstAppSlot: Int { Self.groupsSlot + inlineGroups }
 
     static let decidedSlot = 0
     static let groupCountSlot = 1
-    /// The groups, or when there are more than `inlineGroups`, their start in `groupTags`.
-    static let groupsSlot = 2
+    /// Where the row's groups start in `groupTags`.
+    static let groupStartSlot = 2
+    static let firstAppSlot = 3
 
-    /// Words a row takes with `appCount` apps: eight when that leaves room for two groups or
-    /// more, else just enough for two groups and the apps.
+    /// Words a row takes with `appCount` apps.
     static func width(appCount: Int) -> Int {
-        let minimum = groupsSlot + 2 + appCount
-        return minimum <= 8 ? 8 : minimum
+        firstAppSlot + appCount
     }
 
     /// Bytes the rows and groups take.
@@ -91,7 +87,6 @@ struct DecisionRows: Sendable {
     /// The rows of every tag set of `table` (`tagSets`, the empty set first).
     init(tagSets: [TagSet], layout: TagLayout, rules: [CompiledDocument.RuleInfo], apps: RuleApps, appCount: Int) {
         width = Self.width(appCount: appCount)
-        inlineGroups = width - Self.groupsSlot - appCount
         var rows: [Int32] = []
         var groupTags: [Int32] = []
         rows.reserveCapacity(tagSets.count * width)
@@ -101,13 +96,8 @@ struct DecisionRows: Sendable {
             let decided = Self.appendRow(
                 for: tags.sorted, layout: layout, rules: rules, apps: apps, appCount: appCount, to: &decision)
             let groups = tags.sorted.filter { !layout.isRule($0) }
-            rows += [decided ? 1 : 0, Int32(groups.count)]
-            if groups.count <= inlineGroups {
-                rows += groups + repeatElement(-1, count: inlineGroups - groups.count)
-            } else {
-                rows += [Int32(groupTags.count)] + repeatElement(-1, count: inlineGroups - 1)
-                groupTags += groups
-            }
+            rows += [decided ? 1 : 0, Int32(groups.count), Int32(groupTags.count)]
+            groupTags += groups
             rows += decided ? decision : Array(repeating: -1, count: appCount)
         }
         self.rows = rows

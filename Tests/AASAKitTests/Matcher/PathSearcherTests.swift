@@ -39,7 +39,7 @@ final class PathSearcherTests: XCTestCase {
             var normalizer = ComponentNormalizer()
             for (path, rules) in zip(paths, expected) {
                 let bytes = Array(path.utf8)
-                let (fromSolo, fromMulti) = bytes.withUnsafeBufferPointer { path in
+                let (fromSolo, fromMulti) = bytes.withView { path in
                     solo.search(path, normalizer: &normalizer)
                     multi.search(path, normalizer: &normalizer)
                     return (Self.walk(&solo), Self.walk(&multi))
@@ -55,7 +55,7 @@ final class PathSearcherTests: XCTestCase {
         let compiled = try CompiledDocument(document: parsed, domain: "example.com")
         var solo = try Self.soloSearcher(compiled)
         var normalizer = ComponentNormalizer()
-        Array("/shop/1/reviews".utf8).withUnsafeBufferPointer { solo.search($0, normalizer: &normalizer) }
+        Array("/shop/1/reviews".utf8).withView { solo.search($0, normalizer: &normalizer) }
         var seen: [Int32] = []
         solo.walkRules { rule in
             seen.append(rule)
@@ -75,7 +75,7 @@ final class PathSearcherTests: XCTestCase {
         func outcome(_ path: String) -> (SoloPathSearcher.RowOutcome, [Int32]) {
             let decisions = DecisionBuffer(count: 2)
             defer { decisions.deallocate() }
-            Array(path.utf8).withUnsafeBufferPointer { solo.search($0, normalizer: &normalizer) }
+            Array(path.utf8).withView { solo.search($0, normalizer: &normalizer) }
             return (solo.decideFromRow(onlyApp: nil, decisions: decisions), Array(decisions.buffer))
         }
         // [T.a, T.b]

@@ -414,11 +414,6 @@ public final class SuffixSplit: Sendable, Equatable {
         return seenStar && !suffix.isEmpty ? (prefix, suffix) : nil
     }
 
-    /// `collect` for a caller holding buffer pointers: wraps them in views.
-    func collect(_ text: UnsafeBufferPointer<UInt8>, forward: UnsafeBufferPointer<Int32>, into out: inout [Int32]) {
-        collect(ByteView(text), forward: BufferView(forward), into: &out)
-    }
-
     /// Appends to `out` the rules of the split patterns that match all of `text`, sorted and
     /// without repeats, given `forward`: the sorted tags the forward automaton accepted for
     /// the same text.
@@ -468,11 +463,6 @@ public final class SuffixSplit: Sendable, Equatable {
     }
 
     /// `collect` for a forward tag set held in a lazy DFA cache.
-    /// `collect(_:tagSets:tagSet:into:)` for a caller holding a buffer pointer.
-    func collect(_ text: UnsafeBufferPointer<UInt8>, tagSets: [TagSet], tagSet: Int32, into out: inout [Int32]) {
-        collect(ByteView(text), tagSets: tagSets, tagSet: tagSet, into: &out)
-    }
-
     func collect(_ text: ByteView, tagSets: [TagSet], tagSet: Int32, into out: inout [Int32]) {
         tagSets[Int(tagSet)].sorted.withView { forward in collect(text, forward: forward, into: &out) }
     }
