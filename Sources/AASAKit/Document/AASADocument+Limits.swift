@@ -8,20 +8,21 @@
 extension AASADocument {
     /// - Throws: the first limit passed, with the JSON path where it was passed.
     public func checkLimits(_ limits: Configuration.Document) throws(DocumentLimitError) {
+        // Paths are built only for the error that names one (`@autoclosure`): most documents
+        // pass, and building them was most of the check's cost.
         var counter = PatternCounter(limits: limits)
         let applinksPath = JSONPath.root / "applinks"
         if let defaults = applinks?.defaults { try counter.count(defaults, at: applinksPath / "defaults") }
         for entry in entries {
-            let entryPath = applinksPath / "details" / entry.index
-            try counter.count(entry.defaults, at: entryPath / "defaults")
+            func entryPath() -> JSONPath { applinksPath / "details" / entry.index }
+            try counter.count(entry.defaults, at: entryPath() / "defaults")
             let source = entry.ruleSource == .paths ? "paths" : "components"
             for rule in entry.rules {
                 // A legacy `paths` string is its own pattern, not a rule object with a "/" key.
-                let rulePath = entryPath / source / rule.index
                 if rule.isLegacyPath, let pattern = rule.keys.path {
-                    try counter.count(pattern, at: rulePath)
+                    try counter.count(pattern, at: entryPath() / source / rule.index)
                 } else {
-                    try counter.count(rule.keys, at: rulePath)
+                    try counter.count(rule.keys, at: entryPath() / source / rule.index)
                 }
             }
         }
@@ -56,27 +57,27 @@ private struct PatternCounter {
         self.limits = limits
     }
 
-    mutating func count(_ keys: RuleKeys, at path: JSONPath) throws(DocumentLimitError) {
-        if let pattern = keys.path { try count(pattern, at: path / "/") }
+    mutating func count(_ keys: RuleKeys, at path: @autoclosure () -> JSONPath) throws(DocumentLimitError) {
+        if let pattern = keys.path { try count(pattern, at: path() / "/") }
         switch keys.query {
         case .text(let pattern)?:
-            try count(pattern, at: path / "?")
+            try count(pattern, at: path() / "?")
         case .items(let predicates)?:
-            for predicate in predicates { try count(predicate.pattern, at: path / "?" / predicate.name) }
+            for predicate in predicates { try count(predicate.pattern, at: path() / "?" / predicate.name) }
         case .voided?, nil:
             break
         }
-        if let pattern = keys.fragment { try count(pattern, at: path / "#") }
+        if let pattern = keys.fragment { try count(pattern, at: path() / "#") }
     }
 
-    mutating func count(_ pattern: String, at path: JSONPath) throws(DocumentLimitError) {
+    mutating func count(_ pattern: String, at path: @autoclosure () -> JSONPath) throws(DocumentLimitError) {
         patterns += 1
         if patterns > limits.maxPatterns {
-            throw DocumentLimitError(limit: .patterns, found: patterns, maximum: limits.maxPatterns, path: path)
+            throw DocumentLimitError(limit: .patterns, found: patterns, maximum: limits.maxPatterns, path: path())
         }
         let bytes = pattern.utf8.count
         if bytes > limits.maxPatternBytes {
-            throw DocumentLimitError(limit: .patternBytes, found: bytes, maximum: limits.maxPatternBytes, path: path)
+            throw DocumentLimitError(limit: .patternBytes, found: bytes, maximum: limits.maxPatternBytes, path: path())
         }
     }
 }

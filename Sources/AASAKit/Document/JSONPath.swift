@@ -19,11 +19,19 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     public static let root = JSONPath()
 
     public func appending(_ key: String) -> JSONPath {
-        JSONPath(components + [.key(key)])
+        appending(component: .key(key))
     }
 
     public func appending(index: Int) -> JSONPath {
-        JSONPath(components + [.index(index)])
+        appending(component: .index(index))
+    }
+
+    /// One copy of the components, not the two that `components + [component]` makes.
+    private func appending(component: Component) -> JSONPath {
+        var path = self
+        path.components.reserveCapacity(components.count + 1)
+        path.components.append(component)
+        return path
     }
 
     public static func / (lhs: JSONPath, rhs: String) -> JSONPath { lhs.appending(rhs) }

@@ -43,15 +43,17 @@ public struct EffectiveRule: Sendable {
     }
 
     init(id: Int, rule: Rule, entry: Entry, apps: [Int], domainDefaults: RuleKeys) {
-        let chain = [rule.keys, entry.defaults, domainDefaults, RuleKeys.builtIn]
-        func resolved<T>(_ key: KeyPath<RuleKeys, T?>) -> T? {
-            chain.lazy.compactMap { $0[keyPath: key] }.first
+        // The chain (SPEC 10): the rule's own key, its entry's defaults, the document's, the
+        // built-in ones, read in place rather than copied into an array.
+        let builtIn = RuleKeys.builtIn
+        func resolved<T>(_ read: (RuleKeys) -> T?) -> T? {
+            read(rule.keys) ?? read(entry.defaults) ?? read(domainDefaults) ?? read(builtIn)
         }
         self.id = id
         entryIndex = entry.index
         ruleIndex = rule.index
         self.apps = apps
-        let mode = TextMode(caseSensitive: resolved(\.caseSensitive) ?? true, percentEncoded: resolved(\.percentEncoded) ?? true)
+        let mode = TextMode(caseSensitive: resolved { $0.caseSensitive } ?? true, percentEncoded: resolved { $0.percentEncoded } ?? true)
         self.mode = mode
         func parse(_ text: String) -> Pattern {
             Pattern(parsing: text).normalized(for: mode)
@@ -63,10 +65,10 @@ public struct EffectiveRule: Sendable {
             query = .universal
             fragment = Pattern(pieces: [.anyMany])
         } else {
-            exclude = resolved(\.exclude) ?? false
-            path = PathNormalization.alternatives(of: parse(resolved(\.path) ?? "*"))
-            fragment = parse(resolved(\.fragment) ?? "*")
-            switch resolved(\.query) ?? .text("*") {
+            exclude = resolved { $0.exclude } ?? false
+            path = PathNormalization.alternatives(of: parse(resolved { $0.path } ?? "*"))
+            fragment = parse(resolved { $0.fragment } ?? "*")
+            switch resolved { $0.query } ?? .text("*") {
             case .voided:
                 query = .universal
             case .text(let text):

@@ -90,9 +90,10 @@ struct DocumentNFAs {
             fragmentConstrained.append(!rule.fragment.isUniversal)
             if compiled && !rule.fragment.isUniversal { fragmentPatterns[mode].append((rule.fragment, tag)) }
         }
-        let locations = RuleLocations(document)
+        // Only an error names a rule's place in the document, so the places are found then.
         let ruleLocation: (Int32) -> JSONPath? = { rule in
-            locations.paths.indices.contains(Int(rule)) ? locations.paths[Int(rule)] : nil
+            let paths = RuleLocations(document).paths
+            return paths.indices.contains(Int(rule)) ? paths[Int(rule)] : nil
         }
         let predicates = predicateRule
         func build(_ patterns: [(pattern: Pattern, tag: Int32)], _ mode: TextMode, itemTags: Bool = false)
