@@ -342,7 +342,8 @@ struct DocumentDecoder {
     // `bool`, `stringArray`, `reportUnknownKeys`, `decodeRuleKeys` and the limit check): first use
     // of a real document, `aasa classify --jobs 1 --rules` over the 250 documents of
     // `corpus/aasa/real` with one URL each, callgrind minus an empty input, 305 345 → 271 197
-    // instructions a document with the lazy rule locations and the one-copy `JSONPath.appending`.
+    // instructions a document with the lazy rule locations and the one-copy `JSONPath.appending`
+    // (about 1 600 of the difference is `EffectiveRule` reading the defaults chain in place).
     mutating func string(_ value: JSONValue?, at path: @autoclosure () -> JSONPath) -> String? {
         guard let value else { return nil }
         guard case .string(let text) = value else {

@@ -23,8 +23,11 @@ final class UnsafeConfinementTests: XCTestCase {
         let number: Int
         let text: String
         var code: Substring {
-            // The part before a line comment (doc comments may name what they explain).
-            guard let comment = text.range(of: "//") else { return Substring(text) }
+            // The part before a line comment (doc comments may name what they explain): a `//`
+            // at the start or after a space, so that `"https://"` in code is not taken for one.
+            let trimmed = text.drop { $0 == " " }
+            if trimmed.hasPrefix("//") { return "" }
+            guard let comment = text.range(of: " //") else { return Substring(text) }
             return text[..<comment.lowerBound]
         }
     }
