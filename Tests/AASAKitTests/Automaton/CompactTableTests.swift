@@ -164,9 +164,9 @@ extension CompactTableTests {
     }
 
     /// Suffixes with few pairs and with many, a pair of several rules (rules of one shape),
-    /// in the trie and as whole last segments (`SegmentSuffixes`), all found through the hash
-    /// table, decide as the reference, whatever the text's length against each pair's
-    /// shortest text.
+    /// ending in a word and as whole last segments (the ending filter's two keys), all found
+    /// through the hash table, decide as the reference, whatever the text's length against
+    /// each pair's shortest text.
     func test_suffixSide_fewAndManyPairs_decideAsTheReference() throws {
         var rules = ["/a/*.few", "/bb/*.few", "*.few"]  // three pairs
         rules += (0..<6).map { "/m\($0)/*.many" }  // six pairs

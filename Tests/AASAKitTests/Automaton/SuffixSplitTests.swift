@@ -132,35 +132,12 @@ final class SuffixSplitTests: XCTestCase {
         XCTAssertEqual(Set(short.prefix(4) + short.suffix(1)).count, 5, "segments of up to eight bytes keep their own keys")
     }
 
-    /// The last segment's start is found eight bytes at a time: exactly the last `/` within
-    /// `maxLength` bytes of the end, whatever sits around it (0xAF is `/` with the high bit
-    /// set, the byte a borrowing zero-byte test would confuse with it).
-    func test_segmentKeys_lastSlashAndBytes_asAByteLoopFindsThem() {
-        let bytes: [UInt8] = [0x2F, 0xAF, 0x2E, 0x00, 0x61, 0xFF, 0x30, 0x2F]
-        var random = SystemRandomNumberGenerator()
-        for _ in 0..<20_000 {
-            let length = Int.random(in: 0...40, using: &random)
-            let text = (0..<length).map { _ in bytes.randomElement(using: &random) ?? 0 }
-            text.withView { buffer in
-                let lowest = max(0, length - SegmentSuffixes.maxLength)
-                let expected = (lowest..<length).last { text[$0] == 0x2F }
-                let found = SegmentSuffixes.lastSegmentStart(buffer)
-                XCTAssertEqual(found, expected, "\(text)")
-                guard let start = found else { return }
-                let key = SegmentSuffixes.key(buffer, from: start)
-                var words: [UInt64] = [0, 0, 0]
-                for (index, byte) in text[start...].enumerated() { words[index / 8] |= UInt64(byte) << UInt64(8 * (index % 8)) }
-                words[2] |= UInt64(length - start) << 56
-                XCTAssertEqual([key.0, key.1, key.2], words, "\(text) from \(start)")
-            }
-        }
-    }
-
-    /// Whole last segments up to 23 bytes go through `SegmentSuffixes`, longer ones and
-    /// others through the trie; one text can end in both kinds (`/page.html`). Decisions agree
-    /// with the reference at each length, with the text's last segment one byte longer or
-    /// shorter, and through a decoded, case-folded mode.
-    func test_segmentSuffixes_atTheLengthLimitAndBesideTheTrie_decideAsTheReference() throws {
+    /// Whole last segments of any length are filtered by the text's last segment, the other
+    /// suffixes by its last bytes; one text can end in both kinds (`/page.html`). Decisions
+    /// agree with the reference at each length (around the filter's eight-byte key and the
+    /// trie's runs), with the text's last segment one byte longer or shorter, and through a
+    /// decoded, case-folded mode.
+    func test_wholeSegmentSuffixes_ofAnyLengthBesideOtherSuffixes_decideAsTheReference() throws {
         let lengths = [2, 7, 8, 9, 15, 16, 17, 22, 23, 24, 30]
         let leaves: [String] = lengths.map { (length: Int) -> String in "/" + String(repeating: "k", count: length - 1) }
         var rules: [String] = []
@@ -168,8 +145,8 @@ final class SuffixSplitTests: XCTestCase {
         rules += ["*.html", "/s0/*/page.html", "*/crème", #"{"/": "/C/*/Mixed", "caseSensitive": false}"#, "/s1/*/a/b"]
         let compiled = try CompiledDocument(document: try document(rules), domain: "example.com", configuration: EngineConfigurations.splitAll)
         XCTAssertEqual(
-            compiled.pathSplits.compactMap { $0 }.map(\.segmentSuffixCount).reduce(0, +), 9 + 3,
-            "up to 23 bytes, `/page.html`, `/crème`, `/mixed` (folded), but not `/a/b`")
+            compiled.pathSplits.compactMap { $0 }.map(\.segmentSuffixCount).reduce(0, +), 11 + 3,
+            "every length, `/page.html`, `/crème`, `/mixed` (folded), but not `/a/b`")
         var paths: [String] = []
         for (index, leaf) in leaves.enumerated() {
             let section = "/s\(index % 3)"

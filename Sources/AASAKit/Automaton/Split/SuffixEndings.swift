@@ -2,12 +2,13 @@
 /// ends in none of its suffixes (true: it may).
 ///
 /// Two bit tables, each small enough to stay in the L1 cache:
-/// - the suffixes `SegmentSuffixes` keeps (`/reviews`) by `segmentKey`: the text's last eight
-///   bytes from the last `/` among them, or all eight when none is a `/`. A suffix of up to
-///   eight bytes is then its own key, a longer one its last eight bytes, and a text that ends
-///   in the suffix has the same key, since the suffix holds no `/` but its first byte;
-/// - the trie's other suffixes (`.html`) by the text's last `depth` bytes (their shortest
-///   length, up to eight), or no filter (`windowAlways`) when one of them is under three bytes.
+/// - the suffixes that are one whole last segment (`/reviews`: `/` then no other `/`) by
+///   `segmentKey`: the text's last eight bytes from the last `/` among them, or all eight when
+///   none is a `/`. A suffix of up to eight bytes is then its own key, a longer one its last
+///   eight bytes, and a text that ends in the suffix has the same key, since the suffix holds
+///   no `/` but its first byte;
+/// - the other suffixes (`.html`) by the text's last `depth` bytes (their shortest length, up
+///   to eight), or no filter (`windowAlways`) when one of them is under three bytes.
 ///
 /// Why: one table keyed on the last four bytes of every suffix (the shortest had four) let 48%
 /// of the URLs through at 10 000 generated path rules, where 16% end in a suffix: 1 728
@@ -28,7 +29,12 @@ struct SuffixEndings: Sendable {
     let depth: Int
     let windowAlways: Bool
 
-    /// `segments`: the suffixes `SegmentSuffixes` keeps; `others`: the trie's.
+    /// Whether `suffix` is one whole last segment, so keyed by `segmentKey`.
+    static func isWholeSegment(_ suffix: [UInt8]) -> Bool {
+        suffix.first == UInt8(ascii: "/") && !suffix.dropFirst().contains(UInt8(ascii: "/"))
+    }
+
+    /// `segments`: the suffixes `isWholeSegment` accepts; `others`: the rest.
     init(segments: [[UInt8]], others: [[UInt8]]) {
         var bits = 4_096
         while bits < 16 * segments.count, bits < 32_768 { bits *= 2 }

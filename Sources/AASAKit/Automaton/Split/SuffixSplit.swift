@@ -1,8 +1,7 @@
 /// Rules of the shape `literal * literal` (`/shop/*/reviews`, `/p/item-*.html`, `*/share`),
 /// matched in two halves: the DFA checks the prefix and the `*` (the pattern `P*`, tagged with
-/// the prefix's group, shared by every rule with that prefix), and the end of the text is
-/// checked by one probe keyed on its last segment (`SegmentSuffixes`: suffixes such as
-/// `/reviews`) or a trie of the other suffixes, reversed.
+/// the prefix's group, shared by every rule with that prefix), and the end of the text by a
+/// trie of the suffixes, reversed, behind a filter on the text's last bytes (`SuffixEndings`).
 ///
 /// Why: in one DFA, a `*` followed by a literal keeps every state after it tracking that
 /// literal for the rest of the text, in combination with whatever else the state tracks, so
@@ -37,7 +36,7 @@ public final class SuffixSplit: Sendable, Equatable {
     }
     public let entries: [Entry]
 
-    /// The reversed-suffix trie of the suffixes `segments` does not keep, flat. Entries 0..<256 are the root's children by byte (-1:
+    /// The reversed-suffix trie, flat. Entries 0..<256 are the root's children by byte (-1:
     /// none). A node is an offset into this array holding: the offset in `pairTable` of the
     /// pairs of the suffix that ends at the node (-1: none), the number of children, then
     /// the children's bytes packed in two words (unused lanes repeat the first byte), then the
@@ -56,12 +55,10 @@ public final class SuffixSplit: Sendable, Equatable {
     /// (key, slot, pair, rule), in tables a large document's URLs do not keep warm.
     private let pairSlots: [UInt64]
     private static let slotWidth = 3
-    /// The suffixes that are a whole last segment (the others are in `trie`).
-    let segments: SegmentSuffixes
     /// The filter a text passes before this side is searched (most texts end in no suffix).
     let endings: SuffixEndings
-    /// Suffixes whose pairs are probed through `pairSlots` (all of them), and those `segments`
-    /// keeps (for tests and statistics).
+    /// Suffixes whose pairs are probed through `pairSlots` (all of them), and those the ending
+    /// filter keys on the text's last segment (for tests and statistics).
     let hashedSuffixCount: Int
     let segmentSuffixCount: Int
 
@@ -91,12 +88,11 @@ public final class SuffixSplit: Sendable, Equatable {
         }
         var suffixText = [String](repeating: "", count: rulesOf.count)
         for (text, id) in suffixIDs { suffixText[Int(id)] = text }
-        let inSegments = suffixText.map { SegmentSuffixes.holds(Array($0.utf8)) }
-        // The trie, of the suffixes `SegmentSuffixes` does not keep, built with child maps,
-        // then flattened.
+        let inSegments = suffixText.map { SuffixEndings.isWholeSegment(Array($0.utf8)) }
+        // The trie, built with child maps, then flattened.
         var children: [[UInt8: Int32]] = [[:]]
         var suffixOfNode: [Int32] = [-1]
-        for (suffix, text) in suffixText.enumerated() where !inSegments[suffix] {
+        for (suffix, text) in suffixText.enumerated() {
             var node: Int32 = 0
             for byte in text.utf8.reversed() {
                 if let next = children[Int(node)][byte] {
@@ -148,9 +144,6 @@ public final class SuffixSplit: Sendable, Equatable {
             }
             if bytes.count >= 2 { runOf[node] = (bytes, target) }
         }
-        segments = SegmentSuffixes(rulesOf.indices.filter { inSegments[$0] }.map { suffix in
-            (Array(suffixText[suffix].utf8), UInt64(pairOffset[suffix]))
-        })
         // Layout, after the root table: the nodes down to the entry depth breadth first (the
         // shallow nodes, which most walks read, share a few cache lines), then each entry
         // node's subtree depth first, so that a walk below it reads
@@ -420,8 +413,7 @@ public final class SuffixSplit: Sendable, Equatable {
     ///
     /// - Complexity: the reverse walk reads at most the longest suffix; per suffix found, a
     ///   hash probe per prefix group accepted, or fewer lookups when the suffix has fewer
-    ///   pairs (never more than the document's pairs, whatever the text); one probe for the
-    ///   text's last segment.
+    ///   pairs (never more than the document's pairs, whatever the text).
     func collect(_ text: ByteView, forward: BufferView<Int32>, into out: inout [Int32]) {
         // The prefix groups the forward automaton accepted: its tags from `groupBase` on (all
         // of them when the matcher passes a decision row's groups).
@@ -435,9 +427,6 @@ public final class SuffixSplit: Sendable, Equatable {
         let firstGroup = low
         let before = out.count
         pairTable.withView { pairTable in
-            if let pairs = segments.pairs(endingIn: text) {
-                take(Int(truncatingIfNeeded: pairs), pairTable, forward, firstGroup, text.count, &out)
-            }
             trie.withView { trie in
                 guard let (node, position) = firstSuffix(text, trie) else { return }
                 walk(text, trie, pairTable, from: node, position: position, forward: forward, firstGroup: firstGroup, into: &out)
@@ -608,7 +597,7 @@ public final class SuffixSplit: Sendable, Equatable {
 
     /// Heap bytes, roughly.
     var memoryUsage: Int {
-        (trie.count + pairTable.count + pairRules.count) * 4 + pairSlots.count * 8 + segments.memoryUsage + endings.memoryUsage
+        (trie.count + pairTable.count + pairRules.count) * 4 + pairSlots.count * 8 + endings.memoryUsage
             + entries.count * 40
             + prefixes.reduce(0) { $0 + $1.utf8.count + 16 }
     }
