@@ -41,7 +41,7 @@ extension String {
     func isExactly(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         let same = utf8.withContiguousStorageIfAvailable { mine in
-            other.utf8.withContiguousStorageIfAvailable { theirs in mine.elementsEqual(theirs) }
+            other.utf8.withContiguousStorageIfAvailable { theirs in ByteView(mine).bytesEqual(ByteView(theirs)) }
         }
         return (same ?? nil) ?? utf8.elementsEqual(other.utf8)
     }

@@ -88,59 +88,64 @@ public struct NFA: Sendable {
     }
 
     init(builder: NFABuilder, start: StateID, variableStarts: [StateID], variableNames: [String]) {
-        var transitionStart: [Int32] = [0]
-        var transitions: [Transition] = []
-        var epsilonStart: [Int32] = [0]
-        var epsilons: [StateID] = []
-        transitionStart.reserveCapacity(builder.states.count + 1)
-        epsilonStart.reserveCapacity(builder.states.count + 1)
-        for state in builder.states {
-            transitions += state.transitions
-            transitionStart.append(Int32(transitions.count))
-            epsilons += state.epsilons
-            epsilonStart.append(Int32(epsilons.count))
-        }
-        self.transitionStart = transitionStart
-        self.transitions = transitions
-        self.epsilonStart = epsilonStart
-        self.epsilons = epsilons
-        self.kinds = builder.states.map(\.kind)
+        (transitionStart, transitions) = Self.rows(builder.transitions, stateCount: builder.stateCount)
+        (epsilonStart, epsilons) = Self.rows(builder.epsilons, stateCount: builder.stateCount)
+        self.kinds = builder.kinds
         self.start = start
         self.variableStarts = variableStarts
         self.variableNames = variableNames
     }
+
+    /// Edges listed in the order they were added, grouped by source state (a stable counting
+    /// sort, so each state keeps its own edges in order): the row starts and the rows.
+    @inline(__always)
+    private static func rows<Edge>(_ edges: [(from: StateID, edge: Edge)], stateCount: Int) -> ([Int32], [Edge]) {
+        var starts = [Int32](repeating: 0, count: stateCount + 1)
+        for (from, _) in edges { starts[Int(from) + 1] += 1 }
+        for state in 0..<stateCount { starts[state + 1] += starts[state] }
+        guard let first = edges.first?.edge else { return (starts, []) }
+        var next = starts
+        var rows = [Edge](repeating: first, count: edges.count)
+        for (from, edge) in edges {
+            rows[Int(next[Int(from)])] = edge
+            next[Int(from)] += 1
+        }
+        return (starts, rows)
+    }
 }
 
-/// Mutable states while an NFA is being built; frozen into `NFA`'s flat arrays at the end.
+/// States while an NFA is being built: their kinds, and every edge in the order it was added
+/// (one list for byte ranges, one for epsilons), grouped into `NFA`'s rows at the end.
+///
+/// Why flat lists: two arrays per state cost two allocations for every byte of every literal,
+/// most of the cost of compiling a small document.
 struct NFABuilder {
-    struct State {
-        var transitions: [NFA.Transition] = []
-        var epsilons: [NFA.StateID] = []
-        var kind: NFA.Kind = .plain
-    }
-
-    var states: [State] = []
+    private(set) var kinds: [NFA.Kind] = []
+    private(set) var transitions: [(from: NFA.StateID, edge: NFA.Transition)] = []
+    private(set) var epsilons: [(from: NFA.StateID, edge: NFA.StateID)] = []
     let limit: Int
 
     init(limit: Int) {
         self.limit = limit
     }
 
+    var stateCount: Int { kinds.count }
+
     mutating func add(_ kind: NFA.Kind = .plain) throws(AutomatonError) -> NFA.StateID {
-        guard states.count < limit else { throw .tooManyNFAStates(needed: states.count + 1, limit: limit) }
-        states.append(State(kind: kind))
-        return NFA.StateID(states.count - 1)
+        guard kinds.count < limit else { throw .tooManyNFAStates(needed: kinds.count + 1, limit: limit) }
+        kinds.append(kind)
+        return NFA.StateID(kinds.count - 1)
     }
 
     mutating func addTransition(from: NFA.StateID, _ low: UInt8, _ high: UInt8, to: NFA.StateID) {
-        states[Int(from)].transitions.append(NFA.Transition(low: low, high: high, next: to))
+        transitions.append((from, NFA.Transition(low: low, high: high, next: to)))
     }
 
     mutating func addEpsilon(from: NFA.StateID, to: NFA.StateID) {
-        states[Int(from)].epsilons.append(to)
+        epsilons.append((from, to))
     }
 
     mutating func setKind(_ state: NFA.StateID, _ kind: NFA.Kind) {
-        states[Int(state)].kind = kind
+        kinds[Int(state)] = kind
     }
 }

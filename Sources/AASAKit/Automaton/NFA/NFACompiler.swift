@@ -86,7 +86,7 @@ public struct NFACompiler {
                 case .variable(let name):
                     let variable = try variableID(name)
                     let edge = TrieEdge(from: current, kind: 3, value: variable)
-                    let before = builder.states.count
+                    let before = builder.stateCount
                     current = try follow(edge, &children) { builder, from throws(AutomatonError) in
                         let next = try builder.add()
                         let call = try builder.add(.call(variable: variable, next: next))
@@ -95,7 +95,7 @@ public struct NFACompiler {
                     }
                     // A new call site (the trie shares calls with equal prefixes): checked as the
                     // count grows, so a blow-up is refused before any closure is computed.
-                    if builder.states.count != before {
+                    if builder.stateCount != before {
                         variablePositions += variableSizes[Int(variable)]
                         if variablePositions > maxVariablePositions {
                             throw .overLimit(
@@ -172,7 +172,7 @@ public struct NFACompiler {
             let patterns = values.map { Pattern(parsing: $0, allowVariables: false).normalized(for: mode) }
             let entry = try builder.addVariable(patterns)
             variableStarts[Int(id)] = entry
-            variableSizes[Int(id)] = builder.states.count - Int(entry)
+            variableSizes[Int(id)] = builder.stateCount - Int(entry)
         }
         return id
     }

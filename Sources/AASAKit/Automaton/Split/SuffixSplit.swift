@@ -318,6 +318,8 @@ public final class SuffixSplit: Sendable, Equatable {
     /// only sends every URL that ends in S (`.html` at 10 000 generated path rules: a fifth
     /// of them, each probing a hash slot per prefix group) through the suffix side.
     static func isolatedShapes(_ patterns: [Pattern], _ shapes: [(prefix: String, suffix: String)?]) -> [Int] {
+        // Most documents have no `P*S` pattern at all: nothing to isolate, no tries to build.
+        guard shapes.contains(where: { $0 != nil }) else { return [] }
         func leadingLiteral(_ pattern: Pattern) -> [UInt8] {
             var bytes: [UInt8] = []
             for piece in pattern.pieces {
