@@ -92,6 +92,23 @@ final class AASADocumentDecodingTests: XCTestCase {
         XCTAssertEqual(document?.entries.first?.appIDs, ["T.a", "T.b"])
     }
 
+    /// Repeats go whether the entry names a few apps (scanned) or many (hashed), compared
+    /// scalar by scalar: "é" precomposed and decomposed are two apps.
+    func test_appIDs_repeatsDroppedExactly_fewAndMany() {
+        for count in [3, 5, 9, 40] {
+            var apps = (0..<count).map { "T.app\($0 % (count / 2 + 1))" }
+            apps += ["T.caf\u{E9}", "T.cafe\u{301}", "T.caf\u{E9}"]
+            let list = apps.map { "\"\($0)\"" }.joined(separator: ",")
+            let document = decode(#"{"applinks":{"details":[{"appIDs":[\#(list)],"components":[{}]}]}}"#)
+            var expected: [String] = []
+            for app in apps where !expected.contains(where: { Array($0.unicodeScalars) == Array(app.unicodeScalars) }) {
+                expected.append(app)
+            }
+            XCTAssertEqual(document?.entries.first?.appIDs.map { Array($0.unicodeScalars) }, expected.map { Array($0.unicodeScalars) }, "\(count)")
+            XCTAssertEqual(expected.count, count / 2 + 1 + 2)
+        }
+    }
+
     func test_appIDs_documentOrderIsFirstAppearanceAcrossEntries() {
         let document = decode(
             #"""

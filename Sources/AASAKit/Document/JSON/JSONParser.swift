@@ -123,9 +123,13 @@ extension JSONParser {
             if pos == end {
                 throw error(.emptyInput, at: pos, "the input is empty")
             }
+            // One allocation each for a typical document's nesting, not one per doubling.
             var frames: [Frame] = []
+            frames.reserveCapacity(8)
             var values: [JSONValue] = []
+            values.reserveCapacity(16)
             var keys: [String] = []
+            keys.reserveCapacity(16)
 
             nextValue: while true {
                 skipWhitespace()
@@ -208,7 +212,7 @@ extension JSONParser {
                         pos += 1
                         frames.removeLast()
                         let elements = Array(values[frame.valueStart...])
-                        values.removeSubrange(frame.valueStart...)
+                        values.removeLast(values.count - frame.valueStart)
                         value = .array(elements)
                     } else {
                         throw unexpectedAfterValue(inObject: frame.isObject)
@@ -228,8 +232,8 @@ extension JSONParser {
                 members.append(
                     (key: keys[frame.keyStart + index], value: values[frame.valueStart + index]))
             }
-            values.removeSubrange(frame.valueStart...)
-            keys.removeSubrange(frame.keyStart...)
+            values.removeLast(count)
+            keys.removeLast(keys.count - frame.keyStart)
             return JSONObject(members: members)
         }
 
