@@ -27,12 +27,21 @@ public struct EffectiveRule: Sendable {
 
     /// Every rule of `document`, in evaluation order.
     public static func resolve(_ document: AASADocument) -> [EffectiveRule] {
-        let appIndex = Dictionary(
-            document.appIDs.enumerated().map { (ExactString($1), $0) }, uniquingKeysWith: { first, _ in first })
+        // An app's index is its position in `document.appIDs` (first appearance, entries in
+        // order), numbered here in the same single pass that reads each entry's apps.
+        var appIndex: [ExactString: Int] = [:]
         let domainDefaults = document.applinks?.defaults ?? RuleKeys()
+        let entries = document.entries
         var rules: [EffectiveRule] = []
-        for entry in document.entries {
-            let apps = entry.appIDs.compactMap { appIndex[ExactString($0)] }
+        rules.reserveCapacity(entries.reduce(0) { $0 + $1.rules.count })
+        for entry in entries {
+            let apps = entry.appIDs.map { app in
+                let key = ExactString(app)
+                if let index = appIndex[key] { return index }
+                let index = appIndex.count
+                appIndex[key] = index
+                return index
+            }
             for rule in entry.rules {
                 rules.append(
                     EffectiveRule(

@@ -7,32 +7,36 @@
 /// also match `/buy`. Only one segment is removed: `/a/*/*` does not match `/a`.
 public enum PathNormalization {
     /// The alternatives a path pattern stands for (one or two), each normalised.
+    ///
+    /// Merging first makes the leading and trailing literal runs single pieces, so each slash rule
+    /// edits one literal. `/` is one byte and one scalar, so counting it in the UTF-8 and cutting
+    /// there is the scalar-wise (never grapheme-wise) cut: `/` followed by a combining mark is one
+    /// Character but still starts with the scalar `/`.
     public static func alternatives(of pattern: Pattern) -> [Pattern] {
-        var pieces = pattern.pieces
-        // Leading run of "/": strip it, then put back exactly one.
-        while case .literal(let text)? = pieces.first {
-            // Scalar-wise, never grapheme-wise: "/" followed by a combining mark is one
-            // Character but still starts with the scalar "/".
-            let stripped = text.unicodeScalars.drop { $0 == "/" }
-            if stripped.isEmpty {
-                pieces.removeFirst()
+        var pieces = merged(pattern.pieces)
+        // Leading run of "/": exactly one.
+        if case .literal(let text)? = pieces.first {
+            pieces[0] = .literal(withOneLeadingSlash(text))
+        } else {
+            pieces.insert(.literal("/"), at: 0)
+        }
+        // Trailing run of "/": none.
+        if case .literal(let text)? = pieces.last {
+            let trimmed = droppingTrailingSlashes(text)
+            if trimmed.isEmpty {
+                pieces.removeLast()
             } else {
-                pieces[0] = .literal(String(Substring(stripped)))
-                break
+                pieces[pieces.count - 1] = .literal(trimmed)
             }
         }
-        pieces.insert(.literal("/"), at: 0)
-        pieces = merged(pieces)
-        pieces = droppingTrailingSlashes(pieces)
-        var result = [Pattern(pieces: pieces)]
-        if pieces.last == .anyMany, pieces.count >= 2, case .literal(let text) = pieces[pieces.count - 2],
-            text.unicodeScalars.last == "/"
-        {
-            var shorter = Array(pieces.dropLast(2))
-            shorter.append(.literal(String(Substring(text.unicodeScalars.dropLast()))))
-            result.append(Pattern(pieces: droppingTrailingSlashes(merged(shorter))))
-        }
-        return result
+        guard pieces.count >= 2, case .anyMany = pieces[pieces.count - 1],
+            case .literal(let text) = pieces[pieces.count - 2], text.utf8.last == UInt8(ascii: "/")
+        else { return [Pattern(pieces: pieces)] }
+        // `…/*` without its last segment: the literal loses its `/`, then its trailing run of `/`.
+        var shorter = Array(pieces.dropLast(2))
+        let trimmed = droppingTrailingSlashes(text)
+        if !trimmed.isEmpty { shorter.append(.literal(trimmed)) }
+        return [Pattern(pieces: pieces), Pattern(pieces: shorter)]
     }
 
     /// Removes the trailing run of `/` from URL path bytes (SPEC 6); an empty or all-slash path
@@ -50,23 +54,35 @@ public enum PathNormalization {
         return end
     }
 
-    static func droppingTrailingSlashes(_ pieces: [Pattern.Piece]) -> [Pattern.Piece] {
-        var pieces = pieces
-        while case .literal(let text)? = pieces.last {
-            var trimmed = text.unicodeScalars[...]
-            while trimmed.last == "/" { trimmed = trimmed.dropLast() }
-            if trimmed.isEmpty {
-                pieces.removeLast()
-            } else {
-                pieces[pieces.count - 1] = .literal(String(Substring(trimmed)))
-                break
-            }
+    /// `text` with its leading run of `/` made exactly one `/`.
+    static func withOneLeadingSlash(_ text: String) -> String {
+        var slashes = 0
+        for byte in text.utf8 {
+            guard byte == UInt8(ascii: "/") else { break }
+            slashes += 1
         }
-        return pieces
+        switch slashes {
+        case 0: return "/" + text
+        case 1: return text
+        default: return String(Substring(text.utf8.dropFirst(slashes - 1)))
+        }
     }
 
-    /// Joins adjacent literals and drops empty ones, so "ends with `/*`" is a structural check.
+    /// `text` without its trailing run of `/`.
+    static func droppingTrailingSlashes(_ text: String) -> String {
+        var slashes = 0
+        for byte in text.utf8.reversed() {
+            guard byte == UInt8(ascii: "/") else { break }
+            slashes += 1
+        }
+        return slashes == 0 ? text : String(Substring(text.utf8.dropLast(slashes)))
+    }
+
+    /// Joins adjacent literals and drops empty ones, so the leading and trailing literal runs are
+    /// one piece each and "ends with `/*`" is a structural check. The parser's output is already
+    /// in this form and comes back as is.
     static func merged(_ pieces: [Pattern.Piece]) -> [Pattern.Piece] {
+        if isMerged(pieces) { return pieces }
         var result: [Pattern.Piece] = []
         for piece in pieces {
             if case .literal(let text) = piece {
@@ -80,5 +96,28 @@ public enum PathNormalization {
             result.append(piece)
         }
         return result
+    }
+
+    /// Whether `merged` would leave `pieces` unchanged: no empty literal, no two literals or two
+    /// `*` in a row.
+    static func isMerged(_ pieces: [Pattern.Piece]) -> Bool {
+        var previousIsLiteral = false
+        var previousIsAnyMany = false
+        for piece in pieces {
+            switch piece {
+            case .literal(let text):
+                if text.isEmpty || previousIsLiteral { return false }
+                previousIsLiteral = true
+                previousIsAnyMany = false
+            case .anyMany:
+                if previousIsAnyMany { return false }
+                previousIsLiteral = false
+                previousIsAnyMany = true
+            case .anyOne, .variable:
+                previousIsLiteral = false
+                previousIsAnyMany = false
+            }
+        }
+        return true
     }
 }

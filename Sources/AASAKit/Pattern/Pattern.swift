@@ -42,52 +42,54 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     /// - Complexity: O(n) in the pattern's length: each scan for a closing `)` stops at the
     ///   next `$` or `(`, where the following scan starts.
     public init(parsing text: String, allowVariables: Bool = true) {
-        let scalars = Array(text.unicodeScalars)
+        var text = text
+        pieces = text.withUTF8 { Self.pieces(of: ByteView($0), allowVariables: allowVariables) }
+    }
+
+    /// The parse, over the UTF-8 bytes: the special characters `*?$()` are ASCII and an ASCII
+    /// byte never occurs inside a multi-byte scalar, so cutting the bytes at them cuts between
+    /// the same scalars a scalar-wise scan would, and each literal is one slice of the input.
+    private static func pieces(of bytes: ByteView, allowVariables: Bool) -> [Piece] {
         var pieces: [Piece] = []
-        var literal = String.UnicodeScalarView()
-        func flush() {
-            if !literal.isEmpty {
-                pieces.append(.literal(String(literal)))
-                literal = String.UnicodeScalarView()
-            }
+        var literalStart = 0
+        func flush(upTo end: Int) {
+            if literalStart < end { pieces.append(.literal(bytes.string(literalStart..<end))) }
         }
         var index = 0
-        while index < scalars.count {
-            let scalar = scalars[index]
-            switch scalar {
-            case "*":
-                flush()
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "*"):
+                flush(upTo: index)
+                literalStart = index + 1
                 // A run of `*` means the same as one `*`.
-                if pieces.last != .anyMany { pieces.append(.anyMany) }
-            case "?":
-                flush()
+                if case .anyMany? = pieces.last {} else { pieces.append(.anyMany) }
+            case UInt8(ascii: "?"):
+                flush(upTo: index)
+                literalStart = index + 1
                 pieces.append(.anyOne)
-            case "$" where allowVariables:
-                if let close = Self.referenceEnd(scalars, dollar: index) {
-                    flush()
-                    var name = String.UnicodeScalarView()
-                    name.append(contentsOf: scalars[(index + 2)..<close])
-                    pieces.append(.variable(String(name)))
+            case UInt8(ascii: "$") where allowVariables:
+                if let close = referenceEnd(bytes, dollar: index) {
+                    flush(upTo: index)
+                    pieces.append(.variable(bytes.string((index + 2)..<close)))
                     index = close
-                } else {
-                    literal.append(scalar)
+                    literalStart = close + 1
                 }
             default:
-                literal.append(scalar)
+                break
             }
             index += 1
         }
-        flush()
-        self.pieces = pieces
+        flush(upTo: bytes.count)
+        return pieces
     }
 
-    private static func referenceEnd(_ scalars: [Unicode.Scalar], dollar: Int) -> Int? {
-        guard dollar + 1 < scalars.count, scalars[dollar + 1] == "(" else { return nil }
+    private static func referenceEnd(_ bytes: ByteView, dollar: Int) -> Int? {
+        guard dollar + 1 < bytes.count, bytes[dollar + 1] == UInt8(ascii: "(") else { return nil }
         var index = dollar + 2
-        while index < scalars.count {
-            switch scalars[index] {
-            case ")": return index
-            case "$", "(": return nil
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: ")"): return index
+            case UInt8(ascii: "$"), UInt8(ascii: "("): return nil
             default: index += 1
             }
         }

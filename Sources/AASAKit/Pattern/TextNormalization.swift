@@ -35,10 +35,15 @@ public enum TextNormalization {
         return foldTable[scalar.value] ?? scalar
     }
 
+    /// Every scalar of `text` folded, through the UTF-8 folding the matcher uses; text without
+    /// an upper-case ASCII letter or a non-ASCII byte, the usual literal, is its own fold.
     public static func folded(_ text: String) -> String {
-        var view = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars { view.append(fold(scalar)) }
-        return String(view)
+        guard text.utf8.contains(where: { $0 >= 0x80 || ($0 &- 0x41) < 26 }) else { return text }
+        var text = text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        text.withUTF8 { appendFolded(ByteView($0), to: &bytes) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Folds UTF-8 bytes into `output` (appending).
