@@ -179,9 +179,8 @@ extension Classifier {
         /// The deciding rule `id` (from `decisions`, not -1): its entry and rule index, and
         /// whether it excludes.
         public func rule(_ id: Int32) -> (entry: Int, rule: Int, exclude: Bool) {
-            guard let document, id >= 0, Int(id) < document.rulePositions.count else { return (-1, -1, false) }
-            let (entry, rule) = document.rulePositions[Int(id)]
-            return (entry, rule, document.ruleExcludes[Int(id)])
+            guard let document, id >= 0, Int(id) < document.rules.count else { return (-1, -1, false) }
+            return document.rules[Int(id)]
         }
 
         /// The app IDs of the domain's document (empty without decisions).

@@ -230,7 +230,7 @@ public final class Classifier {
                     state.value.rulesColumn.append(UInt8(ascii: "|"))
                 }
                 state.value.appsColumn.append(contentsOf: document.appIDs[app].utf8)
-                state.value.rulesColumn.append(contentsOf: document.ruleText[Int(decisions[app])])
+                state.value.rulesColumn.append(contentsOf: fragments.ruleText(Int(decisions[app])))
             }
             format.appendField(state.value.appsColumn, to: out)
             out.append(format.delimiter)
@@ -322,8 +322,9 @@ public final class Classifier {
 /// shared document, the thread's own matcher for it, and the thread's counts for the summary.
 ///
 /// Why a class per (thread, domain): the hot path then loads one reference per URL, and the
-/// record pieces it copies are raw memory of that object (`RecordFragments`), instead of nested
-/// arrays of the shared document reached through four per-domain arrays of the classifier.
+/// record pieces it copies are raw memory this object points to (`RecordFragments`, shared
+/// with the document), instead of nested arrays of the shared document reached through four
+/// per-domain arrays of the classifier.
 /// PERF: with `Routed` carrying the slot instead of two arrays, 2 715 → 1 770 instructions a
 /// URL together with the splitter and host-table changes, of which reference counting and
 /// exclusivity checks 470 → 179 and record writing 296 → 238 (10 000-domain fleet stream, 40 000 real paths,
@@ -337,7 +338,7 @@ final class DomainSlot {
     /// `matcher.decisions`, read without going through the matcher (which retained it per
     /// record). Its memory is the matcher's, which this slot keeps alive as long as itself.
     private let matcherDecisions: DecisionBuffer?
-    /// The document's record pieces, owned by this slot (freed in `deinit`).
+    /// The document's record pieces, owned by `document`, which this slot keeps alive.
     let fragments: RecordFragments
     // PERF: a slot belongs to one thread; dynamic exclusivity checks on its counters showed in
     // the fleet profile (`swift_beginAccess`): they live in one `UnsharedCell`.
@@ -367,13 +368,9 @@ final class DomainSlot {
         self.document = document
         if case .compiled(let compiled) = document.state { matcher = DFAMatcher(compiled) } else { matcher = nil }
         matcherDecisions = matcher?.decisions
-        fragments = RecordFragments(
-            domainJSON: domain.json, appJSON: document.appJSON, ruleJSONSuffix: document.ruleJSONSuffix,
-            ruleExcludes: document.ruleExcludes)
+        fragments = document.fragments
         counters = UnsharedCell(Counters(appMatches: Array(repeating: 0, count: document.appIDs.count)))
     }
-
-    deinit { fragments.deallocate() }
 
     /// The last URL's decisions, per app.
     @inline(__always)
@@ -385,10 +382,10 @@ final class DomainSlot {
     /// Decides `url` with the reference engine, mapping its (entry, rule) pairs back to rule ids.
     func decide(reference: ReferenceMatcher, url: ByteView) throws(URLSplitError) {
         let decision = try reference.decide(url.string(0..<url.count), app: nil)
-        let positions = document.rulePositions
+        let rules = document.rules
         counters.value.referenceDecisions = decision.decisions.map { app -> Int32 in
             guard let entry = app.entry, let rule = app.rule else { return -1 }
-            return Int32(positions.firstIndex { $0.entry == entry && $0.rule == rule } ?? -1)
+            return Int32(rules.firstIndex { $0.entry == entry && $0.rule == rule } ?? -1)
         }
     }
 

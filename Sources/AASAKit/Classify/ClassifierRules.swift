@@ -26,26 +26,21 @@ public final class ClassifierRules: Sendable {
     public final class Loaded: Sendable {
         public let state: State
         public let appIDs: [String]
-        /// Each app ID as a JSON string literal.
-        let appJSON: [[UInt8]]
-        /// Per rule id: `", "entry": E, "rule": R}`.
-        let ruleJSONSuffix: [[UInt8]]
-        /// Per rule id: `E:R` (the TSV and CSV rules column).
-        let ruleText: [[UInt8]]
-        /// Per rule id: whether the rule excludes.
-        let ruleExcludes: [Bool]
-        /// Per rule id: its entry and rule index (`Classification`'s decisions).
-        let rulePositions: [(entry: Int, rule: Int)]
+        /// Per rule id: its entry and rule index (`Classification`'s decisions), and whether it
+        /// excludes.
+        let rules: [(entry: Int, rule: Int, exclude: Bool)]
+        /// The record pieces of the domain (`RecordFragments`), written once and read by every
+        /// thread's `DomainSlot`; freed with this object.
+        let fragments: RecordFragments
 
-        init(state: State, appIDs apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
+        init(state: State, domain: String, appIDs apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
             self.state = state
             self.appIDs = apps
-            appJSON = apps.map { Array(JSONWriter.escape($0).utf8) }
-            ruleJSONSuffix = rules.map { Array(", \"entry\": \($0.entry), \"rule\": \($0.rule)}".utf8) }
-            ruleText = rules.map { Array("\($0.entry):\($0.rule)".utf8) }
-            ruleExcludes = rules.map(\.exclude)
-            rulePositions = rules.map { ($0.entry, $0.rule) }
+            self.rules = rules
+            fragments = RecordFragments(domain: domain, apps: apps, rules: rules)
         }
+
+        deinit { fragments.deallocate() }
 
         var failure: String? {
             if case .failed(let reason) = state { return reason }
@@ -57,8 +52,6 @@ public final class ClassifierRules: Sendable {
     public final class Domain: Sendable {
         public let name: String
         public let file: String
-        /// `"domain"` as a JSON string literal.
-        let json: [UInt8]
         /// The domain's UTF-8 bytes, for the TSV/CSV domain column.
         let nameBytes: [UInt8]
         private let load: @Sendable () -> Loaded
@@ -71,7 +64,6 @@ public final class ClassifierRules: Sendable {
             self.name = name
             self.nameBytes = Array(name.utf8)
             self.file = file
-            self.json = Array(JSONWriter.escape(name).utf8)
             self.load = load
             self.slot = Mutex(loaded)
         }
@@ -135,21 +127,22 @@ public final class ClassifierRules: Sendable {
     ) -> Loaded {
         switch document {
         case .failure(let failure):
-            return Loaded(state: .failed(failure.description), appIDs: [], rules: [])
+            return Loaded(state: .failed(failure.description), domain: domain, appIDs: [], rules: [])
         case .success(let document):
             switch engine {
             case .reference:
                 return Loaded(
-                    state: .reference(ReferenceMatcher(document: document, domain: domain)), appIDs: document.appIDs,
-                    rules: EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
+                    state: .reference(ReferenceMatcher(document: document, domain: domain)), domain: domain,
+                    appIDs: document.appIDs, rules: EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
             case .dfa:
                 do {
                     let compiled = try CompiledDocument(document: document, domain: domain, configuration: configuration)
+                    // `compiled.appIDs` is `document.appIDs`, which the getter would build again.
                     return Loaded(
-                        state: .compiled(compiled), appIDs: document.appIDs,
+                        state: .compiled(compiled), domain: domain, appIDs: compiled.appIDs,
                         rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
                 } catch {
-                    return Loaded(state: .failed("\(file): \(error)"), appIDs: document.appIDs, rules: [])
+                    return Loaded(state: .failed("\(file): \(error)"), domain: domain, appIDs: document.appIDs, rules: [])
                 }
             }
         }
@@ -165,7 +158,7 @@ public final class ClassifierRules: Sendable {
                 apps = compiled.appIDs
                 rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) }
             }
-            let loaded = Loaded(state: domain.state, appIDs: apps, rules: rules)
+            let loaded = Loaded(state: domain.state, domain: domain.name, appIDs: apps, rules: rules)
             return Domain(name: domain.name, file: domain.file, loaded: loaded, load: { loaded })
         }
         table = DomainTable(domains: domains.map(\.name))
@@ -182,13 +175,15 @@ public final class ClassifierRules: Sendable {
                 let loaded: Loaded
                 switch (entry.kind, mapped.document(index)) {
                 case (.failed(let reason), _):
-                    loaded = Loaded(state: .failed(reason), appIDs: [], rules: [])
+                    loaded = Loaded(state: .failed(reason), domain: entry.name, appIDs: [], rules: [])
                 case (_, .success(let compiled)):
                     loaded = Loaded(
-                        state: .compiled(compiled), appIDs: compiled.appIDs,
+                        state: .compiled(compiled), domain: entry.name, appIDs: compiled.appIDs,
                         rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
                 case (_, .failure(let error)):
-                    loaded = Loaded(state: .failed("its entry in the artifact cannot be used: \(error)"), appIDs: [], rules: [])
+                    loaded = Loaded(
+                        state: .failed("its entry in the artifact cannot be used: \(error)"), domain: entry.name, appIDs: [],
+                        rules: [])
                 }
                 if let reason = loaded.failure { onLoadFailure?(entry.name, reason) }
                 return loaded

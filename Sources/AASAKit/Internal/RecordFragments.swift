@@ -1,41 +1,88 @@
 /// A domain's pre-rendered record pieces in memory it owns outright: the domain as JSON, each app
 /// ID as JSON, each rule's `", "entry": E, "rule": R}` suffix, the text of a record that decides
-/// nothing, and whether each rule excludes.
+/// nothing, each rule's `E:R` (the TSV and CSV rules column), and whether each rule excludes.
 ///
 /// Why raw memory: the classify hot path writes several of these per URL, and reading an array
 /// stored in a class retains and releases it each time (about a tenth of a URL's instructions
 /// in the fleet profile); this value holds only pointers, so copying it out of its owner is
-/// free. The owner (`DomainSlot`, one per thread and domain) calls `deallocate()` exactly once,
-/// in its `deinit`; nothing else may keep a copy past that.
+/// free. The owner (`ClassifierRules.Loaded`, one per domain) calls `deallocate()` exactly once,
+/// in its `deinit`; every copy (each thread's `DomainSlot`) keeps that owner alive as long as
+/// itself.
 ///
-/// It will not grow or change after it is made.
-struct RecordFragments {
+/// Why `@unchecked Sendable`: the memory is written only by `init` and never changes after it,
+/// so threads may read it at once; it is freed only by the owner's `deinit`, after every copy's
+/// holder has let the owner go.
+struct RecordFragments: @unchecked Sendable {
     private let bytes: UnsafeMutableBufferPointer<UInt8>
     /// Piece `i` is `bytes[offsets[i]..<offsets[i + 1]]`: piece 0 the domain, then the apps,
-    /// then the rules, then the no-match tail.
+    /// then the rules' JSON suffixes, then the no-match tail, then the rules' texts.
     private let offsets: UnsafeMutableBufferPointer<Int32>
     private let excludes: UnsafeMutableBufferPointer<Bool>
     let appCount: Int
     let ruleCount: Int
 
-    init(domainJSON: [UInt8], appJSON: [[UInt8]], ruleJSONSuffix: [[UInt8]], ruleExcludes: [Bool]) {
-        let pieces = [domainJSON] + appJSON + ruleJSONSuffix + [Self.noMatchTail(domainJSON: domainJSON, appJSON: appJSON)]
-        let total = pieces.reduce(0) { $0 + $1.count }
-        bytes = .allocate(capacity: max(total, 1))
-        offsets = .allocate(capacity: pieces.count + 1)
-        excludes = .allocate(capacity: max(ruleExcludes.count, 1))
-        var end = 0
-        offsets[0] = 0
-        for (index, piece) in pieces.enumerated() {
-            for byte in piece {
-                bytes[end] = byte
-                end += 1
-            }
-            offsets[index + 1] = Int32(end)
+    /// The pieces of `domain`'s records, its document naming `apps` and having `rules` (by rule
+    /// id).
+    init(domain: String, apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
+        var text: [UInt8] = []
+        text.reserveCapacity(64 + 48 * apps.count + 40 * rules.count)
+        var ends: [Int32] = []
+        ends.reserveCapacity(3 + apps.count + 2 * rules.count)
+        ends.append(0)
+        JSONWriter.appendEscaped(domain, to: &text)
+        ends.append(Int32(text.count))
+        for app in apps {
+            JSONWriter.appendEscaped(app, to: &text)
+            ends.append(Int32(text.count))
         }
-        for (index, exclude) in ruleExcludes.enumerated() { excludes[index] = exclude }
-        appCount = appJSON.count
-        ruleCount = ruleJSONSuffix.count
+        for rule in rules {
+            text.append(contentsOf: #", "entry": "#.utf8)
+            Self.appendDecimal(rule.entry, to: &text)
+            text.append(contentsOf: #", "rule": "#.utf8)
+            Self.appendDecimal(rule.rule, to: &text)
+            text.append(UInt8(ascii: "}"))
+            ends.append(Int32(text.count))
+        }
+        // The no-match tail: `, "domain": D, "apps": [], "decisions": [{"app": A, "decision": "no_match"}, …]`.
+        text.append(contentsOf: #", "domain": "#.utf8)
+        JSONWriter.appendEscaped(domain, to: &text)
+        text.append(contentsOf: #", "apps": [], "decisions": ["#.utf8)
+        for (index, app) in apps.enumerated() {
+            if index > 0 { text.append(contentsOf: ", ".utf8) }
+            text.append(contentsOf: #"{"app": "#.utf8)
+            JSONWriter.appendEscaped(app, to: &text)
+            text.append(contentsOf: #", "decision": "no_match"}"#.utf8)
+        }
+        text.append(UInt8(ascii: "]"))
+        ends.append(Int32(text.count))
+        for rule in rules {
+            Self.appendDecimal(rule.entry, to: &text)
+            text.append(UInt8(ascii: ":"))
+            Self.appendDecimal(rule.rule, to: &text)
+            ends.append(Int32(text.count))
+        }
+        bytes = .allocate(capacity: max(text.count, 1))
+        _ = bytes.initialize(from: text)
+        offsets = .allocate(capacity: ends.count)
+        _ = offsets.initialize(from: ends)
+        excludes = .allocate(capacity: max(rules.count, 1))
+        for (index, rule) in rules.enumerated() { excludes[index] = rule.exclude }
+        appCount = apps.count
+        ruleCount = rules.count
+    }
+
+    /// Appends `value` in decimal, as `"\(value)"` writes it.
+    private static func appendDecimal(_ value: Int, to text: inout [UInt8]) {
+        guard value >= 10 else {
+            if value >= 0 { text.append(UInt8(ascii: "0") + UInt8(value)) } else { text.append(contentsOf: String(value).utf8) }
+            return
+        }
+        var divisor = 1
+        while value / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            divisor /= 10
+        }
     }
 
     func deallocate() {
@@ -46,7 +93,7 @@ struct RecordFragments {
 
     @inline(__always)
     private func piece(_ index: Int) -> UnsafeBufferPointer<UInt8> {
-        // SAFETY: the accessors pass `index` up to `1 + appCount + ruleCount` (their `assert`s
+        // SAFETY: the accessors pass `index` up to `1 + appCount + 2 × ruleCount` (their `assert`s
         // check it in test builds), and every offset lies within `bytes`.
         let start = Int(offsets[index])
         let end = Int(offsets[index + 1])
@@ -74,13 +121,11 @@ struct RecordFragments {
     @inline(__always)
     var noMatchTail: UnsafeBufferPointer<UInt8> { piece(1 + appCount + ruleCount) }
 
-    private static func noMatchTail(domainJSON: [UInt8], appJSON: [[UInt8]]) -> [UInt8] {
-        var tail = Array(#", "domain": "#.utf8) + domainJSON + Array(#", "apps": [], "decisions": ["#.utf8)
-        for (index, app) in appJSON.enumerated() {
-            if index > 0 { tail += Array(", ".utf8) }
-            tail += Array(#"{"app": "#.utf8) + app + Array(#", "decision": "no_match"}"#.utf8)
-        }
-        return tail + [UInt8(ascii: "]")]
+    /// The rule's `E:R`, its entry and rule index (the TSV and CSV rules column).
+    @inline(__always)
+    func ruleText(_ rule: Int) -> UnsafeBufferPointer<UInt8> {
+        assert(rule >= 0 && rule < ruleCount)
+        return piece(2 + appCount + ruleCount + rule)
     }
 
     /// Whether the deciding rule `rule` (a rule id, or -1 for none) opens its app.

@@ -81,7 +81,7 @@ public final class CompiledDocument: Sendable {
     /// Builds the matcher's automata from NFAs already compiled (the analyses have them).
     init(nfas: DocumentNFAs, appIDs: [String], domain: String, configuration: Configuration) throws(AutomatonError) {
         self.domain = domain
-        self.domainBytes = domain.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }
+        self.domainBytes = Self.lowercasedBytes(domain)
         self.appIDs = appIDs
         let infos = nfas.rules.map { rule in
             let queryKind: QueryKind
@@ -103,6 +103,10 @@ public final class CompiledDocument: Sendable {
         var queryText: [LazyDFA?] = []
         var fragment: [LazyDFA?] = []
         var groups: [[ExactString: QueryGroup]] = []
+        path.reserveCapacity(TextMode.all.count)
+        queryText.reserveCapacity(TextMode.all.count)
+        fragment.reserveCapacity(TextMode.all.count)
+        groups.reserveCapacity(TextMode.all.count)
         for mode in TextMode.all {
             path.append(try lazy(nfas.path[mode.index]))
             queryText.append(try lazy(nfas.queryText[mode.index]))
@@ -136,7 +140,7 @@ public final class CompiledDocument: Sendable {
         queryText: [LazyDFA?], fragment: [LazyDFA?], queryGroups: [[ExactString: QueryGroup]], predicateCount: Int
     ) {
         self.domain = domain
-        self.domainBytes = domain.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }
+        self.domainBytes = Self.lowercasedBytes(domain)
         self.appIDs = appIDs
         self.rules = rules
         self.path = path
@@ -150,6 +154,13 @@ public final class CompiledDocument: Sendable {
         self.splitCandidates = nil
         self.splitMinimum = -1
         self.pathPlan = Planner.path(path, modes: pathModes, rules: rules, appCount: appIDs.count)
+    }
+
+    /// `domain`'s UTF-8 bytes, ASCII-lowercased.
+    static func lowercasedBytes(_ domain: String) -> [UInt8] {
+        var bytes = Array(domain.utf8)
+        for index in bytes.indices where bytes[index] >= 0x41 && bytes[index] <= 0x5A { bytes[index] |= 0x20 }
+        return bytes
     }
 
     /// The document's plan: each automaton's choice (made when it was built), each path mode's
@@ -171,6 +182,15 @@ public final class CompiledDocument: Sendable {
         let all = (path + queryText + fragment).compactMap { $0 } + queryGroups.flatMap { $0.values.map(\.dfa) }
         return all.reduce(0) { $0 + $1.memoryUsage } + pathSplits.reduce(0) { $0 + ($1?.memoryUsage ?? 0) }
             + (pathPlan.decisionRows?.memoryUsage ?? 0)
+    }
+
+    /// The first automaton of the document, if it has one (every one has its configuration).
+    var anyAutomaton: LazyDFA? {
+        for case let dfa? in path { return dfa }
+        for case let dfa? in queryText { return dfa }
+        for case let dfa? in fragment { return dfa }
+        for groups in queryGroups { if let group = groups.values.first { return group.dfa } }
+        return nil
     }
 
     /// Path patterns matched as prefix and suffix (`SuffixSplit`), over all modes.

@@ -83,21 +83,24 @@ public final class DFAMatcher: DecisionEngine {
 
     public init(_ compiled: CompiledDocument) {
         self.compiled = compiled
-        pathCaches = compiled.path.map { $0?.makeCache() }
-        queryCaches = compiled.queryText.map { $0?.makeCache() }
-        fragmentCaches = compiled.fragment.map { $0?.makeCache() }
-        groupCaches = compiled.queryGroups.map { $0.mapValues { $0.dfa.makeCache() } }
         // Every automaton of a document is compiled under one configuration.
-        let caches = (pathCaches + queryCaches + fragmentCaches).compactMap { $0 } + groupCaches.flatMap(\.values)
-        meter = WorkMeter(limit: caches.first?.dfa.configuration.maxURLWork ?? Configuration.Automata().maxURLWork)
-        for cache in caches { cache.share(meter: meter) }
+        let meter = WorkMeter(limit: compiled.anyAutomaton?.configuration.maxURLWork ?? Configuration.Automata().maxURLWork)
+        self.meter = meter
+        pathCaches = compiled.path.map { $0?.makeCache(sharing: meter) }
+        queryCaches = compiled.queryText.map { $0?.makeCache(sharing: meter) }
+        fragmentCaches = compiled.fragment.map { $0?.makeCache(sharing: meter) }
+        // Most documents have no query item automaton: their empty dictionaries are not copied.
+        groupCaches = compiled.queryGroups.map { $0.isEmpty ? [:] : $0.mapValues { $0.dfa.makeCache(sharing: meter) } }
         decisions = DecisionBuffer(count: compiled.appIDs.count)
         rules = compiled.rules
         domainBytes = compiled.domainBytes
-        let plain = !domainBytes.isEmpty && domainBytes.allSatisfy { byte in
-            byte > 0x20 && byte < 0x7F && !"#/:?@[\\".utf8.contains(byte)
+        if !domainBytes.isEmpty && domainBytes.allSatisfy(Self.isPlainHostByte) {
+            var prefix = Array("https://".utf8)
+            prefix.append(contentsOf: domainBytes)
+            plainPrefix = prefix
+        } else {
+            plainPrefix = []
         }
-        plainPrefix = plain ? Array("https://".utf8) + domainBytes : []
         // The path strategy is the plan's (`Planner.path`).
         let pathPlan = compiled.pathPlan
         let pathCaches = self.pathCaches
@@ -123,10 +126,28 @@ public final class DFAMatcher: DecisionEngine {
         state.value.queryItems.reserve(predicates: compiled.predicateCount)
     }
 
+    /// Whether `byte` may be in a domain that `plainPrefix` shortcuts: printable ASCII but
+    /// none of `#`, `/`, `:`, `?`, `@`, `[`, `\`.
+    private static func isPlainHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "#"), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "?"), UInt8(ascii: "@"),
+            UInt8(ascii: "["), UInt8(ascii: "\\"):
+            return false
+        default:
+            return byte > 0x20 && byte < 0x7F
+        }
+    }
+
+    /// Every cache of this matcher.
+    private var caches: [LazyDFA.Cache] {
+        var caches = (pathCaches + queryCaches + fragmentCaches).compactMap { $0 }
+        for group in groupCaches { caches.append(contentsOf: group.values) }
+        return caches
+    }
+
     /// Cache statistics summed over every automaton of this matcher.
     public var cacheStatistics: (statesBuilt: Int, clears: Int, fallbacks: Int, memory: Int) {
-        let caches = (pathCaches + queryCaches + fragmentCaches).compactMap { $0 } + groupCaches.flatMap { $0.values }
-        return caches.reduce((0, 0, 0, 0)) {
+        caches.reduce((0, 0, 0, 0)) {
             ($0.0 + $1.statesBuilt, $0.1 + $1.clearCount, $0.2 + $1.fallbackCount, $0.3 + $1.memoryUsage)
         }
     }
@@ -210,9 +231,7 @@ public final class DFAMatcher: DecisionEngine {
     /// document's `maxURLWork` (a service may grant one caller more than another).
     public func limitWork(to limit: Int) {
         meter = WorkMeter(limit: limit)
-        for cache in (pathCaches + queryCaches + fragmentCaches).compactMap({ $0 }) + groupCaches.flatMap(\.values) {
-            cache.share(meter: meter)
-        }
+        for cache in caches { cache.share(meter: meter) }
     }
 
     @inline(__always)

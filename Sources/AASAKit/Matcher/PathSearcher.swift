@@ -38,6 +38,8 @@ struct SoloPathSearcher: PathSearcher {
     let rowWidth: Int
     let compiledRows: [Int32]
     let groupTags: [Int32]
+    /// `endings` without a split: never read, made once.
+    private static let noEndings = SuffixEndings(segments: [], others: [])
     /// Rows computed on first sight when the plan has none.
     var firstSight = FirstSightRows()
     /// The tag set of the last path searched (an index into `cache.tagSets`).
@@ -49,7 +51,7 @@ struct SoloPathSearcher: PathSearcher {
         self.cache = cache
         self.mode = mode
         self.split = split
-        endings = split?.endings ?? SuffixEndings(segments: [], others: [])
+        endings = split?.endings ?? Self.noEndings
         layout = plan.layout
         apps = plan.apps
         self.rules = rules

@@ -35,14 +35,20 @@ struct RuleApps: Sendable {
     static let needsMoreBit: UInt64 = 1 << 63
 
     init(rules: [CompiledDocument.RuleInfo], appCount: Int) {
-        decidesOnPath = rules.map(Self.decidesOnPath)
-        if appCount <= 63 {
-            masks = zip(rules, decidesOnPath).map { rule, decides in
-                rule.apps.reduce(decides ? 0 : Self.needsMoreBit) { $0 | 1 << UInt64($1) }
-            }
-        } else {
-            masks = []
+        var decidesOnPath: [Bool] = []
+        var masks: [UInt64] = []
+        decidesOnPath.reserveCapacity(rules.count)
+        if appCount <= 63 { masks.reserveCapacity(rules.count) }
+        for rule in rules {
+            let decides = Self.decidesOnPath(rule)
+            decidesOnPath.append(decides)
+            guard appCount <= 63 else { continue }
+            var mask = decides ? 0 : Self.needsMoreBit
+            for app in rule.apps { mask |= 1 << UInt64(app) }
+            masks.append(mask)
         }
+        self.decidesOnPath = decidesOnPath
+        self.masks = masks
     }
 
     /// Whether `rule`'s query and fragment are `*`.

@@ -16,7 +16,7 @@ final class StateScratch {
     init(stateCount: Int) {
         dense = ScratchBuffer(capacity: max(1, stateCount))
         sparse = ScratchBuffer(capacity: max(1, stateCount))
-        for _ in 0..<stateCount { sparse.append(0) }
+        sparse.append(repeating: 0, count: stateCount)
     }
 
     /// Forgets every visited position.

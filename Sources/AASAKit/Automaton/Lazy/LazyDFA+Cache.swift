@@ -31,7 +31,10 @@ extension LazyDFA {
             /// power of 2.
             var slots: [Int32] = []
             var tagSets: [TagSet] = []
+            /// The index of each tag set past `LazyDFA.Cache.scannedTagSets` of them, filled
+            /// on first need: `tagSets[..<indexedTagSets]` are in it.
             var tagSetIndex: [[Int32]: Int32] = [:]
+            var indexedTagSets = 0
             var startState: Int32 = TransitionTable.unknown
             /// With a prebuilt table: the index in `tagSets` of each of its tag sets.
             var prebuiltTagSets: [Int32] = []
@@ -76,12 +79,16 @@ extension LazyDFA {
         /// Searches finished by NFA simulation.
         public var fallbackCount: Int { store.value.fallbackCount }
 
-        init(dfa: LazyDFA) {
+        /// A cache charging its searches to `meter` when given (`share(meter:)`), else to its
+        /// own.
+        init(dfa: LazyDFA, meter: WorkMeter? = nil) {
             self.dfa = dfa
             self.table = TransitionTable(classes: dfa.classes)
             self.determinizer = Determinizer(nfa: dfa.nfa)
             self.scratch = StateScratch(stateCount: dfa.nfa.stateCount)
-            self.store = UnsharedCell(Store(meter: WorkMeter(limit: dfa.configuration.maxURLWork)))
+            var store = Store(meter: meter ?? WorkMeter(limit: dfa.configuration.maxURLWork))
+            store.ownsMeter = meter == nil
+            self.store = UnsharedCell(store)
             reset()
         }
 
@@ -106,17 +113,20 @@ extension LazyDFA {
                 for index in store.value.slots.indices { store.value.slots[index] = 0 }
             }
             store.value.tagSets.removeAll(keepingCapacity: true)
-            store.value.tagSetIndex.removeAll(keepingCapacity: true)
+            if !store.value.tagSetIndex.isEmpty { store.value.tagSetIndex.removeAll(keepingCapacity: true) }
+            store.value.indexedTagSets = 0
             store.value.memoryUsage = 0
             store.value.startState = TransitionTable.unknown
             store.value.startWeight = 0
             if !store.value.heavyTargets.isEmpty { store.value.heavyTargets.removeAll(keepingCapacity: true) }
             // The dead state: no positions, no tags (tag set 0 is the empty set); it loops to itself.
-            let empty = internTags([])
+            let empty = TagSet.empty
+            store.value.tagSets.append(empty)
+            store.value.memoryUsage += empty.memoryUsage
             let dead = [UInt64]().withView { none in
-                insert(positions: none, tagSet: empty, hash: Self.hash(of: none, tagSet: empty), tagCount: 0)
+                insert(positions: none, tagSet: 0, hash: Self.hash(of: none, tagSet: 0), tagCount: 0)
             }
-            for cls in 0..<table.stride { table.set(dead, class: cls, to: TransitionTable.dead) }
+            table.fillRow(dead, with: TransitionTable.dead)
             // PERF: a 10 000-rule table has tens of thousands of tag sets; interning them
             // made every new matcher cost milliseconds (aasa-bench unseen URLs). Eager tables
             // start with the empty set, so theirs are used as they are.
@@ -144,32 +154,66 @@ extension LazyDFA {
 
         /// The index of the tag set `tags` (sorted, unique), interning it if new.
         func internTags(_ tags: [Int32]) -> Int32 {
-            if let known = lookupTags(tags) { return known }
+            lookupTags(tags) ?? appendTags(tags)
+        }
+
+        /// `internTags` for the scratch's tags: an array is made only for a new set.
+        func internTags(_ tags: ScratchBuffer<Int32>) -> Int32 {
+            lookupTags(tags) ?? appendTags(tags.array)
+        }
+
+        private func appendTags(_ tags: [Int32]) -> Int32 {
             let index = Int32(store.value.tagSets.count)
             let set = TagSet(sorted: tags)
             store.value.tagSets.append(set)
-            store.value.tagSetIndex[tags] = index
             store.value.memoryUsage += set.memoryUsage
             return index
         }
 
-        /// `lookupTags` and `internTags` for the scratch's tags: an array is made only for a
-        /// non-empty set (an accepting state).
+        /// `lookupTags` for the scratch's tags: an array is made only to look a set up in
+        /// `tagSetIndex`.
         @inline(__always)
         func lookupTags(_ tags: ScratchBuffer<Int32>) -> Int32? {
             if tags.isEmpty, !store.value.tagSets.isEmpty { return 0 }
-            return store.value.tagSetIndex[tags.array]
+            if store.value.tagSets.count <= Self.scannedTagSets { return tags.withView { scanTags($0) } }
+            return indexedTags(tags.array)
         }
 
-        func internTags(_ tags: ScratchBuffer<Int32>) -> Int32 {
-            if tags.isEmpty, !store.value.tagSets.isEmpty { return 0 }
-            return internTags(tags.array)
-        }
-
+        /// The index of the tag set `tags` (sorted, unique), if interned.
         @inline(__always)
         func lookupTags(_ tags: [Int32]) -> Int32? {
             // The empty set is interned first, at index 0; most states accept nothing.
             if tags.isEmpty, !store.value.tagSets.isEmpty { return 0 }
+            if store.value.tagSets.count <= Self.scannedTagSets { return tags.withView { scanTags($0) } }
+            return indexedTags(tags)
+        }
+
+        /// Up to this many tag sets, a set is looked up by comparing it with each: a cache
+        /// usually holds a handful (one per distinct accepting state).
+        // PERF: hashing the first accepting state's tags into a new `tagSetIndex` cost about
+        // 3 000 instructions; first use of a real document XXX.
+        static let scannedTagSets = 16
+
+        private func scanTags(_ tags: BufferView<Int32>) -> Int32? {
+            for index in store.value.tagSets.indices {
+                let found = store.value.tagSets[index].sorted.withView { known in
+                    guard known.count == tags.count else { return false }
+                    for position in 0..<known.count where known[position] != tags[position] { return false }
+                    return true
+                }
+                if found { return Int32(index) }
+            }
+            return nil
+        }
+
+        /// `tags`' index from `tagSetIndex`, which first takes in the sets added since it was
+        /// last read.
+        private func indexedTags(_ tags: [Int32]) -> Int32? {
+            while store.value.indexedTagSets < store.value.tagSets.count {
+                let index = store.value.indexedTagSets
+                store.value.tagSetIndex[store.value.tagSets[index].sorted] = Int32(index)
+                store.value.indexedTagSets += 1
+            }
             return store.value.tagSetIndex[tags]
         }
 

@@ -73,6 +73,12 @@ public final class LazyDFA: Sendable {
         Cache(dfa: self)
     }
 
+    /// A cache charging its searches to `meter`, which its owner begins once per URL
+    /// (`Cache.share(meter:)`).
+    func makeCache(sharing meter: WorkMeter) -> Cache {
+        Cache(dfa: self, meter: meter)
+    }
+
     /// Heap bytes of the immutable part.
     public var memoryUsage: Int { nfa.memoryUsage + 256 + classes.count + (prebuilt?.memoryUsage ?? 0) }
 }

@@ -56,6 +56,12 @@ final class TransitionTable {
         cells[Int(state) + cls] = next
     }
 
+    /// Sets every transition of `state` to `next`.
+    func fillRow(_ state: Int32, with next: Int32) {
+        precondition(state >= 0 && Int(state) + rowWidth <= count, "row out of the table")
+        for cls in 0..<stride { cells[Int(state) + cls] = next }
+    }
+
     func get(_ state: Int32, class cls: Int) -> Int32 {
         precondition(state >= 0 && Int(state) + rowWidth <= count && cls >= 0 && cls < stride, "transition out of the table")
         return cells[Int(state) + cls]
