@@ -65,19 +65,19 @@ public struct EffectiveRule: Sendable {
         let mode = TextMode(caseSensitive: resolved { $0.caseSensitive } ?? true, percentEncoded: resolved { $0.percentEncoded } ?? true)
         self.mode = mode
         func parse(_ text: String) -> Pattern {
-            Pattern(parsing: text).normalized(for: mode)
+            text == "*" ? .universal : Pattern(parsing: text).normalized(for: mode)
         }
         if rule.isLegacyPath {
             // Legacy `paths` take only the flags from the chain (SPEC 10).
             exclude = rule.keys.exclude ?? false
             path = PathNormalization.alternatives(of: parse(rule.keys.path ?? "*"))
             query = .universal
-            fragment = Pattern(pieces: [.anyMany])
+            fragment = .universal
         } else {
             exclude = resolved { $0.exclude } ?? false
             path = PathNormalization.alternatives(of: parse(resolved { $0.path } ?? "*"))
             fragment = parse(resolved { $0.fragment } ?? "*")
-            switch resolved { $0.query } ?? .text("*") {
+            switch resolved({ $0.query }) ?? .text("*") {
             case .voided:
                 query = .universal
             case .text(let text):
