@@ -68,12 +68,15 @@ public enum PathNormalization {
         }
     }
 
-    /// `text` without its trailing run of `/`; `nil` when it has none.
+    /// `text` without its trailing run of `/` (what `trimmedPathLength` keeps of a URL path);
+    /// `nil` when it has none.
     static func droppingTrailingSlashes(_ text: String) -> String? {
         guard text.utf8.last == UInt8(ascii: "/") else { return nil }
-        var trimmed = text.utf8.dropLast()
-        while trimmed.last == UInt8(ascii: "/") { trimmed = trimmed.dropLast() }
-        return String(Substring(trimmed))
+        var text = text
+        return text.withUTF8 { buffer in
+            let bytes = ByteView(buffer)
+            return bytes.string(0..<trimmedPathLength(bytes))
+        }
     }
 
     /// Joins adjacent literals and drops empty ones, so the leading and trailing literal runs are
