@@ -64,20 +64,22 @@ public struct EffectiveRule: Sendable {
         self.apps = apps
         let mode = TextMode(caseSensitive: resolved { $0.caseSensitive } ?? true, percentEncoded: resolved { $0.percentEncoded } ?? true)
         self.mode = mode
+        // PERF: `*` (every key a rule leaves out) shares one parsed pattern: first use of a real
+        // document 241 677 -> 238 979 instructions (compile brief's callgrind command).
         func parse(_ text: String) -> Pattern {
-            Pattern(parsing: text).normalized(for: mode)
+            text == "*" ? .universal : Pattern(parsing: text).normalized(for: mode)
         }
         if rule.isLegacyPath {
             // Legacy `paths` take only the flags from the chain (SPEC 10).
             exclude = rule.keys.exclude ?? false
             path = PathNormalization.alternatives(of: parse(rule.keys.path ?? "*"))
             query = .universal
-            fragment = Pattern(pieces: [.anyMany])
+            fragment = .universal
         } else {
             exclude = resolved { $0.exclude } ?? false
             path = PathNormalization.alternatives(of: parse(resolved { $0.path } ?? "*"))
             fragment = parse(resolved { $0.fragment } ?? "*")
-            switch resolved { $0.query } ?? .text("*") {
+            switch resolved({ $0.query }) ?? .text("*") {
             case .voided:
                 query = .universal
             case .text(let text):

@@ -14,15 +14,15 @@ public enum PathNormalization {
     /// Character but still starts with the scalar `/`.
     public static func alternatives(of pattern: Pattern) -> [Pattern] {
         var pieces = merged(pattern.pieces)
-        // Leading run of "/": exactly one.
+        // Leading run of "/": exactly one. Pieces are only written when a rule changes them, so
+        // a pattern already in shape shares its array.
         if case .literal(let text)? = pieces.first {
-            pieces[0] = .literal(withOneLeadingSlash(text))
+            if let changed = withOneLeadingSlash(text) { pieces[0] = .literal(changed) }
         } else {
             pieces.insert(.literal("/"), at: 0)
         }
         // Trailing run of "/": none.
-        if case .literal(let text)? = pieces.last {
-            let trimmed = droppingTrailingSlashes(text)
+        if case .literal(let text)? = pieces.last, let trimmed = droppingTrailingSlashes(text) {
             if trimmed.isEmpty {
                 pieces.removeLast()
             } else {
@@ -34,7 +34,7 @@ public enum PathNormalization {
         else { return [Pattern(pieces: pieces)] }
         // `…/*` without its last segment: the literal loses its `/`, then its trailing run of `/`.
         var shorter = Array(pieces.dropLast(2))
-        let trimmed = droppingTrailingSlashes(text)
+        let trimmed = droppingTrailingSlashes(text) ?? text
         if !trimmed.isEmpty { shorter.append(.literal(trimmed)) }
         return [Pattern(pieces: pieces), Pattern(pieces: shorter)]
     }
@@ -54,8 +54,8 @@ public enum PathNormalization {
         return end
     }
 
-    /// `text` with its leading run of `/` made exactly one `/`.
-    static func withOneLeadingSlash(_ text: String) -> String {
+    /// `text` with its leading run of `/` made exactly one `/`; `nil` when it already is.
+    static func withOneLeadingSlash(_ text: String) -> String? {
         var slashes = 0
         for byte in text.utf8 {
             guard byte == UInt8(ascii: "/") else { break }
@@ -63,19 +63,20 @@ public enum PathNormalization {
         }
         switch slashes {
         case 0: return "/" + text
-        case 1: return text
+        case 1: return nil
         default: return String(Substring(text.utf8.dropFirst(slashes - 1)))
         }
     }
 
-    /// `text` without its trailing run of `/`.
-    static func droppingTrailingSlashes(_ text: String) -> String {
-        var slashes = 0
-        for byte in text.utf8.reversed() {
-            guard byte == UInt8(ascii: "/") else { break }
-            slashes += 1
+    /// `text` without its trailing run of `/` (what `trimmedPathLength` keeps of a URL path);
+    /// `nil` when it has none.
+    static func droppingTrailingSlashes(_ text: String) -> String? {
+        guard text.utf8.last == UInt8(ascii: "/") else { return nil }
+        var text = text
+        return text.withUTF8 { buffer in
+            let bytes = ByteView(buffer)
+            return bytes.string(0..<trimmedPathLength(bytes))
         }
-        return slashes == 0 ? text : String(Substring(text.utf8.dropLast(slashes)))
     }
 
     /// Joins adjacent literals and drops empty ones, so the leading and trailing literal runs are

@@ -29,6 +29,9 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
 
     public var pieces: [Piece]
 
+    /// `*`, the pattern a missing key stands for (SPEC 10), shared rather than parsed each time.
+    public static let universal = Pattern(pieces: [.anyMany])
+
     public init(pieces: [Piece]) {
         self.pieces = pieces
     }
@@ -50,7 +53,13 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
     /// byte never occurs inside a multi-byte scalar, so cutting the bytes at them cuts between
     /// the same scalars a scalar-wise scan would, and each literal is one slice of the input.
     private static func pieces(of bytes: ByteView, allowVariables: Bool) -> [Piece] {
+        // Each special byte ends at most one literal and adds at most one piece.
+        var specials = 0
+        for byte in bytes where byte == UInt8(ascii: "*") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "$") {
+            specials += 1
+        }
         var pieces: [Piece] = []
+        pieces.reserveCapacity(2 * specials + 1)
         var literalStart = 0
         func flush(upTo end: Int) {
             if literalStart < end { pieces.append(.literal(bytes.string(literalStart..<end))) }

@@ -100,9 +100,8 @@ final class PatternParsingTests: XCTestCase {
     }
 
     func test_alternatives_trailingSegmentStarAlsoMatchesWithoutIt() {
-        for text in ["/buy/*", "buy/*", "///buy/**", "/buy//*", "/buy/*/"] {
-            XCTAssertEqual(
-                PathNormalization.alternatives(of: Pattern(parsing: text)).map(\.description), ["/buy/*", "/buy"], text)
+        for (text, first) in [("/buy/*", "/buy/*"), ("buy/*", "/buy/*"), ("///buy/**", "/buy/*"), ("/buy//*", "/buy//*"), ("/buy/*/", "/buy/*")] {
+            XCTAssertEqual(PathNormalization.alternatives(of: Pattern(parsing: text)).map(\.description), [first, "/buy"], text)
         }
         XCTAssertEqual(PathNormalization.alternatives(of: Pattern(parsing: "/a/*/*")).map(\.description), ["/a/*/*", "/a/*"])
         XCTAssertEqual(PathNormalization.alternatives(of: Pattern(parsing: "//")).map(\.description), [""])
