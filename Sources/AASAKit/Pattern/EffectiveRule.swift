@@ -64,10 +64,8 @@ public struct EffectiveRule: Sendable {
         self.apps = apps
         let mode = TextMode(caseSensitive: resolved { $0.caseSensitive } ?? true, percentEncoded: resolved { $0.percentEncoded } ?? true)
         self.mode = mode
-        // PERF: `*` (every key a rule leaves out) shares one parsed pattern: first use of a real
-        // document 241 677 -> 238 979 instructions (compile brief's callgrind command).
         func parse(_ text: String) -> Pattern {
-            text == "*" ? .universal : Pattern(parsing: text).normalized(for: mode)
+            Pattern(parsing: text).normalized(for: mode)
         }
         if rule.isLegacyPath {
             // Legacy `paths` take only the flags from the chain (SPEC 10).

@@ -29,7 +29,7 @@ public struct Pattern: Sendable, Hashable, CustomStringConvertible {
 
     public var pieces: [Piece]
 
-    /// `*`, the pattern a missing key stands for (SPEC 10), shared rather than parsed each time.
+    /// `*`, the pattern a missing key stands for (SPEC 10).
     public static let universal = Pattern(pieces: [.anyMany])
 
     public init(pieces: [Piece]) {
