@@ -175,7 +175,8 @@ struct DocumentDecoder {
         if let appIDs = object["appIDs"] {
             apps += stringArray(appIDs, at: path / "appIDs")
         }
-        apps = Self.firstOccurrences(apps)
+        var unique = Set<ExactString>()
+        apps = apps.filter { unique.insert(ExactString($0)).inserted }
 
         let defaults = object["defaults"].map { decodeDefaults($0, at: path / "defaults") } ?? RuleKeys()
 
@@ -376,19 +377,6 @@ struct DocumentDecoder {
             }
         }
         return strings
-    }
-
-    /// `strings` without exact repeats, each first occurrence kept in order. An entry names
-    /// one app or a few, where a scan costs less than building a set.
-    static func firstOccurrences(_ strings: [String]) -> [String] {
-        guard strings.count > 1 else { return strings }
-        guard strings.count > 8 else {
-            var kept: [String] = []
-            for string in strings where !kept.contains(where: { $0.isExactly(string) }) { kept.append(string) }
-            return kept
-        }
-        var unique = Set<ExactString>()
-        return strings.filter { unique.insert(ExactString($0)).inserted }
     }
 
     mutating func reportUnknownKeys(_ object: JSONObject, known: [String], at path: @autoclosure () -> JSONPath) {

@@ -92,8 +92,8 @@ final class AASADocumentDecodingTests: XCTestCase {
         XCTAssertEqual(document?.entries.first?.appIDs, ["T.a", "T.b"])
     }
 
-    /// Repeats go whether the entry names a few apps (scanned) or many (hashed), compared
-    /// scalar by scalar: "é" precomposed and decomposed are two apps.
+    /// Repeats go however many apps the entry names, compared scalar by scalar: "é"
+    /// precomposed and decomposed are two apps.
     func test_appIDs_repeatsDroppedExactly_fewAndMany() {
         for count in [3, 5, 9, 40] {
             var apps = (0..<count).map { "T.app\($0 % (count / 2 + 1))" }
