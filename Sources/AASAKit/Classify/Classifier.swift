@@ -230,7 +230,9 @@ public final class Classifier {
                     state.value.rulesColumn.append(UInt8(ascii: "|"))
                 }
                 state.value.appsColumn.append(contentsOf: document.appIDs[app].utf8)
-                state.value.rulesColumn.append(contentsOf: fragments.ruleText(Int(decisions[app])))
+                // Through `document`, not `fragments` (the same pieces): the NDJSON branch
+                // then loads only the fields it reads, after the switch (quick fleet, warm).
+                state.value.rulesColumn.append(contentsOf: document.fragments.ruleText(Int(decisions[app])))
             }
             format.appendField(state.value.appsColumn, to: out)
             out.append(format.delimiter)

@@ -42,7 +42,9 @@ public struct AASADocument: Sendable {
     ///
     /// PERF: a document names a handful of apps, so the first `linearScanLimit` are checked for
     /// repeats by comparing with those kept, and a set is built only past them: hashing each app
-    /// into a new set cost about 2 200 instructions a call (first use of a real document, XXX).
+    /// into a new set cost about 2 200 instructions a call, comparing 630 (first use of a real
+    /// document: `aasa classify --rules` over the 250 real documents, one URL each, callgrind,
+    /// minus an empty input).
     public var appIDs: [String] {
         var ordered: [String] = []
         var seen = Set<ExactString>()

@@ -36,4 +36,26 @@ final class MatcherPrefixTests: XCTestCase {
             }
         }
     }
+
+    /// A domain holding a byte that changes how the authority is read (`#`, `/`, `:`, `?`, `@`,
+    /// `[`, `\`, a space, a control or non-ASCII byte) gets no shortcut: its URLs are split and
+    /// decided, or refused, exactly as the reference does.
+    func test_prefixShortcut_isOffForDomainsWithAuthorityBytes() throws {
+        let parsed = try AASADocument(bytes: Array(document.utf8))
+        let domains = [
+            "ex#ample.com", "ex/ample.com", "ex:ample.com", "ex?ample.com", "user@example.com", "[::1]", "ex\\ample.com",
+            "ex ample.com", "ex\u{7F}ample.com", "ex\u{1}ample.com", "exämple.com", "example.com",
+        ]
+        func outcome(_ decide: () throws -> URLDecision) -> String {
+            do { return "\(try decide())" } catch { return "error \(error)" }
+        }
+        for domain in domains {
+            let matcher = DFAMatcher(try CompiledDocument(document: parsed, domain: domain))
+            let reference = ReferenceMatcher(document: parsed, domain: domain)
+            for url in ["https://\(domain)", "https://\(domain)/a/b", "https://\(domain)?q=1", "https://\(domain)#x"] {
+                XCTAssertEqual(
+                    outcome { try matcher.decide(url, app: nil) }, outcome { try reference.decide(url, app: nil) }, "\(domain) \(url)")
+            }
+        }
+    }
 }

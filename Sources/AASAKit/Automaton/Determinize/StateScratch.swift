@@ -1,10 +1,11 @@
 /// The lazy DFA cache's scratch space for building states (see `Determinizer+Scratch`).
 final class StateScratch {
-    let seeds = ScratchBuffer<UInt64>()
-    let stack = ScratchBuffer<UInt64>()
+    // Sized for the states of real documents (a handful of positions); they grow when needed.
+    let seeds = ScratchBuffer<UInt64>(capacity: 16)
+    let stack = ScratchBuffer<UInt64>(capacity: 16)
     /// `closeSeeds`' result: the subset's sorted positions and tags.
-    let positions = ScratchBuffer<UInt64>()
-    let tags = ScratchBuffer<Int32>()
+    let positions = ScratchBuffer<UInt64>(capacity: 16)
+    let tags = ScratchBuffer<Int32>(capacity: 16)
     /// Positions the last `closeSeeds` visited (byte-consuming or not): its cost.
     var visits = 0
     /// Visited positions outside variables (continuation none), by NFA state: a sparse set.

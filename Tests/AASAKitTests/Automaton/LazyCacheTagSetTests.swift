@@ -1,0 +1,33 @@
+@testable import AASAKit
+import XCTest
+import _AASATestSupport
+
+/// A lazy DFA cache finds a tag set it has interned whether it holds few of them (compared one
+/// by one) or many (`LazyDFA.Cache.scannedTagSets`, then through `tagSetIndex`).
+final class LazyCacheTagSetTests: XCTestCase {
+    func test_tagSets_areInternedOnce_andFoundAgain_pastTheScanLimit() throws {
+        // `/x7` is accepted by rule 7 and by the `/x7*` of rule 47 (and `/x1*` by `/x10`…):
+        // forty texts, many distinct accepting sets.
+        let rules = (0..<40).map { #"{"/": "/x\#($0)"}"# } + (0..<40).map { #"{"/": "/x\#($0)*"}"# }
+        let text = #"{"applinks": {"details": [{"appIDs": ["T.a"], "components": ["# + rules.joined(separator: ",") + "]}]}}"
+        let compiled = try CompiledDocument(
+            document: AASADocument(bytes: Array(text.utf8)), domain: "example.com", configuration: EngineConfigurations.lazyOnly)
+        let dfa = try XCTUnwrap(compiled.path.compactMap { $0 }.first)
+        XCTAssertNil(dfa.prebuilt)
+        let texts = (0..<40).map { "/x\($0)" } + (0..<40).map { "/x\($0)/more" }
+        let cache = dfa.makeCache()
+        for text in texts {
+            // A fresh cache holds a handful of sets: its answer is the one to match.
+            XCTAssertEqual(dfa.search(text, cache: cache), dfa.search(text, cache: dfa.makeCache()), text)
+        }
+        let sets = cache.tagSets.map(\.sorted)
+        XCTAssertGreaterThan(sets.count, LazyDFA.Cache.scannedTagSets, "the texts pass the scan limit")
+        XCTAssertEqual(Set(sets).count, sets.count, "no tag set is interned twice")
+        let states = cache.statesBuilt
+        for text in texts.reversed() {
+            XCTAssertEqual(dfa.search(text, cache: cache), dfa.search(text, cache: dfa.makeCache()), text)
+        }
+        XCTAssertEqual(cache.statesBuilt, states, "a second pass builds no state")
+        XCTAssertEqual(cache.tagSets.count, sets.count, "a second pass interns no tag set")
+    }
+}
