@@ -39,31 +39,16 @@ public struct AASADocument: Sendable {
 
     /// Every app ID named in `applinks.details`, in first-appearance order (SPEC 3): entries in
     /// evaluation order, and within an entry the order of `Entry.appIDs`.
-    ///
-    /// PERF: a document names a handful of apps, so the first `linearScanLimit` are checked for
-    /// repeats by comparing with those kept, and a set is built only past them: hashing each app
-    /// into a new set cost about 2 200 instructions a call, comparing 630 (first use of a real
-    /// document: `aasa classify --rules` over the 250 real documents, one URL each, callgrind,
-    /// minus an empty input).
     public var appIDs: [String] {
-        var ordered: [String] = []
         var seen = Set<ExactString>()
+        var ordered: [String] = []
         for entry in entries {
-            for app in entry.appIDs {
-                if ordered.count < Self.linearScanLimit {
-                    guard !ordered.contains(where: { $0.isExactly(app) }) else { continue }
-                    ordered.append(app)
-                    if ordered.count == Self.linearScanLimit { seen = Set(ordered.map(ExactString.init)) }
-                } else if seen.insert(ExactString(app)).inserted {
-                    ordered.append(app)
-                }
+            for app in entry.appIDs where seen.insert(ExactString(app)).inserted {
+                ordered.append(app)
             }
         }
         return ordered
     }
-
-    /// Apps `appIDs` deduplicates by comparison before it builds a set.
-    static let linearScanLimit = 16
 }
 
 /// The `applinks` service of a document.

@@ -72,16 +72,8 @@ struct RecordFragments: @unchecked Sendable {
     }
 
     /// Appends `value` in decimal, as `"\(value)"` writes it.
-    // PERF: most entry and rule indices are one digit, appended as one byte: 418 instructions
-    // a document less than a divide-by-ten loop for every index (first use of a real document:
-    // `aasa classify --rules` over the 250 real documents, one URL each, callgrind, minus an
-    // empty input).
     private static func appendDecimal(_ value: Int, to text: inout [UInt8]) {
-        if value >= 0 && value < 10 {
-            text.append(UInt8(ascii: "0") + UInt8(value))
-        } else {
-            text.append(contentsOf: String(value).utf8)
-        }
+        text.append(contentsOf: String(value).utf8)
     }
 
     func deallocate() {

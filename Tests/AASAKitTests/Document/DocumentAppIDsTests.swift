@@ -2,8 +2,7 @@ import AASAKit
 import XCTest
 
 /// `AASADocument.appIDs`: every app named in `details`, first appearance first, repeats dropped
-/// by exact scalar comparison (SPEC 3). The first apps are compared one by one and the rest
-/// through a set (`linearScanLimit`): both sides of that boundary drop the same repeats.
+/// by exact scalar comparison (SPEC 3), few apps or many.
 final class DocumentAppIDsTests: XCTestCase {
     func document(_ entries: [[String]]) -> AASADocument {
         AASADocument(applinks: AppLinks(details: entries.enumerated().map { index, apps in
@@ -22,7 +21,7 @@ final class DocumentAppIDsTests: XCTestCase {
         return apps
     }
 
-    func test_repeatsAreDroppedInFirstAppearanceOrder_onBothSidesOfTheScanLimit() {
+    func test_repeatsAreDroppedInFirstAppearanceOrder_fewAppsOrMany() {
         for count in [3, 15, 16, 17, 40] {
             // Each app named twice: once in its own entry, once again in a later one.
             let apps = (0..<count).map { "T.app\($0)" }
@@ -33,7 +32,7 @@ final class DocumentAppIDsTests: XCTestCase {
         }
     }
 
-    func test_canonicallyEquivalentAppIDs_stayDistinct_onBothSidesOfTheScanLimit() {
+    func test_canonicallyEquivalentAppIDs_stayDistinct_fewAppsOrMany() {
         let composed = "T.caf\u{E9}"
         let decomposed = "T.cafe\u{301}"
         for filler in [0, 20] {

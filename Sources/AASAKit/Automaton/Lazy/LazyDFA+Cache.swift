@@ -31,10 +31,8 @@ extension LazyDFA {
             /// power of 2.
             var slots: [Int32] = []
             var tagSets: [TagSet] = []
-            /// The index of each tag set past `LazyDFA.Cache.scannedTagSets` of them, filled
-            /// on first need: `tagSets[..<indexedTagSets]` are in it.
+            /// The index of each non-empty tag set (the empty one is always set 0).
             var tagSetIndex: [[Int32]: Int32] = [:]
-            var indexedTagSets = 0
             var startState: Int32 = TransitionTable.unknown
             /// With a prebuilt table: the index in `tagSets` of each of its tag sets.
             var prebuiltTagSets: [Int32] = []
@@ -118,7 +116,6 @@ extension LazyDFA {
             }
             store.value.tagSets.removeAll(keepingCapacity: true)
             if !store.value.tagSetIndex.isEmpty { store.value.tagSetIndex.removeAll(keepingCapacity: true) }
-            store.value.indexedTagSets = 0
             store.value.memoryUsage = 0
             store.value.startState = TransitionTable.unknown
             store.value.startWeight = 0
@@ -170,6 +167,7 @@ extension LazyDFA {
             let index = Int32(store.value.tagSets.count)
             let set = TagSet(sorted: tags)
             store.value.tagSets.append(set)
+            store.value.tagSetIndex[tags] = index
             store.value.memoryUsage += set.memoryUsage
             return index
         }
@@ -179,8 +177,7 @@ extension LazyDFA {
         @inline(__always)
         func lookupTags(_ tags: ScratchBuffer<Int32>) -> Int32? {
             if tags.isEmpty, !store.value.tagSets.isEmpty { return 0 }
-            if store.value.tagSets.count <= Self.scannedTagSets { return tags.withView { scanTags($0) } }
-            return indexedTags(tags.array)
+            return store.value.tagSetIndex[tags.array]
         }
 
         /// The index of the tag set `tags` (sorted, unique), if interned.
@@ -188,38 +185,6 @@ extension LazyDFA {
         func lookupTags(_ tags: [Int32]) -> Int32? {
             // The empty set is interned first, at index 0; most states accept nothing.
             if tags.isEmpty, !store.value.tagSets.isEmpty { return 0 }
-            if store.value.tagSets.count <= Self.scannedTagSets { return tags.withView { scanTags($0) } }
-            return indexedTags(tags)
-        }
-
-        /// Up to this many tag sets, a set is looked up by comparing it with each: a cache
-        /// usually holds a handful (one per distinct accepting state).
-        // PERF: hashing the first accepting state's tags into a new `tagSetIndex` (and, once a
-        // process, finding `[Int32]: Hashable`) cost about 5 000 instructions a document more
-        // (first use of a real document: `aasa classify --rules` over the 250 real documents,
-        // one URL each, callgrind, minus an empty input).
-        static let scannedTagSets = 16
-
-        private func scanTags(_ tags: BufferView<Int32>) -> Int32? {
-            for index in store.value.tagSets.indices {
-                let found = store.value.tagSets[index].sorted.withView { known in
-                    guard known.count == tags.count else { return false }
-                    for position in 0..<known.count where known[position] != tags[position] { return false }
-                    return true
-                }
-                if found { return Int32(index) }
-            }
-            return nil
-        }
-
-        /// `tags`' index from `tagSetIndex`, which first takes in the sets added since it was
-        /// last read.
-        private func indexedTags(_ tags: [Int32]) -> Int32? {
-            while store.value.indexedTagSets < store.value.tagSets.count {
-                let index = store.value.indexedTagSets
-                store.value.tagSetIndex[store.value.tagSets[index].sorted] = Int32(index)
-                store.value.indexedTagSets += 1
-            }
             return store.value.tagSetIndex[tags]
         }
 
