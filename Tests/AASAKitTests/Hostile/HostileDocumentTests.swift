@@ -1,6 +1,7 @@
 import AASAKit
 import Foundation
 import XCTest
+import _AASATestSupport
 
 /// Documents written to hurt (STYLE habit 10): broken JSON, wrong types everywhere, huge files,
 /// deep nesting, pathological patterns, many rules, huge variables. Each must give an answer or
@@ -11,19 +12,6 @@ final class HostileDocumentTests: XCTestCase {
     private let hangGuard: TimeInterval = 20
 
     // MARK: Helpers
-
-    /// A deterministic generator (SplitMix64), so every run builds the same documents.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     private func timed<T>(
         _ what: String, file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> T
@@ -391,7 +379,7 @@ final class HostileDocumentTests: XCTestCase {
     // MARK: Huge variables
 
     func test_variables_thousandVariablesOfThousandValuesStayWithinTheCacheBudget() throws {
-        var generator = SeededGenerator(state: 20_240_601)
+        var generator = RandomSource(seed: 20_240_601)
         let letters = Array("abcdefghijklmnopqrstuvwxyz")
         func word() -> String { String((0..<6).map { _ in letters[Int(generator.next() % 26)] }) }
         var values: [[String]] = []

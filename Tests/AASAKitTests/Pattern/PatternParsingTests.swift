@@ -1,34 +1,22 @@
 @testable import AASAKit
 import XCTest
+import _AASATestSupport
 
 /// The Pattern layer's byte-level parse and slash rules against the scalar-wise algorithms they
 /// replaced (kept below as the specification): same pieces, same alternatives, same folding, on
 /// random patterns made of the characters that steer them (`/`, `*`, `?`, `$(`, `)`), non-ASCII
 /// letters, combining marks and a `/` that starts a grapheme with a combining mark.
 final class PatternParsingTests: XCTestCase {
-    /// A deterministic generator (SplitMix64), so every run checks the same patterns.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let alphabet = [
         "/", "/", "/", "*", "?", "$(", "$", "(", ")", "a", "B", "Z", "é", "e\u{301}", "\u{301}", "/\u{301}",
         "İ", "Σ", "ß", "\u{1D49C}", "\u{212B}", "%2F", "-",
     ]
 
-    static func randomText(_ random: inout SeededGenerator, maxPieces: Int = 10) -> String {
+    static func randomText(_ random: inout RandomSource, maxPieces: Int = 10) -> String {
         (0..<Int.random(in: 0...maxPieces, using: &random)).map { _ in alphabet.randomElement(using: &random) ?? "" }.joined()
     }
 
-    static func randomPieces(_ random: inout SeededGenerator) -> [Pattern.Piece] {
+    static func randomPieces(_ random: inout RandomSource) -> [Pattern.Piece] {
         (0..<Int.random(in: 0...6, using: &random)).map { _ in
             switch Int.random(in: 0..<6, using: &random) {
             case 0: return .anyMany
@@ -53,7 +41,7 @@ final class PatternParsingTests: XCTestCase {
     }
 
     func test_parsing_matchesScalarWiseParse_onRandomPatterns() {
-        var random = SeededGenerator(state: 19)
+        var random = RandomSource(seed: 19)
         for _ in 0..<20_000 {
             let text = Self.randomText(&random)
             for allowVariables in [true, false] {
@@ -74,7 +62,7 @@ final class PatternParsingTests: XCTestCase {
     }
 
     func test_alternatives_matchScalarWiseSlashRules_onRandomPatternsInEveryMode() {
-        var random = SeededGenerator(state: 6)
+        var random = RandomSource(seed: 6)
         for _ in 0..<20_000 {
             let text = Self.randomText(&random)
             for mode in TextMode.all {
@@ -89,7 +77,7 @@ final class PatternParsingTests: XCTestCase {
 
     /// Hand-built piece lists the parser never produces: empty literals, literals and `*` in a row.
     func test_alternatives_matchScalarWiseSlashRules_onUnmergedPieces() {
-        var random = SeededGenerator(state: 10)
+        var random = RandomSource(seed: 10)
         for _ in 0..<20_000 {
             let pieces = Self.randomPieces(&random)
             XCTAssertEqual(
@@ -112,7 +100,7 @@ final class PatternParsingTests: XCTestCase {
     }
 
     func test_folded_matchesScalarWiseFold_onRandomText() {
-        var random = SeededGenerator(state: 11)
+        var random = RandomSource(seed: 11)
         for _ in 0..<20_000 {
             let text = Self.randomText(&random)
             let folded = TextNormalization.folded(text)
