@@ -301,7 +301,7 @@ public enum CompiledArtifact {
                 return known.flatMap { first in
                     // The body's rules name apps by number, up to its own count.
                     guard first.appIDs.count == appIDs.count else { return .failure(.corrupt(CompiledDocument.appCountMismatch)) }
-                    return .success(CompiledDocument.sharing(first, domain: entry.name, appIDs: appIDs))
+                    return .success(CompiledDocument(sharing: first, domain: entry.name, appIDs: appIDs))
                 }
             }
             let result: Result<CompiledDocument, ArtifactError>

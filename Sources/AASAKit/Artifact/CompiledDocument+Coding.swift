@@ -113,15 +113,6 @@ extension CompiledDocument {
 
     static let appCountMismatch = "a domain's app IDs are not its rules'"
 
-    /// The document of `domain` with `appIDs` around the automata and rule tables of `first`,
-    /// decoded from the body they share (`CompiledArtifact.Mapped`): the automata are immutable
-    /// and each matcher keeps its own caches, so documents can hold the same ones.
-    static func sharing(_ first: CompiledDocument, domain: String, appIDs: [String]) -> CompiledDocument {
-        CompiledDocument(
-            domain: domain, appIDs: appIDs, rules: first.rules, path: first.path, pathSplits: first.pathSplits,
-            queryText: first.queryText, fragment: first.fragment, queryGroups: first.queryGroups, predicateCount: first.predicateCount)
-    }
-
     /// The document of `domain` with `appIDs`, from a body that every domain compiled from the
     /// same rules shares.
     static func decode(from reader: inout BinaryReader, domain: String, appIDs: [String], configuration: Configuration)

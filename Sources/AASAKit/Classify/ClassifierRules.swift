@@ -40,6 +40,14 @@ public final class ClassifierRules: Sendable {
             fragments = RecordFragments(domain: domain, apps: apps, rules: rules)
         }
 
+        /// The domain `domain` serving the very document `first` was compiled from.
+        convenience init(sharing first: CompiledDocument, domain: String) {
+            let compiled = CompiledDocument(sharing: first, domain: domain, appIDs: first.appIDs)
+            self.init(
+                state: .compiled(compiled), domain: domain, appIDs: compiled.appIDs,
+                rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
+        }
+
         deinit { fragments.deallocate() }
 
         var failure: String? {
@@ -110,15 +118,40 @@ public final class ClassifierRules: Sendable {
         onLoadFailure: (@Sendable (String, String) -> Void)? = nil
     ) {
         self.engine = engine
+        let compiledByContent = CompiledByContent()
         domains = listing.files.map { entry in
             Domain(name: entry.domain, file: entry.file, loaded: nil) {
-                let document = DomainDocuments.load(entry.file, configuration, regularFileOnly: true)
-                let loaded = Self.build(document, domain: entry.domain, file: entry.file, engine: engine, configuration: configuration)
+                let loaded: Loaded
+                switch DomainDocuments.read(entry.file, configuration, regularFileOnly: true) {
+                case .failure(let failure):
+                    loaded = Self.build(.failure(failure), domain: entry.domain, file: entry.file, engine: engine, configuration: configuration)
+                case .success(let bytes):
+                    if engine == .dfa, let first = compiledByContent[bytes] {
+                        loaded = Loaded(sharing: first, domain: entry.domain)
+                    } else {
+                        let document = DomainDocuments.parse(bytes, file: entry.file, configuration)
+                        loaded = Self.build(document, domain: entry.domain, file: entry.file, engine: engine, configuration: configuration)
+                        if engine == .dfa, case .compiled(let compiled) = loaded.state { compiledByContent[bytes] = compiled }
+                    }
+                }
                 if let reason = loaded.failure { onLoadFailure?(entry.domain, reason) }
                 return loaded
             }
         }
         table = DomainTable(domains: domains.map(\.name))
+    }
+
+    /// The documents compiled so far, by the bytes of their file, so that domains serving the
+    /// same file compile it once and share its automata (and, per thread, its matcher): link
+    /// shorteners serve one document under many names. Only successful compiles are kept (a
+    /// failure's message names its own file), and only while the rules live.
+    private final class CompiledByContent: Sendable {
+        private let known = Mutex<[[UInt8]: CompiledDocument]>([:])
+
+        subscript(bytes: [UInt8]) -> CompiledDocument? {
+            get { known.withLock { $0[bytes] } }
+            set { known.withLock { $0[bytes] = newValue } }
+        }
     }
 
     private static func build(

@@ -127,12 +127,25 @@ public struct DomainDocuments: Sendable {
     /// `regularFileOnly` for files found by listing a directory; a file named by the user may be
     /// a pipe.
     public static func load(_ file: String, _ configuration: Configuration, regularFileOnly: Bool) -> Result<AASADocument, LoadFailure> {
+        read(file, configuration, regularFileOnly: regularFileOnly).flatMap { parse($0, file: file, configuration) }
+    }
+
+    /// The bytes of `file` (`load`'s first half), within the document size limit.
+    static func read(_ file: String, _ configuration: Configuration, regularFileOnly: Bool) -> Result<[UInt8], LoadFailure> {
         do {
-            return .success(
-                try AASADocument(contentsOfFile: file, configuration: configuration, regularFileOnly: regularFileOnly))
+            return .success(try AASADocument.bytes(ofFile: file, maxBytes: configuration.document.maxBytes, regularFileOnly: regularFileOnly))
         } catch {
             if case .document = error { return .failure(LoadFailure(description: "\(file): \(error)")) }
             return .failure(LoadFailure(description: "cannot read \(file): \(error)"))
+        }
+    }
+
+    /// The document in the bytes of `file` (`load`'s second half).
+    static func parse(_ bytes: [UInt8], file: String, _ configuration: Configuration) -> Result<AASADocument, LoadFailure> {
+        do {
+            return .success(try AASADocument(bytes: bytes, configuration: configuration))
+        } catch {
+            return .failure(LoadFailure(description: "\(file): \(DocumentFileError.document(error))"))
         }
     }
 

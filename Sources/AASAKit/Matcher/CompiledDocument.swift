@@ -59,6 +59,13 @@ public final class CompiledDocument: Sendable {
     /// (`SplitPlan`); nil for a document loaded from an artifact, which stores only the split.
     let splitCandidates: [Int]?
     let splitMinimum: Int
+    /// The same object for every document holding these automata and rule tables: one compile
+    /// shared by domains serving identical JSON, or one artifact body shared by its domains.
+    /// A thread's matcher (its caches) can then serve all of them (`Classifier`).
+    let automata: AutomataIdentity
+
+    /// Marks documents that hold the same automata and rule tables (`automata`).
+    final class AutomataIdentity: Sendable {}
 
     /// Compiles `document` for `domain`.
     ///
@@ -132,6 +139,29 @@ public final class CompiledDocument: Sendable {
         self.splitCandidates = nfas.pathSplitCandidates
         self.splitMinimum = configuration.automata.suffixSplitMinimum
         self.pathPlan = Planner.path(path, modes: pathModes, rules: infos, appCount: appIDs.count)
+        self.automata = AutomataIdentity()
+    }
+
+    /// The document of `domain` with `appIDs` around the automata, rule tables and plan of
+    /// `first` (a document compiled from the same JSON, or decoded from the same artifact body):
+    /// they are immutable, so documents can hold the same ones. `appIDs` must be as many as
+    /// `first`'s: the rules name apps by number.
+    init(sharing first: CompiledDocument, domain: String, appIDs: [String]) {
+        self.domain = domain
+        self.domainBytes = Self.lowercasedBytes(domain)
+        self.appIDs = appIDs
+        rules = first.rules
+        path = first.path
+        pathSplits = first.pathSplits
+        queryText = first.queryText
+        fragment = first.fragment
+        queryGroups = first.queryGroups
+        predicateCount = first.predicateCount
+        pathModes = first.pathModes
+        pathPlan = first.pathPlan
+        splitCandidates = first.splitCandidates
+        splitMinimum = first.splitMinimum
+        automata = first.automata
     }
 
     /// Assembles a compiled document from its parts (compiled artifacts).
@@ -154,6 +184,7 @@ public final class CompiledDocument: Sendable {
         self.splitCandidates = nil
         self.splitMinimum = -1
         self.pathPlan = Planner.path(path, modes: pathModes, rules: rules, appCount: appIDs.count)
+        self.automata = AutomataIdentity()
     }
 
     /// `domain`'s UTF-8 bytes, ASCII-lowercased.
