@@ -36,22 +36,22 @@ struct RecordFragments: @unchecked Sendable {
             ends.append(Int32(text.count))
         }
         for rule in rules {
-            text.append(contentsOf: #", "entry": "#.utf8)
+            Self.append(#", "entry": "#, to: &text)
             Self.appendDecimal(rule.entry, to: &text)
-            text.append(contentsOf: #", "rule": "#.utf8)
+            Self.append(#", "rule": "#, to: &text)
             Self.appendDecimal(rule.rule, to: &text)
             text.append(UInt8(ascii: "}"))
             ends.append(Int32(text.count))
         }
         // The no-match tail: `, "domain": D, "apps": [], "decisions": [{"app": A, "decision": "no_match"}, …]`.
-        text.append(contentsOf: #", "domain": "#.utf8)
+        Self.append(#", "domain": "#, to: &text)
         JSONWriter.appendEscaped(domain, to: &text)
-        text.append(contentsOf: #", "apps": [], "decisions": ["#.utf8)
+        Self.append(#", "apps": [], "decisions": ["#, to: &text)
         for (index, app) in apps.enumerated() {
-            if index > 0 { text.append(contentsOf: ", ".utf8) }
-            text.append(contentsOf: #"{"app": "#.utf8)
+            if index > 0 { Self.append(", ", to: &text) }
+            Self.append(#"{"app": "#, to: &text)
             JSONWriter.appendEscaped(app, to: &text)
-            text.append(contentsOf: #", "decision": "no_match"}"#.utf8)
+            Self.append(#", "decision": "no_match"}"#, to: &text)
         }
         text.append(UInt8(ascii: "]"))
         ends.append(Int32(text.count))
@@ -71,9 +71,25 @@ struct RecordFragments: @unchecked Sendable {
         ruleCount = rules.count
     }
 
+    // PERF: the pieces are written for every domain a stream meets: through `String` and its
+    // UTF-8 view they cost 511 instructions a URL of first use on the 10 000-domain fleet
+    // stream, 316 with digits and literals copied directly (first use 3 534 → 3 339
+    // instructions a URL, `aasa classify --compiled --jobs 1`, callgrind, stream − empty).
     /// Appends `value` in decimal, as `"\(value)"` writes it.
     private static func appendDecimal(_ value: Int, to text: inout [UInt8]) {
-        text.append(contentsOf: String(value).utf8)
+        if value < 0 { text.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        var place: UInt = 1
+        while magnitude / place >= 10 { place &*= 10 }
+        repeat {
+            text.append(UInt8(ascii: "0") &+ UInt8(magnitude / place % 10))
+            place /= 10
+        } while place > 0
+    }
+
+    /// Appends a literal's UTF-8 bytes in one copy.
+    private static func append(_ literal: StaticString, to text: inout [UInt8]) {
+        literal.withUTF8Buffer { text.append(contentsOf: $0) }
     }
 
     func deallocate() {
