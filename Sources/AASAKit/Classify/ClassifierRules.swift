@@ -146,11 +146,14 @@ public final class ClassifierRules: Sendable {
     /// shorteners serve one document under many names. Only successful compiles are kept (a
     /// failure's message names its own file), and only while the rules live.
     private final class CompiledByContent: Sendable {
-        private let known = Mutex<[[UInt8]: CompiledDocument]>([:])
+        // PERF: keyed by `BytesKey` rather than `[UInt8]`: a URL with first use on the 10 000-domain
+        // fleet stream 14 380 → 13 540 instructions (`aasa classify --rules --jobs 1`,
+        // callgrind, stream − empty input).
+        private let known = Mutex<[BytesKey: CompiledDocument]>([:])
 
         subscript(bytes: [UInt8]) -> CompiledDocument? {
-            get { known.withLock { $0[bytes] } }
-            set { known.withLock { $0[bytes] = newValue } }
+            get { known.withLock { $0[BytesKey(bytes: bytes)] } }
+            set { known.withLock { $0[BytesKey(bytes: bytes)] = newValue } }
         }
     }
 

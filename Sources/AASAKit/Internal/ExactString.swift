@@ -1,6 +1,6 @@
 /// The Internal folder: small types several layers share and none owns: `ExactString` (this
-/// file), `SparseSet` (a set of small integers cleared in constant time, for the determiniser's
-/// closures), and the types that hold the engine's unchecked memory access, each saying why it
+/// file), `BytesKey` (bytes as a dictionary key), `SparseSet` (a set of small integers cleared in
+/// constant time, for the determiniser's closures), and the types that hold the engine's unchecked memory access, each saying why it
 /// is unsafe and what keeps it safe: `BufferView` (`ByteView`), `ScratchBuffer`, `UnsharedCell`,
 /// `MappedFile`, `FileDescriptorRead`, `RecordFragments` and `DecisionBuffer`. Nothing here knows
 /// about documents, URLs or rules, and no SPEC behaviour lives here beyond what this type's
