@@ -56,6 +56,9 @@ struct DocumentNFAs {
         let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
         let resolve: NFACompiler.VariableResolver = { variables.resolve($0) }
         self.resolve = resolve
+        let predefined: NFACompiler.PredefinedResolver = {
+            variables[$0] == nil ? PredefinedVariables.index(of: $0) : nil
+        }
 
         var pathPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
         var queryPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
@@ -102,7 +105,7 @@ struct DocumentNFAs {
             if patterns.isEmpty { return nil }
             return try NFACompiler.compile(
                 patterns, mode: mode, maxStates: maxNFAStates, maxVariablePositions: maxVariablePositions,
-                variables: resolve,
+                variables: resolve, predefined: predefined,
                 locate: { tag in
                     // Item automata are tagged with predicate ids; split groups have no rule.
                     let rule = itemTags ? (predicates.indices.contains(Int(tag)) ? predicates[Int(tag)] : -1) : tag
