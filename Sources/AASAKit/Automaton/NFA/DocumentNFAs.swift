@@ -56,9 +56,10 @@ struct DocumentNFAs {
         let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
         let resolve: NFACompiler.VariableResolver = { variables.resolve($0) }
         self.resolve = resolve
-        let predefined: NFACompiler.PredefinedResolver = {
-            variables[$0] == nil ? PredefinedVariables.index(of: $0) : nil
-        }
+        // A document without variables of its own (most of them) captures nothing.
+        let predefined: NFACompiler.PredefinedResolver =
+            variables.isEmpty
+            ? { PredefinedVariables.index(of: $0) } : { variables[$0] == nil ? PredefinedVariables.index(of: $0) : nil }
 
         var pathPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
         var queryPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
@@ -118,6 +119,12 @@ struct DocumentNFAs {
         var queryText: [NFA?] = []
         var fragment: [NFA?] = []
         var items: [[ExactString: ItemAutomaton]] = []
+        path.reserveCapacity(TextMode.all.count)
+        pathSplits.reserveCapacity(TextMode.all.count)
+        pathSplitCandidates.reserveCapacity(TextMode.all.count)
+        queryText.reserveCapacity(TextMode.all.count)
+        fragment.reserveCapacity(TextMode.all.count)
+        items.reserveCapacity(TextMode.all.count)
         for mode in TextMode.all {
             var patterns = pathPatterns[mode.index]
             var split: SuffixSplit?
