@@ -35,7 +35,8 @@ public enum PredefinedVariables {
 
     /// The position of the predefined variable `name` when `values` are exactly its values
     /// (byte for byte: canonical equivalence is not enough, `K` and the Kelvin sign differ in a
-    /// raw mode), else `nil`. The compiler then shares the variable's prebuilt automaton.
+    /// raw mode), else `nil`. `NFACompiler` asserts with it that a name it copies a predefined
+    /// automaton for resolves to exactly that variable's values.
     static func index(of name: String, values: [String]) -> Int? {
         guard let index = index(of: name) else { return nil }
         let table = tables[index]
