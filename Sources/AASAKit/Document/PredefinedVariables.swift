@@ -15,18 +15,41 @@ public enum PredefinedVariables {
     /// The alternatives of a predefined variable, or `nil` when `name` is not predefined.
     /// Each alternative is one literal string (no wildcards).
     public static func values(of name: String) -> [String]? {
+        index(of: name).map { tables[$0] }
+    }
+
+    /// The position of `name` in `names`, or `nil` when it is not predefined.
+    static func index(of name: String) -> Int? {
         switch name {
-        case "alpha": return upper + lower
-        case "upper": return upper
-        case "lower": return lower
-        case "alnum": return upper + lower + digit
-        case "digit": return digit
-        case "xdigit": return digit + ["A", "B", "C", "D", "E", "F", "a", "b", "c", "d", "e", "f"]
-        case "region": return regionCodes
-        case "lang": return languageCodes
+        case "alpha": return 0
+        case "upper": return 1
+        case "lower": return 2
+        case "alnum": return 3
+        case "digit": return 4
+        case "xdigit": return 5
+        case "region": return 6
+        case "lang": return 7
         default: return nil
         }
     }
+
+    /// The position of the predefined variable `name` when `values` are exactly its values
+    /// (byte for byte: canonical equivalence is not enough, `K` and the Kelvin sign differ in a
+    /// raw mode), else `nil`. `NFACompiler` asserts with it that a name it copies a predefined
+    /// automaton for resolves to exactly that variable's values.
+    static func index(of name: String, values: [String]) -> Int? {
+        guard let index = index(of: name) else { return nil }
+        let table = tables[index]
+        guard values.count == table.count else { return nil }
+        for (value, expected) in zip(values, table) where !value.utf8.elementsEqual(expected.utf8) { return nil }
+        return index
+    }
+
+    /// The values of each variable, in the order of `names`.
+    static let tables: [[String]] = [
+        upper + lower, upper, lower, upper + lower + digit, digit,
+        digit + ["A", "B", "C", "D", "E", "F", "a", "b", "c", "d", "e", "f"], regionCodes, languageCodes,
+    ]
 
     private static let upper = (UInt8(ascii: "A")...UInt8(ascii: "Z")).map { String(UnicodeScalar($0)) }
     private static let lower = (UInt8(ascii: "a")...UInt8(ascii: "z")).map { String(UnicodeScalar($0)) }

@@ -56,6 +56,10 @@ struct DocumentNFAs {
         let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
         let resolve: NFACompiler.VariableResolver = { variables.resolve($0) }
         self.resolve = resolve
+        // A document without variables of its own (most of them) captures nothing.
+        let predefined: NFACompiler.PredefinedResolver =
+            variables.isEmpty
+            ? { PredefinedVariables.index(of: $0) } : { variables[$0] == nil ? PredefinedVariables.index(of: $0) : nil }
 
         var pathPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
         var queryPatterns = [[(pattern: Pattern, tag: Int32)]](repeating: [], count: 4)
@@ -102,7 +106,7 @@ struct DocumentNFAs {
             if patterns.isEmpty { return nil }
             return try NFACompiler.compile(
                 patterns, mode: mode, maxStates: maxNFAStates, maxVariablePositions: maxVariablePositions,
-                variables: resolve,
+                variables: resolve, predefined: predefined,
                 locate: { tag in
                     // Item automata are tagged with predicate ids; split groups have no rule.
                     let rule = itemTags ? (predicates.indices.contains(Int(tag)) ? predicates[Int(tag)] : -1) : tag
@@ -115,6 +119,12 @@ struct DocumentNFAs {
         var queryText: [NFA?] = []
         var fragment: [NFA?] = []
         var items: [[ExactString: ItemAutomaton]] = []
+        path.reserveCapacity(TextMode.all.count)
+        pathSplits.reserveCapacity(TextMode.all.count)
+        pathSplitCandidates.reserveCapacity(TextMode.all.count)
+        queryText.reserveCapacity(TextMode.all.count)
+        fragment.reserveCapacity(TextMode.all.count)
+        items.reserveCapacity(TextMode.all.count)
         for mode in TextMode.all {
             var patterns = pathPatterns[mode.index]
             var split: SuffixSplit?

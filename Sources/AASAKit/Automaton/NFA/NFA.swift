@@ -148,4 +148,24 @@ struct NFABuilder {
     mutating func setKind(_ state: NFA.StateID, _ kind: NFA.Kind) {
         kinds[Int(state)] = kind
     }
+
+    /// Copies `part`, a builder whose states call nothing (a variable's sub-automaton built on
+    /// its own), after this builder's states; returns the state `part` numbers 0.
+    ///
+    /// The copy is what building `part` here would have produced: the same states in the same
+    /// order, each with its edges in the same order. Past the limit it throws what that build
+    /// would have thrown: the first state it could not add is state `limit`.
+    mutating func append(_ part: NFABuilder) throws(AutomatonError) -> NFA.StateID {
+        let offset = NFA.StateID(kinds.count)
+        guard part.kinds.count <= limit - kinds.count else {
+            throw .tooManyNFAStates(needed: limit + 1, limit: limit)
+        }
+        kinds.append(contentsOf: part.kinds)
+        transitions.append(
+            contentsOf: part.transitions.lazy.map { (from, edge) in
+                (from: from + offset, edge: NFA.Transition(low: edge.low, high: edge.high, next: edge.next + offset))
+            })
+        epsilons.append(contentsOf: part.epsilons.lazy.map { (from, to) in (from: from + offset, edge: to + offset) })
+        return offset
+    }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A substitution variable's alternatives as one sub-automaton: literal values share a byte
 /// trie, values with `*` or `?` hang off it as small chains, and every alternative ends in the
 /// variable's single `ret` state.
@@ -6,54 +8,174 @@
 /// once and shared by every call site, against 631 separate copies per use for the naive
 /// translation (and millions of patterns for list expansion).
 extension NFABuilder {
-    /// Builds the sub-automaton for `values` (already parsed with `$` literal and normalised
-    /// for the mode); returns its entry state.
-    mutating func addVariable(_ values: [Pattern]) throws(AutomatonError) -> NFA.StateID {
+    /// Builds the sub-automaton for `values` (raw, as the document or the predefined table
+    /// gives them: `$` is a literal there) as rules in `mode` compare them; returns its entry
+    /// state.
+    ///
+    /// A value of Latin-1 scalars (U+0000 to U+00FF, so every ASCII value) is read scalar by
+    /// scalar: such text is already in NFC (no scalar there decomposes, and none is a combining
+    /// mark or the second half of a composition: `VariableAutomatonTests` checks every pair),
+    /// folding is per scalar, and its pieces are its scalars, so it is never parsed into strings.
+    /// Other values go through `Pattern` and `normalized(for:)`, which decide what a rule's
+    /// literal compares.
+    // PERF: parsing and normalising every value (Foundation's NFC for `café`) and a per-node
+    // dictionary of children cost 900 M of the 10 000-domain fleet stream's 3 082 M
+    // instructions (`aasa classify --rules`, callgrind); with the predefined variables copied
+    // (`NFACompiler.variableID`), the run takes 1 896 M
+    // (`Benchmarks/Records/2026-12-02-variables-first-use.md`).
+    mutating func addVariable(_ values: [String], mode: TextMode) throws(AutomatonError) -> NFA.StateID {
         let root = try add()
         let ret = try add(.ret)
-        var children: [NFA.StateID: [UInt8: NFA.StateID]] = [:]
+        var trie = TrieChildren(root: root)
         for value in values {
-            var current = root
-            var inTrie = true
-            for piece in value.pieces {
-                switch piece {
-                case .literal(let text):
-                    for byte in text.utf8 {
-                        if inTrie, let child = children[current]?[byte] {
-                            current = child
-                            continue
+            var cursor = Cursor(current: root, inTrie: true)
+            if value.unicodeScalars.allSatisfy({ $0.value < 0x100 }) {
+                var afterStar = false
+                for scalar in value.unicodeScalars {
+                    switch scalar {
+                    case "*":
+                        // A run of `*` is one `*`, as `Pattern` parses it.
+                        if !afterStar { try addAnyRun(&cursor) }
+                        afterStar = true
+                        continue
+                    case "?":
+                        try addAnyOne(&cursor)
+                    default:
+                        let folded = mode.folded ? TextNormalization.fold(scalar) : scalar
+                        if folded.value < 0x80 {
+                            try addTrieByte(UInt8(folded.value), &cursor, &trie)
+                        } else {
+                            for byte in String(folded).utf8 { try addTrieByte(byte, &cursor, &trie) }
                         }
-                        let next = try add()
-                        addTransition(from: current, byte, byte, to: next)
-                        if inTrie { children[current, default: [:]][byte] = next }
-                        current = next
                     }
-                case .anyOne:
-                    // Leave the trie: wildcard paths are not shared.
-                    let detached = try detach(from: &current, inTrie: &inTrie)
-                    current = try addAnyScalar(from: detached)
-                case .anyMany:
-                    let detached = try detach(from: &current, inTrie: &inTrie)
-                    current = try addAnyRun(from: detached)
-                case .variable:
-                    // Values never hold references (the parser runs with variables off).
-                    continue
+                    afterStar = false
+                }
+            } else {
+                for piece in Pattern(parsing: value, allowVariables: false).normalized(for: mode).pieces {
+                    switch piece {
+                    case .literal(let text):
+                        for byte in text.utf8 { try addTrieByte(byte, &cursor, &trie) }
+                    case .anyOne:
+                        try addAnyOne(&cursor)
+                    case .anyMany:
+                        try addAnyRun(&cursor)
+                    case .variable:
+                        // Values never hold references (the parser runs with variables off).
+                        continue
+                    }
                 }
             }
-            addEpsilon(from: current, to: ret)
+            addEpsilon(from: cursor.current, to: ret)
         }
         return root
     }
 
-    /// Steps from a trie node to a fresh private state, so what follows is not shared.
-    private mutating func detach(from current: inout NFA.StateID, inTrie: inout Bool) throws(AutomatonError)
-        -> NFA.StateID
+    /// Where a value being added has got to, and whether that state is still a trie node
+    /// (shared with other values) or a private state after a wildcard.
+    struct Cursor {
+        var current: NFA.StateID
+        var inTrie: Bool
+    }
+
+    /// The children of the variable's trie nodes, by byte: a list per node in flat arrays,
+    /// indexed by state number from the root (a trie node has few children: `$(lang)`'s root
+    /// has 26, its other nodes fewer).
+    struct TrieChildren {
+        let root: NFA.StateID
+        /// Per state: its most recently added child, or -1.
+        private var firstChild: [NFA.StateID] = []
+        /// Per state: the next child of its parent, or -1.
+        private var sibling: [NFA.StateID] = []
+        /// Per state: the byte that leads to it from its parent.
+        private var label: [UInt8] = []
+
+        init(root: NFA.StateID) {
+            self.root = root
+        }
+
+        func child(of node: NFA.StateID, _ byte: UInt8) -> NFA.StateID? {
+            let index = Int(node - root)
+            guard index < firstChild.count else { return nil }
+            var child = firstChild[index]
+            while child >= 0 {
+                if label[Int(child)] == byte { return child + root }
+                child = sibling[Int(child)]
+            }
+            return nil
+        }
+
+        mutating func add(_ child: NFA.StateID, of node: NFA.StateID, _ byte: UInt8) {
+            let parent = Int(node - root)
+            let index = Int(child - root)
+            let needed = Swift.max(parent, index) + 1
+            if needed > firstChild.count {
+                // Doubling: states are added one at a time.
+                let more = Swift.max(needed - firstChild.count, firstChild.count, 16)
+                firstChild.append(contentsOf: repeatElement(-1, count: more))
+                sibling.append(contentsOf: repeatElement(-1, count: more))
+                label.append(contentsOf: repeatElement(0, count: more))
+            }
+            sibling[index] = firstChild[parent]
+            label[index] = byte
+            firstChild[parent] = NFA.StateID(index)
+        }
+    }
+
+    /// One byte of a literal: the trie's child by that byte when there is one, else a new state.
+    private mutating func addTrieByte(_ byte: UInt8, _ cursor: inout Cursor, _ trie: inout TrieChildren)
+        throws(AutomatonError)
     {
-        guard inTrie else { return current }
-        inTrie = false
+        if cursor.inTrie, let child = trie.child(of: cursor.current, byte) {
+            cursor.current = child
+            return
+        }
+        let next = try add()
+        addTransition(from: cursor.current, byte, byte, to: next)
+        if cursor.inTrie { trie.add(next, of: cursor.current, byte) }
+        cursor.current = next
+    }
+
+    private mutating func addAnyOne(_ cursor: inout Cursor) throws(AutomatonError) {
+        try detach(&cursor)
+        cursor.current = try addAnyScalar(from: cursor.current)
+    }
+
+    private mutating func addAnyRun(_ cursor: inout Cursor) throws(AutomatonError) {
+        try detach(&cursor)
+        cursor.current = try addAnyRun(from: cursor.current)
+    }
+
+    /// Leaves the trie for a fresh private state, so wildcard paths are not shared.
+    private mutating func detach(_ cursor: inout Cursor) throws(AutomatonError) {
+        guard cursor.inTrie else { return }
+        cursor.inTrie = false
         let fresh = try add()
-        addEpsilon(from: current, to: fresh)
-        current = fresh
-        return fresh
+        addEpsilon(from: cursor.current, to: fresh)
+        cursor.current = fresh
+    }
+}
+
+/// The predefined variables' sub-automata, built once per process and mode and copied into
+/// each automaton that calls them (`NFABuilder.append`).
+///
+/// Every document that uses `$(lang)` in a mode would build the very same 631-value trie; the
+/// copy costs a few instructions a state instead.
+enum PredefinedVariableAutomata {
+    /// Per variable (`PredefinedVariables.names`) and mode (`TextMode.index`): the built
+    /// sub-automaton, numbered from 0, or `nil` until first asked for.
+    private static let built = Mutex<[NFABuilder?]>(
+        [NFABuilder?](repeating: nil, count: PredefinedVariables.names.count * TextMode.all.count))
+
+    /// The sub-automaton of predefined variable number `index` in `mode`; `nil` only if it could
+    /// not be built (the caller then builds it in place, and meets the same error there).
+    static func automaton(_ index: Int, mode: TextMode) -> NFABuilder? {
+        let slot = index * TextMode.all.count + mode.index
+        return built.withLock { table -> NFABuilder? in
+            if let known = table[slot] { return known }
+            var builder = NFABuilder(limit: Int(Int32.max))
+            guard (try? builder.addVariable(PredefinedVariables.tables[index], mode: mode)) != nil else { return nil }
+            table[slot] = builder
+            return builder
+        }
     }
 }
