@@ -166,8 +166,7 @@ public final class Classifier {
     // PERF: with identical files compiled once (`ClassifierRules`), 10 000-domain fleet stream
     // (`AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite fleet`, `aasa classify --jobs 1`, callgrind,
     // stream − empty input): a URL with first use 19 534 → 14 778 instructions with `--rules`,
-    // 4 710 → 3 534 with `--compiled`; fleet ÷ one domain in wall time 24.5× → 17.0× and
-    // 9.0× → 5.6×.
+    // 4 710 → 3 534 with `--compiled` (`Benchmarks/Records/2026-12-02-fleet-sharing.md`).
     @inline(never)
     private func meet(_ domainIndex: Int) -> DomainSlot {
         let domain = rules.domains[domainIndex]
