@@ -43,13 +43,8 @@ public struct DomainDocuments: Sendable {
 
     /// One document handed over as bytes (libaasa); `name` stands for the file in messages.
     public static func single(bytes: [UInt8], name: String, domain: String, configuration: Configuration) -> DomainDocuments {
-        let document: Result<AASADocument, LoadFailure>
-        do {
-            document = .success(try AASADocument(bytes: bytes, configuration: configuration))
-        } catch {
-            document = .failure(LoadFailure(description: "\(name): \(error)"))
-        }
-        return DomainDocuments(sources: [Source(domain: asciiLowercase(domain), file: name, document: document)], warnings: [])
+        DomainDocuments(
+            sources: [Source(domain: asciiLowercase(domain), file: name, document: parse(bytes, file: name, configuration))], warnings: [])
     }
 
     /// Every document of a rules directory.
@@ -140,12 +135,12 @@ public struct DomainDocuments: Sendable {
         }
     }
 
-    /// The document in the bytes of `file` (`load`'s second half).
+    /// The document in the bytes of `file` (`load`'s second half); `file` names it in the failure.
     static func parse(_ bytes: [UInt8], file: String, _ configuration: Configuration) -> Result<AASADocument, LoadFailure> {
         do {
             return .success(try AASADocument(bytes: bytes, configuration: configuration))
         } catch {
-            return .failure(LoadFailure(description: "\(file): \(DocumentFileError.document(error))"))
+            return .failure(LoadFailure(description: "\(file): \(error)"))
         }
     }
 

@@ -99,14 +99,13 @@ public enum TextNormalization {
 /// block of 128 scalars, each block asked of the Unicode tables the first time one of its
 /// scalars is folded. Cased scripts end before U+20000; scalars above fold to themselves.
 ///
-/// Why blocks: the whole table asks about 130 000 scalars, about 40 million instructions (a
-/// fifth of the first use of every domain on the 10 000-domain fleet stream, paid by the first
-/// URL with a non-ASCII scalar in a case-insensitive rule), while a stream meets a few blocks.
-/// Why a lock: worker threads fold at once; it is held for an array read (a block is computed
-/// outside it), which costs about what the dictionary lookup it replaces did.
-// PERF: the whole table at first use → blocks as met: a URL with first use on the 10 000-domain
-// fleet stream 3 339 → 3 142 instructions (`aasa classify --compiled --jobs 1`, callgrind,
-// stream − empty input), records identical.
+/// Why blocks: the whole table asks the Unicode tables about 130 000 scalars, which the first URL
+/// folding a non-ASCII scalar would wait for, while a stream meets a few blocks. Why a lock:
+/// worker threads fold at once; it is held for an array read (a block is computed outside it),
+/// which costs about what the dictionary lookup it replaces did (warm URLs unchanged).
+// PERF: the whole table (about 40 million instructions) at first use → blocks as met: a URL
+// with first use on the 10 000-domain fleet stream 3 339 → 3 142 instructions (`aasa classify
+// --compiled --jobs 1`, callgrind, stream − empty input), records identical.
 final class CaseFoldBlocks: Sendable {
     static let shared = CaseFoldBlocks()
     static let limit: UInt32 = 0x2_0000
