@@ -151,6 +151,43 @@ final class ScratchBuffer<Element: BitwiseCopyable> {
     }
 }
 
+extension ScratchBuffer where Element == UInt8 {
+    /// Appends `bytes`, each eight-byte word of them passed through `transform`, which must map
+    /// every byte on its own (result byte `i` depends only on input byte `i`): the last bytes
+    /// go through it in one word overlapping the previous one, which rewrites a few bytes with
+    /// the same values.
+    @inline(__always)
+    func append(contentsOf bytes: ByteView, wordwise transform: (UInt64) -> UInt64) {
+        let length = bytes.count
+        reserve(length)
+        // SAFETY: `reserve` left room for `length` more bytes from `base + count`, and every
+        // store below writes eight bytes at an offset at most `length - 8` into that room.
+        let destination = UnsafeMutableRawPointer(base + count)
+        if length >= 8 {
+            var index = 0
+            while length &- index >= 8 {
+                destination.storeBytes(of: transform(bytes.word(at: index)), toByteOffset: index, as: UInt64.self)
+                index &+= 8
+            }
+            if index < length {
+                destination.storeBytes(of: transform(bytes.lastWord), toByteOffset: length &- 8, as: UInt64.self)
+            }
+        } else {
+            // Fewer than eight bytes: gathered into one word in memory order, transformed,
+            // stored back byte by byte.
+            var word: UInt64 = 0
+            withUnsafeMutableBytes(of: &word) { raw in
+                for index in 0..<length { raw[index] = bytes[index] }
+            }
+            word = transform(word)
+            withUnsafeBytes(of: &word) { raw in
+                for index in 0..<length { destination.storeBytes(of: raw[index], toByteOffset: index, as: UInt8.self) }
+            }
+        }
+        count &+= length
+    }
+}
+
 extension ScratchBuffer where Element: Comparable {
     func sort() {
         // SAFETY: the first `count` elements are initialised; the sort stays within them.

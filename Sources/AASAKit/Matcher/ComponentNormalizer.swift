@@ -4,11 +4,14 @@
 /// Raw, case-sensitive text is the URL's own bytes (no copy). Decoding turns `%XX` into bytes
 /// and, when the result is not valid UTF-8, gives up and keeps the raw text; text that is then
 /// non-ASCII is put in NFC (the only step that allocates, and only for non-ASCII decoded text).
-/// Folding lowercases ASCII with a bit operation and looks up non-ASCII scalars in a table.
+/// Folding lowercases ASCII eight bytes at a time and looks up non-ASCII scalars in a table.
 struct ComponentNormalizer {
     private var decoded: [UInt8] = []
     private var nfc: [UInt8] = []
-    private var folded: [UInt8] = []
+    /// Folded text, written a word at a time (an array append per word would check capacity
+    /// and uniqueness each time). A reference: copies of a normalizer share it, so each matcher
+    /// state (one thread's) makes its own normalizer and never copies it to another thread.
+    private let folded = ScratchBuffer<UInt8>(capacity: 256)
 
     /// Calls `body` with `bytes` normalised for `mode`. The view passed to `body` is valid only
     /// inside it.
@@ -17,45 +20,43 @@ struct ComponentNormalizer {
         guard mode.decoded else {
             // Folding changes nothing in text without upper-case ASCII or non-ASCII bytes
             // (most paths): it is used as it is, uncopied.
-            if !bytes.contains(where: { $0 &- 0x41 < 26 || $0 >= 0x80 }) { return body(bytes) }
-            return Self.fold(bytes, into: &folded, body)
+            if TextNormalization.isOwnFold(bytes) { return body(bytes) }
+            return Self.fold(bytes, into: folded, body)
         }
         // The buffers are moved out while in use (swapped, not copied: a copy would leave two
         // references and make every append reallocate), so no closure below borrows `self`.
         var decoded: [UInt8] = []
         var nfc: [UInt8] = []
-        var folded: [UInt8] = []
+        let folded = self.folded
         swap(&decoded, &self.decoded)
         swap(&nfc, &self.nfc)
-        swap(&folded, &self.folded)
         defer {
             swap(&decoded, &self.decoded)
             swap(&nfc, &self.nfc)
-            swap(&folded, &self.folded)
         }
         if Self.percentDecode(bytes, into: &decoded) {
-            return decoded.withView { Self.composeAndFold($0, fold: mode.folded, nfc: &nfc, folded: &folded, body) }
+            return decoded.withView { Self.composeAndFold($0, fold: mode.folded, nfc: &nfc, folded: folded, body) }
         }
-        return Self.composeAndFold(bytes, fold: mode.folded, nfc: &nfc, folded: &folded, body)
+        return Self.composeAndFold(bytes, fold: mode.folded, nfc: &nfc, folded: folded, body)
     }
 
     /// NFC (non-ASCII text only), then folding when asked.
     private static func composeAndFold<R>(
-        _ text: ByteView, fold: Bool, nfc: inout [UInt8], folded: inout [UInt8], _ body: (ByteView) -> R
+        _ text: ByteView, fold: Bool, nfc: inout [UInt8], folded: ScratchBuffer<UInt8>, _ body: (ByteView) -> R
     ) -> R {
-        if text.contains(where: { $0 >= 0x80 }) {
+        if !ASCIIWords.isASCII(text) {
             nfc.removeAll(keepingCapacity: true)
             nfc.append(contentsOf: TextNormalization.nfc(text.string(0..<text.count)).utf8)
             return nfc.withView { composed in
-                fold ? Self.fold(composed, into: &folded, body) : body(composed)
+                fold ? Self.fold(composed, into: folded, body) : body(composed)
             }
         }
-        return fold ? Self.fold(text, into: &folded, body) : body(text)
+        return fold ? Self.fold(text, into: folded, body) : body(text)
     }
 
-    private static func fold<R>(_ text: ByteView, into folded: inout [UInt8], _ body: (ByteView) -> R) -> R {
-        folded.removeAll(keepingCapacity: true)
-        TextNormalization.appendFolded(text, to: &folded)
+    private static func fold<R>(_ text: ByteView, into folded: ScratchBuffer<UInt8>, _ body: (ByteView) -> R) -> R {
+        folded.removeAll()
+        TextNormalization.appendFolded(text, to: folded)
         return folded.withView(body)
     }
 

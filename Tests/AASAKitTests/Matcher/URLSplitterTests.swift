@@ -428,4 +428,44 @@ final class URLSplitterTests: XCTestCase {
             XCTAssertEqual(parts.host, expected, "byte \(value)")
         }
     }
+
+    /// The authority is scanned eight bytes at a time (`authorityMarks`); whatever the byte and
+    /// wherever it falls in a word (or in the bytes after the last whole word), the host must
+    /// be what a byte-by-byte reading of SPEC 4 gives.
+    func test_split_wordwiseAuthorityScanAgreesWithAByteLoop_forEveryByteAtEveryPosition() {
+        /// The host by SPEC 4, one byte at a time; nil for a backslash in the authority.
+        func hostByteLoop(_ bytes: [UInt8], from start: Int) -> [UInt8]? {
+            var end = start
+            while end < bytes.count, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(bytes[end]) {
+                if bytes[end] == UInt8(ascii: "\\") { return nil }
+                end += 1
+            }
+            let authority = Array(bytes[start..<end])
+            let afterUser = (authority.lastIndex(of: UInt8(ascii: "@")).map { $0 + 1 }) ?? 0
+            let hostAndPort = authority[afterUser...]
+            return Array(hostAndPort.prefix { $0 != UInt8(ascii: ":") })
+        }
+        let prefix = Array("https://".utf8)
+        for value in UInt8(0)...UInt8(255) {
+            for position in 0..<19 {
+                var authority = Array("abcdefghij.example".utf8)  // 18 bytes: two words and a tail
+                if position < authority.count { authority[position] = value } else { authority.append(value) }
+                let url = prefix + authority + Array("/p?q#f".utf8)
+                let expected = hostByteLoop(url, from: prefix.count)
+                let got: Result<URLParts, URLSplitError> = url.withUnsafeBufferPointer { buffer in
+                    Result { () throws(URLSplitError) -> URLParts in try URLSplitter.split(buffer) }
+                }
+                switch (got, expected) {
+                case (.success(let parts), let host?):
+                    XCTAssertEqual(Array(url[parts.host]), host, "byte \(value) at \(position)")
+                case (.failure(.emptyHost), let host?) where host.isEmpty:
+                    break
+                case (.failure(.backslashInAuthority), nil):
+                    break
+                default:
+                    XCTFail("byte \(value) at \(position): \(got) against \(String(describing: expected))")
+                }
+            }
+        }
+    }
 }
