@@ -66,6 +66,9 @@ public final class DFAMatcher: DecisionEngine {
         /// Whether `decidingRule` may hold a rule id: when not, clearing it for the next URL is
         /// skipped (most URLs match nothing).
         var decidedSomething = true
+        /// Whether `queryTags`, `fragmentTags` or `itemsEvaluated` may hold a result of an earlier
+        /// URL: when not, forgetting them is skipped (most URLs are decided by the path alone).
+        var componentsTouched = false
         var queryTags: [TagSet?] = [nil, nil, nil, nil]
         var fragmentTags: [TagSet?] = [nil, nil, nil, nil]
         var itemsEvaluated = false
@@ -79,7 +82,7 @@ public final class DFAMatcher: DecisionEngine {
     }
 
     /// The work budget of the URL being decided, shared by every cache (`WorkMeter`).
-    private(set) var meter: WorkMeter
+    let meter: WorkMeter
 
     public init(_ compiled: CompiledDocument) {
         self.compiled = compiled
@@ -230,8 +233,7 @@ public final class DFAMatcher: DecisionEngine {
     /// Gives every later URL a budget of `limit` NFA positions instead of the compiled
     /// document's `maxURLWork` (a service may grant one caller more than another).
     public func limitWork(to limit: Int) {
-        meter = WorkMeter(limit: limit)
-        for cache in caches { cache.share(meter: meter) }
+        meter.limit = limit
     }
 
     @inline(__always)
@@ -348,7 +350,10 @@ public final class DFAMatcher: DecisionEngine {
     }
 
     /// Forgets the query and fragment results of the previous URL.
+    @inline(__always)
     private func resetComponentResults() {
+        guard state.value.componentsTouched else { return }
+        state.value.componentsTouched = false
         for index in 0..<4 {
             state.value.queryTags[index] = nil
             state.value.fragmentTags[index] = nil
@@ -387,9 +392,11 @@ public final class DFAMatcher: DecisionEngine {
                     dfa.search($0, cache: cache)
                 }
                 state.value.queryTags[mode] = tags
+                state.value.componentsTouched = true
             }
             return state.value.queryTags[mode]?.contains(rule) ?? false
         case .items(let predicates):
+            state.value.componentsTouched = true
             state.value.evaluateItems(query, compiled: compiled, caches: groupCaches)
             return state.value.queryItems.allHold(predicates)
         }
@@ -403,6 +410,7 @@ public final class DFAMatcher: DecisionEngine {
                 dfa.search($0, cache: cache)
             }
             state.value.fragmentTags[mode] = tags
+            state.value.componentsTouched = true
         }
         return state.value.fragmentTags[mode]?.contains(rule) ?? false
     }

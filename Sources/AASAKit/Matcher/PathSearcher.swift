@@ -236,18 +236,17 @@ struct MultiModePathSearcher: PathSearcher {
                 let cache = automata[index].cache
                 let tagSet = cache.searchTagSet(text)
                 guard tagSet != 0 else { return }
-                let tags = cache.tagSets[Int(tagSet)].sorted
-                // Each rule compares paths in one mode, so the modes' lists are disjoint.
-                for tag in tags where layout.isRule(tag) { found.append(tag) }
-                guard let split = automata[index].split else { return }
-                splitRules.removeAll(keepingCapacity: true)
-                tags.withView { forward in
-                    split.collect(text, forward: forward, into: &splitRules)
+                cache.withSortedTags(of: tagSet) { tags in
+                    // Each rule compares paths in one mode, so the modes' lists are disjoint.
+                    for tag in tags where layout.isRule(tag) { found.append(tag) }
+                    guard let split = automata[index].split else { return }
+                    splitRules.removeAll(keepingCapacity: true)
+                    split.collect(text, forward: tags, into: &splitRules)
+                    found.append(contentsOf: splitRules)
                 }
-                found.append(contentsOf: splitRules)
             }
         }
-        if automata.count > 1 || !splitRules.isEmpty { found.sort() }
+        if found.count > 1, automata.count > 1 || !splitRules.isEmpty { found.sort() }
     }
 
     mutating func walkRules(_ body: (Int32) -> Bool) {

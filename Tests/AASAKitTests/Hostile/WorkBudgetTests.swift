@@ -36,6 +36,24 @@ final class WorkBudgetTests: XCTestCase {
         XCTAssertEqual(try matcher.decide("https://x.example/b", app: nil).decisions.first?.kind, .noMatch)
     }
 
+    /// `limitWork` changes the budget of a matcher in use (the meter is changed in place, not
+    /// replaced): every cache of it charges the new limit from the next URL, lowered or raised.
+    func test_limitWork_onAWarmMatcher_appliesToItsNextURL_raisedAndLowered() throws {
+        // Too many states to be built at compile time: the lazy caches charge the meter.
+        let text = #"{"applinks":{"details":[{"appID":"T.a","paths":["\#(String(repeating: "*a", count: 600))*b"]}]}}"#
+        let urls = (1...40).map { "https://x.example/" + String(repeating: "a", count: 100 * $0) + "b" }
+        let matcher = DFAMatcher(try compile(text) { $0.automata.maxURLWork = 200_000 })
+        func verdict(_ url: String) -> String {
+            do { return "\(try matcher.decide(url, app: nil).decisions.map(\.kind))" } catch { return "\(error)" }
+        }
+        let refused = "work limit exceeded (url-work=200000)"
+        let url = try XCTUnwrap(urls.first { verdict($0) == refused }, "the shape must reach the budget")
+        matcher.limitWork(to: 1 << 40)
+        XCTAssertEqual(verdict(url), "[AASAKit.DecisionKind.noMatch]", "decided under the raised budget")
+        matcher.limitWork(to: 200_000)
+        XCTAssertEqual(verdict(url), refused)
+    }
+
     /// The verdict depends on the URL's path through the DFA only: a warm cache, a cold one and
     /// a cache cleared at every state give the same answers.
     func test_workVerdict_isTheSameWhateverTheCacheHolds() throws {

@@ -104,4 +104,37 @@ final class PathSearcherTests: XCTestCase {
         }
         return rules
     }
+
+    /// A matcher forgets one URL's query and fragment results before the next (it skips that
+    /// step when the last URL set none): deciding URLs one after the other on one matcher gives
+    /// what a fresh matcher gives each, in both path searchers and whatever the order.
+    func test_queryAndFragmentResults_ofOneURL_neverDecideTheNext() throws {
+        let solo = """
+            {"applinks": {"details": [{"appIDs": ["T.a"], "components": [
+              {"/": "/p", "?": "x=1", "#": "f", "exclude": true}, {"/": "/p", "?": "x=*"},
+              {"/": "/q", "?": {"k": "v"}}, {"/": "/r"}
+            ]}]}}
+            """
+        // A second text mode makes the plan search paths in several modes.
+        let multi = solo.replacingOccurrences(of: #"{"/": "/r"}"#, with: #"{"/": "/R", "caseSensitive": false}"#)
+        let urls = [
+            "https://example.com/p?x=1#f", "https://example.com/p?x=1", "https://example.com/p", "https://example.com/p?x=2#f",
+            "https://example.com/q?k=v", "https://example.com/q?k=w", "https://example.com/r", "https://example.com/q",
+            "https://example.com/p?y=1#f", "https://example.com/p?x=1#f",
+        ]
+        for text in [solo, multi] {
+            let compiled = try CompiledDocument(document: try AASADocument(bytes: Array(text.utf8)), domain: "example.com")
+            let expected = try urls.map { try DFAMatcher(compiled).decide($0, app: nil) }
+            for order in [urls.indices.map { $0 }, urls.indices.reversed(), [0, 2, 0, 4, 5, 4, 1, 3, 9, 8, 7, 6]] {
+                let matcher = DFAMatcher(compiled)
+                for index in order {
+                    XCTAssertEqual(try matcher.decide(urls[index], app: nil), expected[index], "\(urls[index]) in \(order)")
+                }
+            }
+        }
+        // The two documents do take the two searchers.
+        let plans = try [solo, multi].map { try CompiledDocument(document: try AASADocument(bytes: Array($0.utf8)), domain: "example.com").pathPlan.strategy }
+        XCTAssertNotEqual(plans[0], .multiModePath)
+        XCTAssertEqual(plans[1], .multiModePath)
+    }
 }

@@ -64,6 +64,13 @@ extension LazyDFA {
 
         /// The tag sets of the states, by index (`searchTagSet`'s answers).
         var tagSets: [TagSet] { store.value.tagSets }
+
+        /// The tags of tag set `index` (a `searchTagSet` answer), in increasing order, lent to
+        /// `body` without copying the tag-set arrays out (which retained two arrays a search).
+        @inline(__always)
+        func withSortedTags<R>(of index: Int32, _ body: (BufferView<Int32>) -> R) -> R {
+            store.value.tagSets[Int(index)].sorted.withView(body)
+        }
         /// The prebuilt table's tag sets are this cache's, index for index (`Store`).
         var prebuiltSharesTagSets: Bool { store.value.prebuiltSharesTagSets }
         /// The budget searches charge (`Store.meter`).

@@ -14,15 +14,24 @@
 /// transitions are never charged: they cost less than `heavyWeight` to build and nothing to
 /// follow once built, so a URL's uncharged work is at most `heavyWeight` per byte.
 public final class WorkMeter {
-    /// Most NFA positions one URL may cost (`Configuration.Automata.maxURLWork`).
-    public let limit: Int
     /// What is left of the budget of the current URL; below zero once it is exceeded. A meter
     /// belongs to one matcher, so to one thread: the count needs no exclusivity checks.
     private let left: UnsharedCell<Int>
+    private let budget: UnsharedCell<Int>
 
     public init(limit: Int) {
-        self.limit = limit
+        budget = UnsharedCell(limit)
         left = UnsharedCell(limit)
+    }
+
+    /// Most NFA positions one URL may cost (`Configuration.Automata.maxURLWork`), from the
+    /// next URL on when changed.
+    ///
+    /// Changed in place rather than by a new meter: a matcher's meter is then a constant, which
+    /// the hot path reads without retaining it.
+    public var limit: Int {
+        @inline(__always) get { budget.value }
+        set { budget.value = newValue }
     }
 
     /// What is left of the budget of the current URL; below zero once it is exceeded.
@@ -31,7 +40,7 @@ public final class WorkMeter {
 
     /// The next URL starts with the whole budget.
     @inline(__always)
-    public func begin() { left.value = limit }
+    public func begin() { left.value = budget.value }
 
     /// Whether the current URL has run over its budget.
     @inline(__always)
