@@ -12,7 +12,7 @@ extension Classifier {
     /// a JSON object or an unreadable line get their error record, any other line is classified.
     public func classify(line: URLLineReader.Line, limits: Configuration.Input, into out: RecordBuffer) {
         switch Self.verdict(line, limits: limits) {
-        case .url(let bytes): classify(bytes, into: out)
+        case .url(let bytes, let plain): classify(bytes, plain: plain, into: out)
         case .unreadable(let text, let message): appendUnreadable(text: text, message: message, into: out)
         }
     }
@@ -72,7 +72,7 @@ extension Classifier {
         var result = Classification(domain: nil, decisions: [], error: Self.emptyLineMessage)
         _ = Self.judge(wholeLine: ByteView(segment), maxLineBytes: limits.maxLineBytes) { line in
             switch Self.verdict(line, limits: limits) {
-            case .url(let bytes): result = classification(of: bytes)
+            case .url(let bytes, _): result = classification(of: bytes)
             case .unreadable(_, let message):
                 countUnreadable()
                 result = Classification(domain: nil, decisions: [], error: message)
@@ -87,7 +87,7 @@ extension Classifier {
     ) {
         let delivered = Self.judge(wholeLine: ByteView(segment), maxLineBytes: limits.maxLineBytes) { line in
             switch Self.verdict(line, limits: limits) {
-            case .url(let bytes): withOutcome(of: bytes, body)
+            case .url(let bytes, _): withOutcome(of: bytes, body)
             case .unreadable(_, let message):
                 countUnreadable()
                 body(Outcome(domain: nil, error: message))
@@ -188,7 +188,8 @@ extension Classifier {
     }
 
     enum LineVerdict {
-        case url(ByteView)
+        /// A URL to classify; `plain` as `URLLineReader.Line.url` says.
+        case url(ByteView, plain: Bool)
         case unreadable(text: String, message: String)
     }
 
@@ -196,7 +197,7 @@ extension Classifier {
         switch line {
         case .invalid(let text, let error):
             return .unreadable(text: text, message: error.description)
-        case .url(let buffer):
+        case .url(let buffer, let plain):
             let bytes = ByteView(buffer)
             if bytes.count > limits.maxURLBytes {
                 let (text, message) = tooLong(bytes, limit: limits.maxURLBytes)
@@ -205,7 +206,7 @@ extension Classifier {
             if !bytes.isEmpty, bytes[0] == UInt8(ascii: "{") {
                 return .unreadable(text: bytes.string(0..<bytes.count), message: jsonLineHint)
             }
-            return .url(bytes)
+            return .url(bytes, plain: plain)
         }
     }
 

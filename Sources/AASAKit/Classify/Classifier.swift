@@ -86,10 +86,12 @@ public final class Classifier {
         classify(ByteView(url), extra: extra, into: out)
     }
 
-    /// As `classify(_:extra:into:)`, the URL lent as a view.
+    /// As `classify(_:extra:into:)`, the URL lent as a view; `plain` when the line reader found
+    /// it plain (`URLLineReader.Line.url`), so that its record copies it unscanned.
     @inline(__always)
-    func classify(_ url: ByteView, extra: Extra? = nil, into out: RecordBuffer) {
-        switch route(url) {
+    func classify(_ url: ByteView, plain: Bool = false, extra: Extra? = nil, into out: RecordBuffer) {
+        let url = RecordURL(bytes: url, plain: plain)
+        switch route(url.bytes) {
         case .unsplittable(let message):
             appendError(url: url, slot: nil, message: message, extra: extra, into: out)
         case .noDomain:
@@ -99,6 +101,13 @@ public final class Classifier {
         case .decided(let slot):
             slot.withDecisions { decisions in appendRecord(url: url, slot: slot, decisions: decisions, extra: extra, into: out) }
         }
+    }
+
+    /// A URL as its record shows it: the bytes, and whether they are plain (JSON needs no
+    /// escape in them, `URLLineReader.examine`).
+    struct RecordURL {
+        let bytes: ByteView
+        let plain: Bool
     }
 
     /// What one URL came to, before it becomes a record (`classify`) or values (`classification`),
@@ -189,11 +198,11 @@ public final class Classifier {
     }
 
     /// A record for a URL whose host no document serves: the common case in a mixed stream.
-    private func appendWithoutDomain(url: ByteView, extra: Extra?, into out: RecordBuffer) {
+    private func appendWithoutDomain(url: RecordURL, extra: Extra?, into out: RecordBuffer) {
         switch format {
         case .ndjson:
             out.append(#"{"url": "#)
-            out.appendJSONString(url)
+            out.appendJSONString(url.bytes, plain: url.plain)
             out.append(#", "domain": null, "apps": [], "decisions": []"#)
             appendFieldsAndEnd(extra, into: out)
         case .tsv, .csv:
@@ -209,14 +218,14 @@ public final class Classifier {
 
     /// Writes a decided record; `decisions[app]` is the deciding rule id or -1.
     private func appendRecord(
-        url: ByteView, slot: DomainSlot, decisions: BufferView<Int32>, extra: Extra?,
+        url: RecordURL, slot: DomainSlot, decisions: BufferView<Int32>, extra: Extra?,
         into out: RecordBuffer
     ) {
         let fragments = slot.fragments
         switch format {
         case .ndjson:
             out.append(#"{"url": "#)
-            out.appendJSONString(url)
+            out.appendJSONString(url.bytes, plain: url.plain)
             // PERF: most URLs decide nothing; their record's tail is one copy: record writing
             // 266 → 149 instructions a URL (quick fleet kept by `AASA_BENCH_KEEP_FLEET=1
             // aasa-bench --quick --suite fleet`, `aasa classify --jobs 1 --rules`, callgrind).
@@ -285,15 +294,15 @@ public final class Classifier {
     }
 
     /// The start every record shares: `{"url": …, "domain": …` (NDJSON) or `url⇥domain⇥`.
-    private func appendHead(url: ByteView, slot: DomainSlot?, into out: RecordBuffer) {
+    private func appendHead(url: RecordURL, slot: DomainSlot?, into out: RecordBuffer) {
         switch format {
         case .ndjson:
             out.append(#"{"url": "#)
-            out.appendJSONString(url)
+            out.appendJSONString(url.bytes, plain: url.plain)
             out.append(#", "domain": "#)
             if let slot { out.append(slot.fragments.domainJSON) } else { out.append("null") }
         case .tsv, .csv:
-            format.appendField(url, to: out)
+            format.appendField(url.bytes, to: out)
             out.append(format.delimiter)
             if let slot { format.appendField(slot.domain.nameBytes, to: out) }
             out.append(format.delimiter)
@@ -315,7 +324,7 @@ public final class Classifier {
     /// Appends an error record: `{"url": …, "domain": …, "error": …}` or a row with the error
     /// column filled.
     private func appendError(
-        url: ByteView, slot: DomainSlot?, message: String, extra: Extra?, into out: RecordBuffer
+        url: RecordURL, slot: DomainSlot?, message: String, extra: Extra?, into out: RecordBuffer
     ) {
         switch format {
         case .ndjson:
@@ -339,7 +348,7 @@ public final class Classifier {
         state.value.counts.records &+= 1
         state.value.counts.errors &+= 1
         Array(text.utf8).withView {
-            appendError(url: $0, slot: nil, message: message, extra: extra, into: out)
+            appendError(url: RecordURL(bytes: $0, plain: false), slot: nil, message: message, extra: extra, into: out)
         }
     }
 

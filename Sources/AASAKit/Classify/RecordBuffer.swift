@@ -58,8 +58,22 @@ public final class RecordBuffer {
         appendJSONString(ByteView(bytes))
     }
 
-    /// As `appendJSONString(_:)`, the bytes lent as a view.
-    func appendJSONString(_ view: ByteView) {
+    /// As `appendJSONString(_:)`, the bytes lent as a view; `plain` when they are known to hold
+    /// nothing JSON escapes (`URLLineReader.examine` finds that in the pass that checks UTF-8,
+    /// see its PERF note), which are then copied unscanned.
+    @inline(__always)
+    func appendJSONString(_ view: ByteView, plain: Bool = false) {
+        if plain {
+            storage.append(contentsOf: view, enclosedBy: UInt8(ascii: "\""))
+        } else {
+            appendJSONStringScanning(view)
+        }
+    }
+
+    /// `appendJSONString` for bytes not known to be plain: scanned eight bytes at a time, copied
+    /// when nothing needs escaping, escaped by `JSONWriter` otherwise.
+    @inline(never)
+    private func appendJSONStringScanning(_ view: ByteView) {
         let length = view.count
         var index = 0
         while length - index >= 8, !JSONByteScan.needsAttention(view.word(at: index)) {

@@ -41,7 +41,7 @@ extension LineBatch {
         }
         func deliver(_ line: URLLineReader.Line) throws {
             switch line {
-            case .url(let bytes): try body(.url(bytes))
+            case .url(let bytes, _): try body(.url(bytes))
             case .invalid(let text, let error): try body(.invalid(text: text, error: error.description))
             }
         }
@@ -84,7 +84,7 @@ struct BatchProcessor {
     func process(_ batch: LineBatch, with classifier: Classifier, into out: RecordBuffer) {
         if let preassembled = batch.preassembled {
             switch preassembled {
-            case .url(var bytes): bytes.withUnsafeMutableBufferPointer { handle(.url(UnsafeBufferPointer($0)), classifier, out) }
+            case .url(var bytes): bytes.withUnsafeMutableBufferPointer { handle(.url(UnsafeBufferPointer($0), plain: false), classifier, out) }
             case .invalid(let text, let message): classifier.appendUnreadable(text: text, message: message, into: out)
             }
             return
@@ -114,7 +114,7 @@ struct BatchProcessor {
         switch line {
         case .invalid(let text, let error):
             classifier.appendUnreadable(text: text, message: error.description, into: out)
-        case .url(let bytes):
+        case .url(let bytes, _):
             switch parser.parse(bytes) {
             case .url(var url, let extra):
                 url.withUnsafeMutableBufferPointer { url in

@@ -78,7 +78,7 @@ final class ClassifyFastPathTests: XCTestCase {
 
     static func describe(_ line: URLLineReader.Line) -> String {
         switch line {
-        case .url(let bytes): return "url(\(Array(bytes)))"
+        case .url(let bytes, let plain): return "url(\(Array(bytes)), plain: \(plain))"
         case .invalid(let text, let error):
             switch error {
             case .invalidUTF8: return "invalidUTF8 \(text.debugDescription)"

@@ -1,4 +1,4 @@
-import AASAKit
+@testable import AASAKit
 import Foundation
 import XCTest
 
@@ -91,7 +91,7 @@ final class URLLineReaderTests: XCTestCase {
         var records: [Record] = []
         try reader.forEachLine { line in
             switch line {
-            case .url(let bytes): records.append(.url(String(decoding: bytes, as: UTF8.self)))
+            case .url(let bytes, _): records.append(.url(String(decoding: bytes, as: UTF8.self)))
             case .invalid(let text, let error): records.append(.invalid(text, error))
             }
         }
@@ -330,5 +330,43 @@ final class URLLineReaderTests: XCTestCase {
         let records = try read(bytes)
         XCTAssertEqual(records.count, urls.count)
         XCTAssertEqual(records, urls.map { .url($0) })
+    }
+
+    /// The reader checks UTF-8 and finds plain lines (ASCII, nothing JSON escapes) in one pass,
+    /// sixteen or eight bytes at a time with an overlapping last word (`URLLineReader.examine`):
+    /// whatever the byte and wherever it falls, the verdict must be what a byte-by-byte reading
+    /// gives, and a URL called plain must be written exactly as the JSON writer escapes it.
+    func test_examine_agreesWithAByteLoop_forEveryByteAtEveryPositionAndLength() {
+        func byteLoop(_ bytes: [UInt8]) -> URLLineReader.LineText {
+            guard String(validating: bytes, as: UTF8.self) != nil else { return .invalidUTF8 }
+            let plain = bytes.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+            return plain ? .plain : .utf8
+        }
+        var checked = 0
+        for length in [1, 5, 7, 8, 9, 15, 16, 17, 23, 24, 31, 33, 40] {
+            for position in 0..<length {
+                for value in UInt8(0)...UInt8(255) {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = value
+                    let got = bytes.withView { URLLineReader.examine($0) }
+                    XCTAssertEqual(got, byteLoop(bytes), "byte \(value) at \(position) of \(length)")
+                    checked += 1
+                }
+            }
+        }
+        // Whole scalars and broken ones after plain runs of every alignment.
+        for prefix in 0..<20 {
+            for tail in ["é", "€", "😀", "\u{7F}", "\"", "\\"].map({ Array($0.utf8) }) + [[0xC3], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80]] {
+                let bytes = [UInt8](repeating: UInt8(ascii: "/"), count: prefix) + tail + Array("/x".utf8)
+                XCTAssertEqual(bytes.withView { URLLineReader.examine($0) }, byteLoop(bytes), "\(bytes)")
+            }
+        }
+        XCTAssertGreaterThan(checked, 50_000)
+        // Plain means the JSON literal is the bytes between quotes.
+        let plain = Array("https://example.com/a/b?c=d&e=f#g~h%20i".utf8)
+        XCTAssertEqual(plain.withView { URLLineReader.examine($0) }, .plain)
+        var escaped: [UInt8] = []
+        plain.withView { JSONWriter.appendEscaped(utf8: $0, to: &escaped) }
+        XCTAssertEqual(escaped, [UInt8(ascii: "\"")] + plain + [UInt8(ascii: "\"")])
     }
 }

@@ -242,6 +242,13 @@ enum JSONByteScan {
     // strings, where allocating the Strings dominates.
     @inline(__always)
     static func needsAttention(_ word: UInt64) -> Bool {
+        attentionMarks(word) != 0
+    }
+
+    /// Nonzero exactly when `needsAttention(word)`: its high bits, before the comparison, so
+    /// that a caller can test several words with one branch.
+    @inline(__always)
+    static func attentionMarks(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits: UInt64 = 0x8080_8080_8080_8080
         let quotes = word ^ (ones &* 0x22)
@@ -249,6 +256,6 @@ enum JSONByteScan {
         let hasQuote = (quotes &- ones) & ~quotes
         let hasBackslash = (backslashes &- ones) & ~backslashes
         let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl | word) & highBits != 0
+        return (hasQuote | hasBackslash | hasControl | word) & highBits
     }
 }
