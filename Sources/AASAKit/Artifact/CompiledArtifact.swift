@@ -85,6 +85,7 @@ public enum CompiledArtifact {
         var bodies = BinaryWriter()
         var table = BinaryWriter()
         var known: [[UInt8]: Int] = [:]
+        var forms: [[UInt8]: [UInt8]] = [:]
         var previousName: [UInt8] = []
         var previousFile: [UInt8] = []
         domains.varint(rules.domains.count)
@@ -97,7 +98,7 @@ public enum CompiledArtifact {
             switch domain.state {
             case .compiled(let compiled):
                 var body = BinaryWriter()
-                compiled.encode(into: &body, budget: budget, counts: &counts)
+                compiled.encode(into: &body, budget: budget, counts: &counts, forms: &forms)
                 let number: Int
                 if let found = known[body.bytes] {
                     number = found

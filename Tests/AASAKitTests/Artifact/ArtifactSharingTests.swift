@@ -80,6 +80,36 @@ final class ArtifactSharingTests: XCTestCase {
         XCTAssertEqual(try b.decide("https://b.example/items/1", app: nil).matchedApps, [])
     }
 
+    /// An automaton's stored form is worked out once per distinct NFA (`forms`): a document
+    /// encoded after others that share some of its NFAs, or none, is written byte for byte the
+    /// same, and its counts are its own.
+    func test_body_isTheSameWhicheverNFAsWereEncodedBefore() throws {
+        // The same path patterns as `shop` in another case mode, a query of its own: some NFAs
+        // shared with what comes before, some not.
+        let mixed = #"{"applinks": {"details": [{"appIDs": ["T.m"], "components": [{"/": "/items/*"}, {"/": "/help/*", "exclude": true}, {"/": "/Story/*", "caseSensitive": false, "?": {"id": "?*"}}]}]}}"#
+        func body(_ json: String, after earlier: [String]) throws -> ([UInt8], CompiledArtifact.Counts) {
+            var forms: [[UInt8]: [UInt8]] = [:]
+            var ignored = CompiledArtifact.Counts()
+            for text in earlier {
+                var writer = BinaryWriter()
+                try CompiledDocument(document: try AASADocument(bytes: Array(text.utf8)), domain: "e.example")
+                    .encode(into: &writer, budget: .init(), counts: &ignored, forms: &forms)
+            }
+            var counts = CompiledArtifact.Counts()
+            var writer = BinaryWriter()
+            try CompiledDocument(document: try AASADocument(bytes: Array(json.utf8)), domain: "m.example")
+                .encode(into: &writer, budget: .init(), counts: &counts, forms: &forms)
+            return (writer.bytes, counts)
+        }
+        let alone = try body(mixed, after: [])
+        XCTAssertGreaterThan(alone.1.prebuilt + alone.1.lazy, 2)
+        for earlier in [[Self.shop], [Self.news], [Self.shop, Self.news, Self.shopOtherApp], [mixed]] {
+            let after = try body(mixed, after: earlier)
+            XCTAssertEqual(after.0, alone.0, "after \(earlier)")
+            XCTAssertEqual(after.1, alone.1, "after \(earlier)")
+        }
+    }
+
     /// The first body starts right after the index; damage there fails both domains that share
     /// it, each with an error record's reason and a report, and leaves the third one usable.
     func test_mappedArtifact_damagedSharedBodyFailsEveryDomainUsingIt() throws {
