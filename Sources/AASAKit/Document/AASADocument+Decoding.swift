@@ -116,6 +116,7 @@ struct DocumentDecoder {
         }
         if let details = object["details"] {
             appLinks.details = decodeDetails(details, at: path / "details")
+            if case .object = details { appLinks.detailsAreKeyedByApp = true }
         }
         return appLinks
     }

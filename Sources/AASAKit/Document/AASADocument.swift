@@ -60,6 +60,9 @@ public struct AppLinks: Sendable {
     public var defaults: RuleKeys
     /// Custom substitution variables (`applinks.substitutionVariables`).
     public var substitutionVariables: SubstitutionVariables
+    /// Whether `details` was the legacy dictionary (app ID → entry), whose evaluation order
+    /// depends on the app IDs themselves.
+    var detailsAreKeyedByApp = false
 
     public init(details: [Entry] = [], defaults: RuleKeys = RuleKeys(), substitutionVariables: SubstitutionVariables = SubstitutionVariables()) {
         self.details = details

@@ -46,15 +46,65 @@ final class SharedDocumentTests: XCTestCase {
     static let paths = ["/items/1", "/help/1", "/story/x?id=1", "/STORY/y?id=2", "/story/z", "/", "/items/caf%C3%A9"]
 
     func test_rulesDirectory_domainsServingTheSameFileShareOneCompile() throws {
-        let folder = try rulesDirectory([("a.example", Self.shop), ("b.example", Self.shop), ("c.example", Self.shopOtherApp)])
+        let folder = try rulesDirectory([("a.example", Self.shop), ("b.example", Self.shop), ("c.example", Self.news)])
         let rules = ClassifierRules(listing: try DomainDocuments.listing(folder), engine: .dfa)
         let a = try compiled(rules, "a.example")
         let b = try compiled(rules, "b.example")
         let c = try compiled(rules, "c.example")
         XCTAssertTrue(a.automata === b.automata, "the same file bytes compile once")
-        XCTAssertFalse(a.automata === c.automata, "other bytes compile on their own")
+        XCTAssertFalse(a.automata === c.automata, "other rules compile on their own")
         XCTAssertEqual([a.domain, b.domain, c.domain], ["a.example", "b.example", "c.example"])
         XCTAssertEqual(b.appIDs, ["T.shop"])
+    }
+
+    /// Two apps in two entries, one of them named twice: the shape the white-label fleets have.
+    static func twoApps(_ first: String, _ second: String) -> String {
+        #"{"applinks": {"details": [{"appIDs": ["\#(first)", "\#(second)"], "components": [{"/": "/items/*"}, {"/": "/help/*", "exclude": true}]}, "#
+            + #"{"appID": "\#(second)", "components": [{"/": "/story/*", "?": {"id": "?*"}}]}]}, "webcredentials": {"apps": []}}"#
+    }
+
+    func test_rulesDirectory_documentsDifferingOnlyInAppIDs_shareOneCompile_andKeepTheirOwnApps() throws {
+        let files = [
+            ("a.example", Self.twoApps("T.one", "T.two")), ("b.example", Self.twoApps("U.red", "U.blue")),
+            ("c.example", Self.shop), ("d.example", Self.shopOtherApp),
+        ]
+        let folder = try rulesDirectory(files)
+        let listing = try DomainDocuments.listing(folder)
+        let rules = ClassifierRules(listing: listing, engine: .dfa)
+        XCTAssertTrue(try compiled(rules, "a.example").automata === compiled(rules, "b.example").automata)
+        XCTAssertTrue(try compiled(rules, "c.example").automata === compiled(rules, "d.example").automata)
+        XCTAssertEqual(try compiled(rules, "b.example").appIDs, ["U.red", "U.blue"])
+        let urls = stream(hosts: files.map(\.0), paths: Self.paths + ["/story/1?id=7", "/story/1"])
+        let got = records(rules, urls)
+        XCTAssertEqual(got, records(ClassifierRules(listing: listing, engine: .reference), urls))
+        XCTAssertTrue(got.contains { $0.contains(#""domain": "b.example", "apps": ["U.red", "U.blue"]"#) })
+        XCTAssertTrue(got.contains { $0.contains(#""domain": "b.example", "apps": ["U.blue"]"#) })
+    }
+
+    /// Sharing by shape is refused wherever replacing the app IDs' literals could change what
+    /// compiles: an app ID also written as a pattern, the legacy dictionary (ordered by the app
+    /// IDs themselves), an app ID repeated where another document names two, an escaped one.
+    func test_rulesDirectory_documentsWhoseAppIDsAreNotOnlyAppIDs_doNotShareByShape() throws {
+        let patternIsAnApp = #"{"applinks": {"details": [{"appIDs": ["T.x"], "components": [{"/": "/q", "?": {"k": "T.x"}}, {"/": "/a/*"}]}]}}"#
+        let patternIsAnotherApp = #"{"applinks": {"details": [{"appIDs": ["U.y"], "components": [{"/": "/q", "?": {"k": "U.y"}}, {"/": "/a/*"}]}]}}"#
+        let legacyAB = #"{"applinks": {"apps": [], "details": {"B.b": {"paths": ["/one/*"]}, "A.a": {"paths": ["/two/*"]}}}}"#
+        let legacyBA = #"{"applinks": {"apps": [], "details": {"A.b": {"paths": ["/one/*"]}, "B.a": {"paths": ["/two/*"]}}}}"#
+        let escaped = #"{"applinks": {"details": [{"appIDs": ["T.\u0073hop"], "components": [{"/": "/items/*"}, {"/": "/help/*", "exclude": true}]}]}}"#
+        for (pair, sharable) in [((patternIsAnApp, patternIsAnotherApp), false), ((legacyAB, legacyBA), false), ((Self.shop, escaped), false)] {
+            let files = [("a.example", pair.0), ("b.example", pair.1)]
+            let folder = try rulesDirectory(files)
+            let listing = try DomainDocuments.listing(folder)
+            let rules = ClassifierRules(listing: listing, engine: .dfa)
+            XCTAssertEqual(try compiled(rules, "a.example").automata === compiled(rules, "b.example").automata, sharable, pair.1)
+            let urls = stream(hosts: files.map(\.0), paths: ["/q?k=T.x", "/q?k=U.y", "/a/1", "/one/1", "/two/1", "/items/1", "/help/1"])
+            XCTAssertEqual(records(rules, urls), records(ClassifierRules(listing: listing, engine: .reference), urls), pair.1)
+        }
+        // The same app named twice in an entry (one app there) has no shape: its literals
+        // outnumber its appearances.
+        let repeated = Self.twoApps("T.one", "T.one")
+        XCTAssertNil(ClassifierRules.shape(of: Array(repeated.utf8), try AASADocument(bytes: Array(repeated.utf8))))
+        let distinct = Self.twoApps("T.one", "T.two")
+        XCTAssertNotNil(ClassifierRules.shape(of: Array(distinct.utf8), try AASADocument(bytes: Array(distinct.utf8))))
     }
 
     func test_rulesDirectory_interleavedDomainsSharingAMatcher_writeTheReferenceRecords() throws {
