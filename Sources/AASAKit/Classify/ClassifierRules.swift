@@ -150,10 +150,6 @@ public final class ClassifierRules: Sendable {
         table = DomainTable(domains: domains.map(\.name))
     }
 
-    /// The documents compiled so far, by the bytes of their file, so that domains serving the
-    /// same file compile it once and share its automata (and, per thread, its matcher): link
-    /// shorteners serve one document under many names. Only successful compiles are kept (a
-    /// failure's message names its own file), and only while the rules live.
     /// A document's bytes with each of its app IDs' string literals replaced by a number
     /// (`appIDs` order), when that replacement is exact: documents with the same shape differ
     /// only in which app IDs they name, so they compile to the same automata and plan, app `i`
@@ -165,8 +161,9 @@ public final class ClassifierRules: Sendable {
     /// ID is replaced), every app ID is written plainly (no escapes), and `details` is an array:
     /// the legacy dictionary is evaluated in the sorted order of the app IDs themselves.
     // PERF: the 10 000-domain fleet (2 200 distinct files, 320 distinct shapes): a URL with first
-    // use 7 294 → 4 306 instructions with `--rules` (`AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite
-    // fleet`, `aasa classify --jobs 1`, callgrind, stream − empty input), records identical.
+    // use 7 294 → 4 372 instructions with `--rules` (`AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite
+    // fleet`, `aasa classify --jobs 1`, callgrind, stream − empty input), records identical; a
+    // search of the file per app ID was 4 306, but unbounded in the number of app IDs.
     struct Shape {
         let bytes: [UInt8]
         let appIDs: [String]
@@ -176,53 +173,56 @@ public final class ClassifierRules: Sendable {
         guard let applinks = document.applinks, !applinks.detailsAreKeyedByApp else { return nil }
         let appIDs = document.appIDs
         guard !appIDs.isEmpty else { return nil }
-        var appearances: [ExactString: Int] = [:]
-        for entry in applinks.details {
-            for app in entry.appIDs { appearances[ExactString(app), default: 0] += 1 }
-        }
-        // Where each app ID's literal (quotes included) occurs, checked against its appearances.
-        var replacements: [(start: Int, end: Int, app: Int)] = []
+        var appearances = [Int](repeating: 0, count: appIDs.count)
+        var numbers: [BytesKey: Int] = [:]
+        // Spans of another length are no app ID: most strings of a document are skipped unhashed.
+        var lengths = Set<Int>()
         for (number, app) in appIDs.enumerated() {
+            // An escaped app ID may be written several ways: only its plain form would be found.
             var literal: [UInt8] = []
             JSONWriter.appendEscaped(app, to: &literal)
-            // An escaped app ID may be written several ways: only the plain form is matched.
             guard literal.count == app.utf8.count + 2 else { return nil }
-            var found = 0
-            var from = 0
-            while let start = Self.find(literal, in: bytes, from: from) {
-                replacements.append((start, start + literal.count, number))
-                found += 1
-                from = start + literal.count
-            }
-            guard found == appearances[ExactString(app)] else { return nil }
+            numbers[BytesKey(bytes: Array(app.utf8))] = number
+            lengths.insert(app.utf8.count)
         }
-        replacements.sort { $0.start < $1.start }
+        for entry in applinks.details {
+            for app in entry.appIDs {
+                if let number = numbers[BytesKey(bytes: Array(app.utf8))] { appearances[number] += 1 }
+            }
+        }
+        // Every span between two consecutive quotes, once: a plain app ID holds no quote, so
+        // each occurrence of its literal is such a span (and so is the text between two strings,
+        // which only counts against the check below). Linear in the file, whatever the number
+        // of app IDs: a hostile document cannot make first use slow here.
+        var found = [Int](repeating: 0, count: appIDs.count)
         var shaped: [UInt8] = []
         shaped.reserveCapacity(bytes.count)
-        var position = 0
-        for replacement in replacements {
-            // Literals of two app IDs cannot overlap: each starts and ends with a quote that is
-            // not escaped, and neither holds one.
-            guard replacement.start >= position else { return nil }
-            shaped.append(contentsOf: bytes[position..<replacement.start])
-            shaped.append(contentsOf: Array("\u{0}\(replacement.app)\u{0}".utf8))
-            position = replacement.end
+        var copied = 0
+        var previousQuote = -1
+        var replacedUpTo = 0
+        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\"") {
+            defer { previousQuote = index }
+            guard previousQuote >= 0, lengths.contains(index - previousQuote - 1),
+                let number = numbers[BytesKey(bytes: Array(bytes[(previousQuote + 1)..<index]))]
+            else { continue }
+            found[number] += 1
+            // Two literals sharing a quote are no JSON strings of app IDs.
+            guard previousQuote >= replacedUpTo else { return nil }
+            shaped.append(contentsOf: bytes[copied..<previousQuote])
+            shaped.append(contentsOf: Array("\u{0}\(number)\u{0}".utf8))
+            copied = index + 1
+            replacedUpTo = index + 1
         }
-        shaped.append(contentsOf: bytes[position...])
+        guard found == appearances else { return nil }
+        shaped.append(contentsOf: bytes[copied...])
         return Shape(bytes: shaped, appIDs: appIDs)
     }
 
-    /// The first index of `needle` in `haystack` at or after `from`.
-    private static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
-        guard let first = needle.first, haystack.count - from >= needle.count else { return nil }
-        var index = from
-        while index <= haystack.count - needle.count {
-            if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
-            index += 1
-        }
-        return nil
-    }
-
+    /// The documents compiled so far, by the bytes of their file, so that domains serving the
+    /// same file compile it once and share its automata (and, per thread, its matcher): link
+    /// shorteners serve one document under many names. Only successful compiles are kept (a
+    /// failure's message names its own file), and only while the rules live. A second
+    /// instance keeps them by `Shape`.
     private final class CompiledByContent: Sendable {
         // PERF: keyed by `BytesKey` rather than `[UInt8]`: a URL with first use on the 10 000-domain
         // fleet stream 14 380 → 13 540 instructions (`aasa classify --rules --jobs 1`,

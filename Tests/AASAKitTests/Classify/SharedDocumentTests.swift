@@ -99,6 +99,16 @@ final class SharedDocumentTests: XCTestCase {
             let urls = stream(hosts: files.map(\.0), paths: ["/q?k=T.x", "/q?k=U.y", "/a/1", "/one/1", "/two/1", "/items/1", "/help/1"])
             XCTAssertEqual(records(rules, urls), records(ClassifierRules(listing: listing, engine: .reference), urls), pair.1)
         }
+        // Thousands of app IDs in one large document: the shape is found in one pass over the
+        // file (a robustness bound, not a speed claim: a scan per app ID reads it 8 000 times).
+        let many = (0..<8_000).map { "T\($0).app" }
+        let large = #"{"applinks": {"details": [{"appIDs": ["# + many.map { "\"\($0)\"" }.joined(separator: ", ")
+            + #"], "components": [{"/": "/items/*"}]}]}}"#
+        let started = Date()
+        let shape = try XCTUnwrap(ClassifierRules.shape(of: Array(large.utf8), try AASADocument(bytes: Array(large.utf8))))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        XCTAssertEqual(shape.appIDs.count, 8_000)
+        XCTAssertFalse(shape.bytes.contains(Array("T7999.app".utf8)))
         // The same app named twice in an entry (one app there) has no shape: its literals
         // outnumber its appearances.
         let repeated = Self.twoApps("T.one", "T.one")
