@@ -142,9 +142,11 @@ extension Classifier {
         case .noDomain:
             body(Outcome(domain: nil, error: nil))
         case .failed(let slot, let message):
-            body(Outcome(domain: slot.index, error: message))
+            body(Outcome(domain: domainIndex(ofSlot: slot), error: message))
         case .decided(let slot):
-            slot.withDecisions { body(Outcome(domain: slot.index, document: slot.document, decisions: $0)) }
+            withDecided(slot) { index, document, decisions in
+                body(Outcome(domain: index, document: document, decisions: decisions))
+            }
         }
     }
 

@@ -26,8 +26,13 @@ public final class Classifier {
     private let state: UnsharedCell<State>
     struct State {
         var counts = (records: 0, errors: 0, withoutDomain: 0)
-        /// Per domain index: this thread's view of the domain, made when it first meets it.
-        var slots: [DomainSlot?]
+        /// Per domain index: the number of its slot in `slots`, or -1 before this thread meets
+        /// the domain.
+        var slotNumbers: [Int32]
+        /// This thread's view of each domain it has met, in the order it met them: so memory
+        /// grows with the domains the stream touches, and the slots of a stream's busy domains
+        /// sit together.
+        var slots: [DomainSlot] = []
         /// This thread's matcher for each set of automata met so far
         /// (`CompiledDocument.automata`): domains serving the same document share one, and
         /// with it the states its caches have built.
@@ -54,7 +59,7 @@ public final class Classifier {
     public init(rules: ClassifierRules, format: RecordFormat) {
         self.rules = rules
         self.format = format
-        state = UnsharedCell(State(slots: Array(repeating: nil, count: rules.domains.count)))
+        state = UnsharedCell(State(slotNumbers: Array(repeating: -1, count: rules.domains.count)))
     }
 
     /// The matchers this thread has made: one per set of automata met (`meet`).
@@ -70,7 +75,7 @@ public final class Classifier {
         statistics.records = counts.records
         statistics.errors = counts.errors
         statistics.withoutDomain = counts.withoutDomain
-        for case let slot? in state.value.slots {
+        for slot in state.value.slots {
             statistics.domainRecords[slot.index] = slot.records
             statistics.domainMatched[slot.index] = slot.matched
             statistics.appMatches[slot.index] = slot.appMatches
@@ -99,7 +104,7 @@ public final class Classifier {
         case .failed(let slot, let message):
             appendError(url: url, slot: slot, message: message, extra: extra, into: out)
         case .decided(let slot):
-            slot.withDecisions { decisions in appendRecord(url: url, slot: slot, decisions: decisions, extra: extra, into: out) }
+            appendRecord(url: url, slot: slot, extra: extra, into: out)
         }
     }
 
@@ -117,10 +122,10 @@ public final class Classifier {
         case unsplittable(String)
         /// No document serves the host.
         case noDomain
-        /// The domain's document is unusable, or deciding the URL failed.
-        case failed(DomainSlot, message: String)
-        /// Decided: the slot holds, per app, the deciding rule id (or -1).
-        case decided(DomainSlot)
+        /// The domain's document is unusable, or deciding the URL failed (the slot's number).
+        case failed(Int, message: String)
+        /// Decided: the slot (its number) holds, per app, the deciding rule id (or -1).
+        case decided(Int)
     }
 
     @inline(__always)
@@ -137,9 +142,12 @@ public final class Classifier {
             state.value.counts.withoutDomain &+= 1
             return .noDomain
         }
-        let slot = state.value.slots[domainIndex] ?? meet(domainIndex)
-        slot.records &+= 1
-        switch slot.decideWithMatcher(url, parts: parts) {
+        var slot = Int(state.value.slotNumbers[domainIndex])
+        if slot < 0 { slot = meet(domainIndex) }
+        // PERF: the slot is used in place, in the array (a mutating call), never copied out: a
+        // reference loaded from a mutable array is retained around any call that might release
+        // it, and a slot struct in place holds its matcher for the call.
+        switch state.value.slots[slot].decideWithMatcher(url, parts: parts) {
         case .decided:
             return .decided(slot)
         case .overBudget(let limit):
@@ -148,7 +156,7 @@ public final class Classifier {
         case .noMatcher:
             break
         }
-        switch slot.document.state {
+        switch state.value.slots[slot].document.state {
         case .failed(let reason):
             state.value.counts.errors &+= 1
             return .failed(slot, message: "the document could not be loaded: \(reason)")
@@ -156,7 +164,7 @@ public final class Classifier {
             return .decided(slot)  // unreachable: a compiled document's slot has a matcher
         case .reference(let reference):
             do {
-                try slot.decide(reference: reference, url: url)
+                try state.value.slots[slot].decide(reference: reference, url: url)
             } catch {
                 state.value.counts.errors &+= 1
                 return .failed(slot, message: error.description)
@@ -165,8 +173,9 @@ public final class Classifier {
         }
     }
 
-    /// The slot of a domain this thread meets for the first time: its document (loaded now if no
-    /// thread has yet) and, for a compiled one, this thread's matcher for its automata.
+    /// The slot of a domain this thread meets for the first time (its number in `slots`): its
+    /// document (loaded now if no thread has yet) and, for a compiled one, this thread's matcher
+    /// for its automata.
     ///
     /// Why a matcher per set of automata rather than per domain: a fleet serves a few documents
     /// under thousands of names, and a matcher's caches fill as URLs arrive; one matcher per
@@ -178,7 +187,7 @@ public final class Classifier {
     // stream − empty input): a URL with first use 19 534 → 14 778 instructions with `--rules`,
     // 4 710 → 3 534 with `--compiled` (`Benchmarks/Records/2026-12-02-fleet-sharing.md`).
     @inline(never)
-    private func meet(_ domainIndex: Int) -> DomainSlot {
+    private func meet(_ domainIndex: Int) -> Int {
         let domain = rules.domains[domainIndex]
         let document = domain.loaded
         var matcher: DFAMatcher?
@@ -192,9 +201,19 @@ public final class Classifier {
                 matcher = made
             }
         }
-        let slot = DomainSlot(index: domainIndex, domain: domain, document: document, matcher: matcher)
-        state.value.slots[domainIndex] = slot
-        return slot
+        let number = state.value.slots.count
+        state.value.slots.append(DomainSlot(index: domainIndex, domain: domain, document: document, matcher: matcher))
+        state.value.slotNumbers[domainIndex] = Int32(number)
+        return number
+    }
+
+    /// The index in `rules.domains` of slot number `slot`'s domain.
+    func domainIndex(ofSlot slot: Int) -> Int { state.value.slots[slot].index }
+
+    /// Slot number `slot`'s domain index, document and last decisions, lent to `body`.
+    @inline(__always)
+    func withDecided<R>(_ slot: Int, _ body: (Int, ClassifierRules.Loaded, BufferView<Int32>) -> R) -> R {
+        body(state.value.slots[slot].index, state.value.slots[slot].document, BufferView(state.value.slots[slot].decisions.buffer))
     }
 
     /// A record for a URL whose host no document serves: the common case in a mixed stream.
@@ -216,12 +235,12 @@ public final class Classifier {
         }
     }
 
-    /// Writes a decided record; `decisions[app]` is the deciding rule id or -1.
-    private func appendRecord(
-        url: RecordURL, slot: DomainSlot, decisions: BufferView<Int32>, extra: Extra?,
-        into out: RecordBuffer
-    ) {
-        let fragments = slot.fragments
+    /// Writes a decided record from slot number `slot`'s decisions (per app, the deciding rule
+    /// id or -1), and counts them.
+    @inline(__always)
+    private func appendRecord(url: RecordURL, slot: Int, extra: Extra?, into out: RecordBuffer) {
+        let decisions = BufferView(state.value.slots[slot].decisions.buffer)
+        let fragments = state.value.slots[slot].fragments
         switch format {
         case .ndjson:
             out.append(#"{"url": "#)
@@ -262,7 +281,7 @@ public final class Classifier {
             appendHead(url: url, slot: slot, into: out)
             state.value.appsColumn.removeAll(keepingCapacity: true)
             state.value.rulesColumn.removeAll(keepingCapacity: true)
-            let document = slot.document
+            let document = state.value.slots[slot].document
             for app in 0..<decisions.count where fragments.opens(decisions[app]) {
                 if !state.value.appsColumn.isEmpty {
                     state.value.appsColumn.append(UInt8(ascii: "|"))
@@ -280,7 +299,7 @@ public final class Classifier {
             appendExtraColumns(extra, to: out)
             out.append(UInt8(ascii: "\n"))
         }
-        slot.count(decisions)
+        state.value.slots[slot].count(decisions)
     }
 
     /// The end of every NDJSON record: the passed-through `"fields"`, if any, and `}` + newline.
@@ -294,17 +313,17 @@ public final class Classifier {
     }
 
     /// The start every record shares: `{"url": …, "domain": …` (NDJSON) or `url⇥domain⇥`.
-    private func appendHead(url: RecordURL, slot: DomainSlot?, into out: RecordBuffer) {
+    private func appendHead(url: RecordURL, slot: Int?, into out: RecordBuffer) {
         switch format {
         case .ndjson:
             out.append(#"{"url": "#)
             out.appendJSONString(url.bytes, plain: url.plain)
             out.append(#", "domain": "#)
-            if let slot { out.append(slot.fragments.domainJSON) } else { out.append("null") }
+            if let slot { out.append(state.value.slots[slot].fragments.domainJSON) } else { out.append("null") }
         case .tsv, .csv:
             format.appendField(url.bytes, to: out)
             out.append(format.delimiter)
-            if let slot { format.appendField(slot.domain.nameBytes, to: out) }
+            if let slot { format.appendField(state.value.slots[slot].domain.nameBytes, to: out) }
             out.append(format.delimiter)
         }
     }
@@ -324,7 +343,7 @@ public final class Classifier {
     /// Appends an error record: `{"url": …, "domain": …, "error": …}` or a row with the error
     /// column filled.
     private func appendError(
-        url: RecordURL, slot: DomainSlot?, message: String, extra: Extra?, into out: RecordBuffer
+        url: RecordURL, slot: Int?, message: String, extra: Extra?, into out: RecordBuffer
     ) {
         switch format {
         case .ndjson:
@@ -362,46 +381,34 @@ public final class Classifier {
 /// One domain as one worker thread sees it, made the first time the thread meets the domain: the
 /// shared document, the thread's own matcher for it, and the thread's counts for the summary.
 ///
-/// Why a class per (thread, domain): the hot path then loads one reference per URL, and the
-/// record pieces it copies are raw memory this object points to (`RecordFragments`, shared
-/// with the document), instead of nested arrays of the shared document reached through four
-/// per-domain arrays of the classifier.
-/// PERF: with `Routed` carrying the slot instead of two arrays, 2 715 → 1 770 instructions a
-/// URL together with the splitter and host-table changes, of which reference counting and
-/// exclusivity checks 470 → 179 and record writing 296 → 238 (10 000-domain fleet stream, 40 000 real paths,
-/// `aasa classify --jobs 1 --rules`, callgrind, stream twice − once).
-final class DomainSlot {
+/// Why a struct used in place: the classifier keeps its slots in one array and calls into them
+/// where they lie (`state.value.slots[n].decideWithMatcher`), so that a URL's hot path copies no
+/// reference. A reference loaded from a mutable array is retained around every call that might
+/// release it; a mutating call on a slot in place holds the slot, and its `let` matcher with it,
+/// for the call's duration. The record pieces and the decisions are raw memory the slot points to
+/// (`RecordFragments`, `DecisionBuffer`), owned by the document and the matcher it keeps alive.
+// PERF: the slot a struct in place rather than a class: a warm URL of the 10 000-domain fleet
+// stream 1 486 → 1 440 instructions with `--compiled`, 1 490 → 1 445 with `--rules`, and
+// `swift_retain` calls 1.25 → 0.46 a URL (`AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite fleet`,
+// `aasa classify --jobs 1`, callgrind, stream twice − once), records identical.
+struct DomainSlot {
     let index: Int
     let domain: ClassifierRules.Domain
     let document: ClassifierRules.Loaded
     /// This thread's matcher, for a compiled document.
     let matcher: DFAMatcher?
-    /// `matcher.decisions`, read without going through the matcher (which retained it per
-    /// record). Its memory is the matcher's, which this slot keeps alive as long as itself.
-    private let matcherDecisions: DecisionBuffer?
+    /// Per app, the deciding rule id or -1 for the last URL: the matcher's row, or for a
+    /// document decided otherwise, the row `ownDecisions` holds.
+    let decisions: DecisionBuffer
+    private let ownDecisions: OwnedDecisions?
     /// The document's record pieces, owned by `document`, which this slot keeps alive.
     let fragments: RecordFragments
-    // PERF: a slot belongs to one thread; dynamic exclusivity checks on its counters showed in
-    // the fleet profile (`swift_beginAccess`): they live in one `UnsharedCell`.
-    private let counters: UnsharedCell<Counters>
-    struct Counters {
-        /// Per app, the deciding rule id or -1, when the reference engine decides.
-        var referenceDecisions: [Int32] = []
-        var records = 0
-        /// Records that opened at least one app.
-        var matched = 0
-        /// Per app: records whose decision for it is `match`.
-        var appMatches: [Int]
-    }
-
     /// Records routed to this slot.
-    var records: Int {
-        @inline(__always) get { counters.value.records }
-        @inline(__always) set { counters.value.records = newValue }
-    }
-
-    var matched: Int { counters.value.matched }
-    var appMatches: [Int] { counters.value.appMatches }
+    private(set) var records = 0
+    /// Records that opened at least one app.
+    private(set) var matched = 0
+    /// Per app: records whose decision for it is `match`.
+    private(set) var appMatches: [Int]
 
     /// `matcher` decides for `document` when it is compiled (it may serve other domains with
     /// the same automata too); nil otherwise.
@@ -410,9 +417,16 @@ final class DomainSlot {
         self.domain = domain
         self.document = document
         self.matcher = matcher
-        matcherDecisions = matcher?.decisions
+        if let matcher {
+            decisions = matcher.decisions
+            ownDecisions = nil
+        } else {
+            let own = OwnedDecisions(count: document.appIDs.count)
+            decisions = own.buffer
+            ownDecisions = own
+        }
         fragments = document.fragments
-        counters = UnsharedCell(Counters(appMatches: Array(repeating: 0, count: document.appIDs.count)))
+        appMatches = Array(repeating: 0, count: document.appIDs.count)
     }
 
     /// What `decideWithMatcher` did.
@@ -424,48 +438,58 @@ final class DomainSlot {
         case noMatcher
     }
 
-    /// Decides a routed URL with this slot's matcher.
+    /// Counts a routed URL and decides it with this slot's matcher.
     ///
     /// Why optional chaining on the stored property rather than `if let matcher`: binding the
-    /// matcher copies the reference, which the caller then retained and released around the
-    /// call on every URL; chained, the matcher is used where the slot holds it.
+    /// matcher copies the reference, which is then retained and released around the call;
+    /// chained, the matcher is used where the slot holds it.
     // PERF: with the matcher's meter a constant (`WorkMeter.limit`), the query and fragment
     // results forgotten only when set, and the tag sets lent rather than copied
     // (`LazyDFA.Cache.withSortedTags`): a warm URL of the 10 000-domain fleet stream 1 675 →
     // 1 590 instructions with `--compiled` (`AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite fleet`,
     // `aasa classify --jobs 1`, callgrind, stream twice − once), records identical.
     @inline(__always)
-    func decideWithMatcher(_ url: ByteView, parts: URLParts) -> MatcherOutcome {
+    mutating func decideWithMatcher(_ url: ByteView, parts: URLParts) -> MatcherOutcome {
+        records &+= 1
         guard matcher != nil else { return .noMatcher }
         matcher?.decide(routed: url, parts: parts)
         guard matcher?.workExceeded == true else { return .decided }
         return .overBudget(limit: matcher?.meter.limit ?? 0)
     }
 
-    /// The last URL's decisions, per app.
-    @inline(__always)
-    func withDecisions<R>(_ body: (BufferView<Int32>) -> R) -> R {
-        if let matcherDecisions { return body(BufferView(matcherDecisions.buffer)) }
-        return counters.value.referenceDecisions.withView(body)
-    }
-
     /// Decides `url` with the reference engine, mapping its (entry, rule) pairs back to rule ids.
     func decide(reference: ReferenceMatcher, url: ByteView) throws(URLSplitError) {
         let decision = try reference.decide(url.string(0..<url.count), app: nil)
         let rules = document.rules
-        counters.value.referenceDecisions = decision.decisions.map { app -> Int32 in
-            guard let entry = app.entry, let rule = app.rule else { return -1 }
-            return Int32(rules.firstIndex { $0.entry == entry && $0.rule == rule } ?? -1)
+        decisions.clear()
+        for (app, outcome) in decision.decisions.enumerated() where app < decisions.count {
+            var rule: Int32 = -1
+            if let entry = outcome.entry, let index = outcome.rule {
+                rule = Int32(rules.firstIndex { $0.entry == entry && $0.rule == index } ?? -1)
+            }
+            decisions[app: app] = rule
         }
     }
 
     @inline(__always)
-    func count(_ decisions: BufferView<Int32>) {
+    mutating func count(_ decisions: BufferView<Int32>) {
         var opened = false
         for app in 0..<decisions.count where fragments.opens(decisions[app]) {
-            counters.value.appMatches[app] &+= 1
+            appMatches[app] &+= 1
             opened = true
         }
-        if opened { counters.value.matched &+= 1 }
+        if opened { matched &+= 1 }
     }
+}
+
+/// The decision row of a slot whose document has no matcher (the reference engine decides it,
+/// or it failed to load), freed with this object.
+final class OwnedDecisions {
+    let buffer: DecisionBuffer
+
+    init(count: Int) {
+        buffer = DecisionBuffer(count: count)
+    }
+
+    deinit { buffer.deallocate() }
 }

@@ -16,12 +16,22 @@ struct ComponentNormalizer {
     /// Calls `body` with `bytes` normalised for `mode`. The view passed to `body` is valid only
     /// inside it.
     mutating func withNormalized<R>(_ bytes: ByteView, mode: TextMode, _ body: (ByteView) -> R) -> R {
-        if !mode.decoded && !mode.folded { return body(bytes) }
+        var nothing: Void = ()
+        return withNormalized(bytes, mode: mode, updating: &nothing) { _, normalized in body(normalized) }
+    }
+
+    /// As `withNormalized(_:mode:_:)`, `target` passed to `body` as an `inout` parameter
+    /// rather than captured. A closure's captured `inout` may alias, so a reference read from
+    /// it was retained around every call; read from a parameter, it is not.
+    mutating func withNormalized<Target, R>(
+        _ bytes: ByteView, mode: TextMode, updating target: inout Target, _ body: (inout Target, ByteView) -> R
+    ) -> R {
+        if !mode.decoded && !mode.folded { return body(&target, bytes) }
         guard mode.decoded else {
             // Folding changes nothing in text without upper-case ASCII or non-ASCII bytes
             // (most paths): it is used as it is, uncopied.
-            if TextNormalization.isOwnFold(bytes) { return body(bytes) }
-            return Self.fold(bytes, into: folded, body)
+            if TextNormalization.isOwnFold(bytes) { return body(&target, bytes) }
+            return Self.fold(bytes, into: folded) { body(&target, $0) }
         }
         // The buffers are moved out while in use (swapped, not copied: a copy would leave two
         // references and make every append reallocate), so no closure below borrows `self`.
@@ -35,9 +45,9 @@ struct ComponentNormalizer {
             swap(&nfc, &self.nfc)
         }
         if Self.percentDecode(bytes, into: &decoded) {
-            return decoded.withView { Self.composeAndFold($0, fold: mode.folded, nfc: &nfc, folded: folded, body) }
+            return decoded.withView { Self.composeAndFold($0, fold: mode.folded, nfc: &nfc, folded: folded) { body(&target, $0) } }
         }
-        return Self.composeAndFold(bytes, fold: mode.folded, nfc: &nfc, folded: folded, body)
+        return Self.composeAndFold(bytes, fold: mode.folded, nfc: &nfc, folded: folded) { body(&target, $0) }
     }
 
     /// NFC (non-ASCII text only), then folding when asked.
