@@ -7,6 +7,9 @@
 /// copies. A buffer belongs to one thread at a time.
 public final class RecordBuffer {
     private let storage: ScratchBuffer<UInt8>
+    /// Where a string that needs escaping is escaped, reused so that such a URL (one with
+    /// non-ASCII text, say) allocates nothing once warm.
+    private let escaped = UnsharedCell<[UInt8]>([])
 
     public init(capacity: Int = 1 << 16) {
         storage = ScratchBuffer(capacity: max(capacity, 64))
@@ -92,9 +95,9 @@ public final class RecordBuffer {
             storage.append(contentsOf: view, enclosedBy: UInt8(ascii: "\""))
             return
         }
-        var escaped: [UInt8] = []
-        JSONWriter.appendEscaped(utf8: view, to: &escaped)
-        append(escaped)
+        escaped.value.removeAll(keepingCapacity: true)
+        JSONWriter.appendEscaped(utf8: view, to: &escaped.value)
+        append(escaped.value)
     }
 
     public func removeAll() {

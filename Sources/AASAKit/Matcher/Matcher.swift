@@ -34,8 +34,8 @@ import Foundation
 public final class DFAMatcher: DecisionEngine {
     public let compiled: CompiledDocument
     let pathCaches: [LazyDFA.Cache?]
-    var queryCaches: [LazyDFA.Cache?]
-    var fragmentCaches: [LazyDFA.Cache?]
+    let queryCaches: [LazyDFA.Cache?]
+    let fragmentCaches: [LazyDFA.Cache?]
     var groupCaches: [[ExactString: LazyDFA.Cache]]
     /// The path searcher the plan's path strategy asks for (`PathPlan`).
     ///
@@ -48,6 +48,9 @@ public final class DFAMatcher: DecisionEngine {
     /// nil copied it out on every URL (8 of the 1 494 instructions of a warm fleet URL, same
     /// measurement as `URLLineReader.examine`'s PERF note).
     private let searchesSolo: Bool
+    /// The query-text and fragment automata, each searched at most once a URL, on first need.
+    /// A third cell: they are searched while a path searcher walks its rules.
+    private let components: UnsharedCell<ComponentSearchers>
     struct Searchers {
         /// `solo` with one path mode, `multi` with several, neither when the document has no rule.
         var solo: SoloPathSearcher?
@@ -73,8 +76,6 @@ public final class DFAMatcher: DecisionEngine {
         /// Whether `queryTags`, `fragmentTags` or `itemsEvaluated` may hold a result of an earlier
         /// URL: when not, forgetting them is skipped (most URLs are decided by the path alone).
         var componentsTouched = false
-        var queryTags: [TagSet?] = [nil, nil, nil, nil]
-        var fragmentTags: [TagSet?] = [nil, nil, nil, nil]
         var itemsEvaluated = false
 
         /// Evaluates the query's items once for this URL (`QueryItemEvaluator`).
@@ -131,6 +132,7 @@ public final class DFAMatcher: DecisionEngine {
         }
         searchesSolo = searchers.solo != nil
         self.searchers = UnsharedCell(searchers)
+        components = UnsharedCell(ComponentSearchers(query: queryCaches, fragment: fragmentCaches))
         state.value.queryItems.reserve(predicates: compiled.predicateCount)
     }
 
@@ -359,10 +361,7 @@ public final class DFAMatcher: DecisionEngine {
     private func resetComponentResults() {
         guard state.value.componentsTouched else { return }
         state.value.componentsTouched = false
-        for index in 0..<4 {
-            state.value.queryTags[index] = nil
-            state.value.fragmentTags[index] = nil
-        }
+        components.value.forget()
         state.value.itemsEvaluated = false
     }
 
@@ -373,12 +372,11 @@ public final class DFAMatcher: DecisionEngine {
         _ rule: Int, onlyApp: Int?, query: ByteView, fragment: ByteView,
         remaining: inout Int
     ) {
-        let info = rules[rule]
-        if let onlyApp, !info.apps.contains(Int32(onlyApp)) { return }
-        guard queryMatches(rule: rule, info: info, query: query),
-            fragmentMatches(rule: rule, info: info, fragment: fragment)
-        else { return }
-        for app in info.apps where decisions[app: Int(app)] < 0 && (onlyApp == nil || Int(app) == onlyApp) {
+        // The rule's fields are read where `rules` holds them: copying the `RuleInfo` out
+        // retained its arrays.
+        if let onlyApp, !rules[rule].apps.contains(Int32(onlyApp)) { return }
+        guard queryMatches(rule: rule, query: query), fragmentMatches(rule: rule, fragment: fragment) else { return }
+        for app in rules[rule].apps where decisions[app: Int(app)] < 0 && (onlyApp == nil || Int(app) == onlyApp) {
             decisions[app: Int(app)] = Int32(rule)
             state.value.decidedSomething = true
             remaining -= 1
@@ -386,20 +384,19 @@ public final class DFAMatcher: DecisionEngine {
     }
 
     /// Whether the rule's query pattern holds; the query automata run on first need per URL.
-    private func queryMatches(rule: Int, info: CompiledDocument.RuleInfo, query: ByteView) -> Bool {
-        switch info.queryKind {
+    private func queryMatches(rule: Int, query: ByteView) -> Bool {
+        switch rules[rule].queryKind {
         case .universal:
             return true
         case .text:
-            let mode = info.mode.index
-            if state.value.queryTags[mode] == nil, let dfa = compiled.queryText[mode], let cache = queryCaches[mode] {
-                let tags = state.value.normalizer.withNormalized(query, mode: info.mode) {
-                    dfa.search($0, cache: cache)
+            let mode = rules[rule].mode.index
+            if !components.value.query[mode].searched {
+                state.value.normalizer.withNormalized(query, mode: rules[rule].mode, updating: &components.value.query[mode]) {
+                    automaton, text in automaton.search(text)
                 }
-                state.value.queryTags[mode] = tags
                 state.value.componentsTouched = true
             }
-            return state.value.queryTags[mode]?.contains(rule) ?? false
+            return components.value.query[mode].accepted(rule)
         case .items(let predicates):
             state.value.componentsTouched = true
             state.value.evaluateItems(query, compiled: compiled, caches: groupCaches)
@@ -407,17 +404,16 @@ public final class DFAMatcher: DecisionEngine {
         }
     }
 
-    private func fragmentMatches(rule: Int, info: CompiledDocument.RuleInfo, fragment: ByteView) -> Bool {
-        if info.fragmentIsUniversal { return true }
-        let mode = info.mode.index
-        if state.value.fragmentTags[mode] == nil, let dfa = compiled.fragment[mode], let cache = fragmentCaches[mode] {
-            let tags = state.value.normalizer.withNormalized(fragment, mode: info.mode) {
-                dfa.search($0, cache: cache)
+    private func fragmentMatches(rule: Int, fragment: ByteView) -> Bool {
+        if rules[rule].fragmentIsUniversal { return true }
+        let mode = rules[rule].mode.index
+        if !components.value.fragment[mode].searched {
+            state.value.normalizer.withNormalized(fragment, mode: rules[rule].mode, updating: &components.value.fragment[mode]) {
+                automaton, text in automaton.search(text)
             }
-            state.value.fragmentTags[mode] = tags
             state.value.componentsTouched = true
         }
-        return state.value.fragmentTags[mode]?.contains(rule) ?? false
+        return components.value.fragment[mode].accepted(rule)
     }
 
     /// SPEC 3: the host equals the domain, ASCII case-insensitively.

@@ -192,11 +192,14 @@ struct SoloPathSearcher: PathSearcher {
 
     /// The automaton's rules and the split ones, merged in rule order.
     mutating func walkRules(_ body: (Int32) -> Bool) {
-        let sorted = cache.tagSets[Int(tagSet)].sorted
+        // Each tag read from the cache where it lies: the tag set's array copied out was
+        // retained around the walk, which calls out for every rule.
+        let count = cache.tagCount(of: tagSet)
         var next = 0
         var nextSplit = 0
         while true {
-            let fromDFA = next < sorted.count && layout.isRule(sorted[next]) ? sorted[next] : Int32.max
+            let tag = next < count ? cache.tag(next, of: tagSet) : Int32.max
+            let fromDFA = tag != Int32.max && layout.isRule(tag) ? tag : Int32.max
             let fromSplit = nextSplit < splitRules.count ? splitRules[nextSplit] : Int32.max
             if fromDFA == Int32.max && fromSplit == Int32.max { return }
             if fromDFA < fromSplit { next += 1 } else { nextSplit += 1 }
@@ -245,7 +248,9 @@ struct MultiModePathSearcher: PathSearcher {
     }
 
     mutating func search(_ path: ByteView, normalizer: inout ComponentNormalizer) {
-        found.removeAll(keepingCapacity: true)
+        // Only when it holds something: emptying the shared empty array (a searcher that has
+        // found nothing yet) replaced it and released it, a release a URL.
+        if !found.isEmpty { found.removeAll(keepingCapacity: true) }
         // By index, not `for automaton in automata`: copying each element out retained its
         // three references per URL. `self` goes to the closure as an `inout` parameter, not a
         // capture: captured, the mode's cache was retained around its search.

@@ -54,3 +54,54 @@ struct QueryItemEvaluator {
         }
     }
 }
+
+/// A matcher's query-text and fragment automata, one per text mode, with the tag set each
+/// reached for the URL being decided.
+///
+/// Why the answer is a tag-set index kept beside its cache: a `TagSet` value held two arrays,
+/// retained when stored and released when forgotten, for every URL with a query or fragment
+/// pattern; the index is a number, valid until the cache is next cleared, and no other search of
+/// the same cache runs between a URL's search and its lookups.
+struct ComponentSearchers {
+    /// One automaton's cache and its answer for the URL being decided.
+    struct Automaton {
+        let cache: LazyDFA.Cache?
+        /// The tag set the URL's component reached (0 is the empty set), or -1 before it is
+        /// searched.
+        private(set) var tagSet: Int32 = -1
+
+        var searched: Bool { tagSet >= 0 }
+
+        /// Searches the component, normalised for the mode. Mutating, so that it runs on the
+        /// element in place, which holds `cache` for the call (reached otherwise, it was
+        /// retained around the search).
+        @inline(__always)
+        mutating func search(_ text: ByteView) {
+            tagSet = cache?.searchTagSet(text) ?? 0
+        }
+
+        /// Whether the searched component satisfies `rule`'s pattern.
+        @inline(__always)
+        mutating func accepted(_ rule: Int) -> Bool {
+            guard tagSet > 0 else { return false }
+            return cache?.tagSet(tagSet, contains: rule) == true
+        }
+
+        mutating func forget() { tagSet = -1 }
+    }
+
+    /// Per text mode (`TextMode.index`).
+    var query: [Automaton]
+    var fragment: [Automaton]
+
+    init(query: [LazyDFA.Cache?], fragment: [LazyDFA.Cache?]) {
+        self.query = query.map { Automaton(cache: $0) }
+        self.fragment = fragment.map { Automaton(cache: $0) }
+    }
+
+    /// Forgets the last URL's answers.
+    mutating func forget() {
+        for index in query.indices { query[index].forget() }
+        for index in fragment.indices { fragment[index].forget() }
+    }
+}

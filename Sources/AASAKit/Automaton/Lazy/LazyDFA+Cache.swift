@@ -71,6 +71,19 @@ extension LazyDFA {
         func withSortedTags<R>(of index: Int32, _ body: (BufferView<Int32>) -> R) -> R {
             store.value.tagSets[Int(index)].sorted.withView(body)
         }
+        /// The number of tags in tag set `index` (a `searchTagSet` answer).
+        @inline(__always)
+        func tagCount(of index: Int32) -> Int { store.value.tagSets[Int(index)].sorted.count }
+
+        /// Tag number `position`, in increasing order, of tag set `index`.
+        @inline(__always)
+        func tag(_ position: Int, of index: Int32) -> Int32 { store.value.tagSets[Int(index)].sorted[position] }
+
+        /// Whether tag set `index` (a `searchTagSet` answer) holds `tag`.
+        @inline(__always)
+        func tagSet(_ index: Int32, contains tag: Int) -> Bool {
+            store.value.tagSets[Int(index)].contains(tag)
+        }
         /// The prebuilt table's tag sets are this cache's, index for index (`Store`).
         var prebuiltSharesTagSets: Bool { store.value.prebuiltSharesTagSets }
         /// The budget searches charge (`Store.meter`).
