@@ -156,6 +156,53 @@ final class SharedDocumentTests: XCTestCase {
         XCTAssertTrue(expected.contains { $0.contains(#""domain": "b.example", "apps": ["U.other"]"#) })
     }
 
+    /// A thread keeps its domains' slots in the order it meets them; the counts it reports are
+    /// still each domain's own, as its records show them.
+    func test_statistics_areEachDomainsOwn_whateverOrderTheThreadMeetsThem() throws {
+        let files = [("a.example", Self.shop), ("b.example", Self.broken), ("c.example", Self.news), ("d.example", Self.shop)]
+        let folder = try rulesDirectory(files)
+        for engine in [ClassifierRules.Engine.dfa, .reference] {
+            let rules = ClassifierRules(listing: try DomainDocuments.listing(folder), engine: engine)
+            let classifier = Classifier(rules: rules, format: .ndjson)
+            // Met in the order d, c, b, a, then interleaved, each domain with its own number of
+            // records.
+            let urls = stream(hosts: ["d.example", "c.example", "b.example", "a.example", "unserved.example"], paths: Self.paths)
+                + stream(hosts: ["d.example", "c.example", "d.example", "b.example"], paths: Self.paths)
+            var expected = ClassifyStatistics(rules: rules)
+            for url in urls {
+                let out = RecordBuffer()
+                var bytes = Array(url.utf8)
+                bytes.withUnsafeMutableBufferPointer { classifier.classify(UnsafeBufferPointer($0), into: out) }
+                let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(out.bytes)) as? [String: Any])
+                expected.records += 1
+                guard let domain = record["domain"] as? String else {
+                    expected.withoutDomain += 1
+                    continue
+                }
+                let index = try XCTUnwrap(rules.domains.firstIndex { $0.name == domain })
+                expected.domainRecords[index] += 1
+                if record["error"] != nil {
+                    expected.errors += 1
+                    continue
+                }
+                let opened = try XCTUnwrap(record["apps"] as? [String])
+                if !opened.isEmpty { expected.domainMatched[index] += 1 }
+                if expected.appMatches[index].isEmpty { expected.appMatches[index] = Array(repeating: 0, count: rules.domains[index].appIDs.count) }
+                for app in opened { expected.appMatches[index][try XCTUnwrap(rules.domains[index].appIDs.firstIndex(of: app))] += 1 }
+            }
+            let got = classifier.statistics
+            XCTAssertEqual(got.records, expected.records, "\(engine)")
+            XCTAssertEqual(got.errors, expected.errors, "\(engine)")
+            XCTAssertEqual(got.withoutDomain, expected.withoutDomain, "\(engine)")
+            XCTAssertEqual(got.domainRecords, expected.domainRecords, "\(engine)")
+            XCTAssertEqual(got.domainMatched, expected.domainMatched, "\(engine)")
+            for index in rules.domains.indices where !expected.appMatches[index].isEmpty {
+                XCTAssertEqual(got.appMatches[index], expected.appMatches[index], "\(engine) \(rules.domains[index].name)")
+            }
+            XCTAssertGreaterThan(expected.domainMatched.reduce(0, +), 0, "some records open an app")
+        }
+    }
+
     func test_oneThreadKeepsOneMatcherPerSetOfAutomata() throws {
         let folder = try rulesDirectory([("a.example", Self.shop), ("b.example", Self.shop), ("c.example", Self.news)])
         let rules = ClassifierRules(listing: try DomainDocuments.listing(folder), engine: .dfa)
