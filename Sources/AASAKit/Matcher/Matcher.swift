@@ -73,8 +73,8 @@ public final class DFAMatcher: DecisionEngine {
         /// Whether `decidingRule` may hold a rule id: when not, clearing it for the next URL is
         /// skipped (most URLs match nothing).
         var decidedSomething = true
-        /// Whether `queryTags`, `fragmentTags` or `itemsEvaluated` may hold a result of an earlier
-        /// URL: when not, forgetting them is skipped (most URLs are decided by the path alone).
+        /// Whether `components` or `itemsEvaluated` may hold a result of an earlier URL: when
+        /// not, forgetting them is skipped (most URLs are decided by the path alone).
         var componentsTouched = false
         var itemsEvaluated = false
 
@@ -391,8 +391,8 @@ public final class DFAMatcher: DecisionEngine {
         case .text:
             let mode = rules[rule].mode.index
             if !components.value.query[mode].searched {
-                state.value.normalizer.withNormalized(query, mode: rules[rule].mode, updating: &components.value.query[mode]) {
-                    automaton, text in automaton.search(text)
+                state.value.normalizer.withNormalized(query, mode: rules[rule].mode, updating: &components.value.query[mode]) { automaton, text in
+                    automaton.search(text)
                 }
                 state.value.componentsTouched = true
             }
@@ -408,8 +408,8 @@ public final class DFAMatcher: DecisionEngine {
         if rules[rule].fragmentIsUniversal { return true }
         let mode = rules[rule].mode.index
         if !components.value.fragment[mode].searched {
-            state.value.normalizer.withNormalized(fragment, mode: rules[rule].mode, updating: &components.value.fragment[mode]) {
-                automaton, text in automaton.search(text)
+            state.value.normalizer.withNormalized(fragment, mode: rules[rule].mode, updating: &components.value.fragment[mode]) { automaton, text in
+                automaton.search(text)
             }
             state.value.componentsTouched = true
         }
