@@ -142,7 +142,7 @@ struct BinaryReader {
 
     mutating func text() throws(ArtifactError) -> String {
         let raw = try bytes(try length())
-        guard let text = String(validating: raw.buffer, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
+        guard let text = raw.validUTF8 else { throw .corrupt("a string is not UTF-8") }
         return text
     }
 

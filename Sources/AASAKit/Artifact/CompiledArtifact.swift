@@ -192,7 +192,7 @@ public enum CompiledArtifact {
         var file: [UInt8] = []
         var scratch: [UInt8] = []
         func string(_ bytes: [UInt8]) throws(ArtifactError) -> String {
-            guard let text = String(validating: bytes, as: UTF8.self) else { throw .corrupt("a string is not UTF-8") }
+            guard let text = bytes.withView(\.validUTF8) else { throw .corrupt("a string is not UTF-8") }
             return text
         }
         // A domain's entry takes at least four bytes.

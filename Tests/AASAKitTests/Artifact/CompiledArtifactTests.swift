@@ -45,6 +45,29 @@ final class CompiledArtifactTests: XCTestCase {
         return components + compiled.queryGroups.flatMap { $0.values.map(\.dfa) }
     }
 
+    /// An artifact's strings (names, files, app IDs) are read back only when they are valid
+    /// UTF-8: every form of invalid sequence is refused as corrupt, every valid one (up to four
+    /// bytes, U+FFFD itself included) comes back as written.
+    func test_artifactStrings_areReadOnlyWhenValidUTF8() throws {
+        func read(_ bytes: [UInt8]) -> String? {
+            var writer = BinaryWriter()
+            writer.varint(bytes.count)
+            writer.append(bytes)
+            return writer.bytes.withView { view in
+                var reader = BinaryReader(view)
+                return try? reader.text()
+            }
+        }
+        for valid in ["", "a.example", "caf\u{e9}.example", "\u{20AC}\u{FFFD}", "\u{1F600}/0123456789abcdef"] {
+            XCTAssertEqual(read(Array(valid.utf8)), valid)
+        }
+        let invalid: [[UInt8]] = [
+            [0xFF], [0x80], [0x61, 0xC3], [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            [0xF8, 0x88, 0x80, 0x80, 0x80], Array("0123456789abcdef".utf8) + [0xE2, 0x82],
+        ]
+        for bytes in invalid { XCTAssertNil(read(bytes), "\(bytes)") }
+    }
+
     func test_artifact_smallDocumentsHoldPrebuiltTables() throws {
         var counts = CompiledArtifact.Counts()
         let domains = try decode(CompiledArtifact.encode(try corpusRules(), budget: .init(), counts: &counts))
