@@ -26,41 +26,29 @@ public final class ClassifierRules: Sendable {
     public final class Loaded: Sendable {
         public let state: State
         public let appIDs: [String]
-        /// The record pieces of the document's rules, shared with every domain compiled from
-        /// the same rules.
-        let rulePieces: RulePieces
+        /// Per rule id: its entry and rule index (`Classification`'s decisions), and whether it
+        /// excludes.
+        let rules: [(entry: Int, rule: Int, exclude: Bool)]
         /// The record pieces of the domain (`RecordFragments`), written once and read by every
         /// thread's `DomainSlot`; freed with this object.
         let fragments: RecordFragments
 
-        init(state: State, domain: String, appIDs apps: [String], rules: RulePieces) {
+        init(state: State, domain: String, appIDs apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
             self.state = state
             self.appIDs = apps
-            self.rulePieces = rules
+            self.rules = rules
             fragments = RecordFragments(domain: domain, apps: apps, rules: rules)
-        }
-
-        /// A compiled document, its rule pieces found in (or added to) `pieces`.
-        convenience init(_ compiled: CompiledDocument, pieces: RulePiecesMemo) {
-            // `compiled.appIDs` is `document.appIDs`, which the getter would build again.
-            self.init(state: .compiled(compiled), domain: compiled.domain, appIDs: compiled.appIDs, rules: pieces.pieces(compiled))
-        }
-
-        /// A document that could not be used, for `reason`.
-        convenience init(failed reason: String, domain: String, appIDs: [String] = []) {
-            self.init(state: .failed(reason), domain: domain, appIDs: appIDs, rules: RulePieces.none)
         }
 
         /// The domain `domain` serving the very document `first` was compiled from, or (with
         /// `appIDs`) one that differs from it only in its app IDs, `appIDs[i]` standing where
         /// `first.appIDs[i]` stood.
-        convenience init(sharing first: CompiledDocument, domain: String, appIDs: [String]? = nil, pieces: RulePiecesMemo) {
-            self.init(CompiledDocument(sharing: first, domain: domain, appIDs: appIDs ?? first.appIDs), pieces: pieces)
+        convenience init(sharing first: CompiledDocument, domain: String, appIDs: [String]? = nil) {
+            let compiled = CompiledDocument(sharing: first, domain: domain, appIDs: appIDs ?? first.appIDs)
+            self.init(
+                state: .compiled(compiled), domain: domain, appIDs: compiled.appIDs,
+                rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
         }
-
-        /// Per rule id: its entry and rule index (`Classification`'s decisions), and whether it
-        /// excludes.
-        var rules: [(entry: Int, rule: Int, exclude: Bool)] { rulePieces.rules }
 
         deinit { fragments.deallocate() }
 
@@ -115,11 +103,9 @@ public final class ClassifierRules: Sendable {
     public init(documents: DomainDocuments, engine: Engine, configuration: Configuration = .default, threads: Int = 1) {
         self.engine = engine
         let sources = documents.sources
-        let pieces = RulePiecesMemo()
         let domains = ParallelMap.map(sources.count, threads: threads) { index in
             let source = sources[index]
-            let loaded = Self.build(
-                source.document, domain: source.domain, file: source.file, engine: engine, configuration: configuration, pieces: pieces)
+            let loaded = Self.build(source.document, domain: source.domain, file: source.file, engine: engine, configuration: configuration)
             return Domain(name: source.domain, file: source.file, loaded: loaded, load: { loaded })
         }
         self.domains = domains
@@ -136,25 +122,22 @@ public final class ClassifierRules: Sendable {
         self.engine = engine
         let compiledByContent = CompiledByContent()
         let compiledByShape = CompiledByContent()
-        let pieces = RulePiecesMemo()
         domains = listing.files.map { entry in
             Domain(name: entry.domain, file: entry.file, loaded: nil) {
                 let loaded: Loaded
                 switch DomainDocuments.read(entry.file, configuration, regularFileOnly: true) {
                 case .failure(let failure):
-                    loaded = Self.build(
-                        .failure(failure), domain: entry.domain, file: entry.file, engine: engine, configuration: configuration, pieces: pieces)
+                    loaded = Self.build(.failure(failure), domain: entry.domain, file: entry.file, engine: engine, configuration: configuration)
                 case .success(let bytes):
                     if engine == .dfa, let first = compiledByContent[bytes] {
-                        loaded = Loaded(sharing: first, domain: entry.domain, pieces: pieces)
+                        loaded = Loaded(sharing: first, domain: entry.domain)
                     } else {
                         let document = DomainDocuments.parse(bytes, file: entry.file, configuration)
                         let shape = engine == .dfa ? (try? document.get()).flatMap { Self.shape(of: bytes, $0) } : nil
                         if let shape, let first = compiledByShape[shape] {
-                            loaded = Loaded(sharing: first, domain: entry.domain, appIDs: shape.appIDs, pieces: pieces)
+                            loaded = Loaded(sharing: first, domain: entry.domain, appIDs: shape.appIDs)
                         } else {
-                            loaded = Self.build(
-                                document, domain: entry.domain, file: entry.file, engine: engine, configuration: configuration, pieces: pieces)
+                            loaded = Self.build(document, domain: entry.domain, file: entry.file, engine: engine, configuration: configuration)
                             if case .compiled(let compiled) = loaded.state, let shape { compiledByShape[shape] = compiled }
                         }
                         if engine == .dfa, case .compiled(let compiled) = loaded.state { compiledByContent[bytes] = compiled }
@@ -258,42 +241,28 @@ public final class ClassifierRules: Sendable {
         }
     }
 
-    /// The rule pieces of each set of compiled rules met so far (`CompiledDocument.automata`):
-    /// domains whose documents share their rules share them too, so a fleet writes them once
-    /// per distinct document. Kept while the rules live, like the documents themselves.
-    final class RulePiecesMemo: Sendable {
-        private let known = Mutex<[ObjectIdentifier: RulePieces]>([:])
-
-        func pieces(_ compiled: CompiledDocument) -> RulePieces {
-            known.withLock { known in
-                let key = ObjectIdentifier(compiled.automata)
-                if let found = known[key] { return found }
-                let made = RulePieces(rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) }, owner: compiled.automata)
-                known[key] = made
-                return made
-            }
-        }
-    }
-
     private static func build(
         _ document: Result<AASADocument, DomainDocuments.LoadFailure>, domain: String, file: String, engine: Engine,
-        configuration: Configuration, pieces: RulePiecesMemo
+        configuration: Configuration
     ) -> Loaded {
         switch document {
         case .failure(let failure):
-            return Loaded(failed: failure.description, domain: domain)
+            return Loaded(state: .failed(failure.description), domain: domain, appIDs: [], rules: [])
         case .success(let document):
             switch engine {
             case .reference:
-                let rules = RulePieces(rules: EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
                 return Loaded(
                     state: .reference(ReferenceMatcher(document: document, domain: domain)), domain: domain,
-                    appIDs: document.appIDs, rules: rules)
+                    appIDs: document.appIDs, rules: EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
             case .dfa:
                 do {
-                    return Loaded(try CompiledDocument(document: document, domain: domain, configuration: configuration), pieces: pieces)
+                    let compiled = try CompiledDocument(document: document, domain: domain, configuration: configuration)
+                    // `compiled.appIDs` is `document.appIDs`, which the getter would build again.
+                    return Loaded(
+                        state: .compiled(compiled), domain: domain, appIDs: compiled.appIDs,
+                        rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
                 } catch {
-                    return Loaded(failed: "\(file): \(error)", domain: domain, appIDs: document.appIDs)
+                    return Loaded(state: .failed("\(file): \(error)"), domain: domain, appIDs: document.appIDs, rules: [])
                 }
             }
         }
@@ -302,14 +271,14 @@ public final class ClassifierRules: Sendable {
     /// Rules loaded from a compiled artifact (`CompiledArtifact.load`).
     public init(artifact: [CompiledArtifact.Domain]) {
         engine = .dfa
-        let pieces = RulePiecesMemo()
         domains = artifact.map { domain in
-            let loaded: Loaded
-            switch domain.state {
-            case .compiled(let compiled): loaded = Loaded(compiled, pieces: pieces)
-            case .failed(let reason): loaded = Loaded(failed: reason, domain: domain.name)
-            case .reference: loaded = Loaded(state: domain.state, domain: domain.name, appIDs: [], rules: RulePieces.none)
+            var apps: [String] = []
+            var rules: [(entry: Int, rule: Int, exclude: Bool)] = []
+            if case .compiled(let compiled) = domain.state {
+                apps = compiled.appIDs
+                rules = compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) }
             }
+            let loaded = Loaded(state: domain.state, domain: domain.name, appIDs: apps, rules: rules)
             return Domain(name: domain.name, file: domain.file, loaded: loaded, load: { loaded })
         }
         table = DomainTable(domains: domains.map(\.name))
@@ -320,18 +289,21 @@ public final class ClassifierRules: Sendable {
     /// failed when compiled, or its entry is damaged).
     public init(artifact mapped: CompiledArtifact.Mapped, onLoadFailure: (@Sendable (String, String) -> Void)? = nil) {
         engine = .dfa
-        let pieces = RulePiecesMemo()
         domains = mapped.entries.indices.map { index in
             let entry = mapped.entries[index]
             return Domain(name: entry.name, file: entry.file, loaded: nil) {
                 let loaded: Loaded
                 switch (entry.kind, mapped.document(index)) {
                 case (.failed(let reason), _):
-                    loaded = Loaded(failed: reason, domain: entry.name)
+                    loaded = Loaded(state: .failed(reason), domain: entry.name, appIDs: [], rules: [])
                 case (_, .success(let compiled)):
-                    loaded = Loaded(compiled, pieces: pieces)
+                    loaded = Loaded(
+                        state: .compiled(compiled), domain: entry.name, appIDs: compiled.appIDs,
+                        rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
                 case (_, .failure(let error)):
-                    loaded = Loaded(failed: "its entry in the artifact cannot be used: \(error)", domain: entry.name)
+                    loaded = Loaded(
+                        state: .failed("its entry in the artifact cannot be used: \(error)"), domain: entry.name, appIDs: [],
+                        rules: [])
                 }
                 if let reason = loaded.failure { onLoadFailure?(entry.name, reason) }
                 return loaded

@@ -156,49 +156,6 @@ final class SharedDocumentTests: XCTestCase {
         XCTAssertTrue(expected.contains { $0.contains(#""domain": "b.example", "apps": ["U.other"]"#) })
     }
 
-    /// The record pieces of a document's rules (entry and rule numbers, `exclude`) are written
-    /// once per set of compiled rules and shared by every domain using them, from a rules
-    /// directory and from an artifact; each domain keeps its own name and app IDs, and the
-    /// records (TSV included, whose rules column comes from the shared pieces) are the
-    /// reference engine's.
-    func test_rulePieces_areSharedByTheDomainsOfOneCompile_andRecordsStayEachDomainsOwn() throws {
-        let files = [
-            ("a.example", Self.twoApps("T.one", "T.two")), ("b.example", Self.twoApps("U.red", "U.blue")),
-            ("c.example", Self.shop), ("d.example", Self.news),
-        ]
-        let folder = try rulesDirectory(files)
-        let listing = try DomainDocuments.listing(folder)
-        let documents = try DomainDocuments.directory(folder, configuration: .default)
-        let file = try makeTemporaryFolder("shared-pieces").appendingPathComponent("rules.aasac")
-        try Data(CompiledArtifact.encode(ClassifierRules(documents: documents, engine: .dfa))).write(to: file)
-        let urls = stream(hosts: files.map(\.0), paths: Self.paths + ["/story/1?id=7", "/help/2"])
-        let reference = ClassifierRules(listing: listing, engine: .reference)
-        for rules in [ClassifierRules(listing: listing, engine: .dfa), ClassifierRules(artifact: try CompiledArtifact.open(path: file.path))] {
-            func loaded(_ domain: String) throws -> ClassifierRules.Loaded {
-                try XCTUnwrap(rules.domains.first { $0.name == domain }).loaded
-            }
-            XCTAssertTrue(try loaded("a.example").rulePieces === loaded("b.example").rulePieces)
-            XCTAssertFalse(try loaded("a.example").rulePieces === loaded("c.example").rulePieces)
-            XCTAssertFalse(try loaded("c.example").rulePieces === loaded("d.example").rulePieces)
-            XCTAssertEqual(try loaded("b.example").rules.map(\.exclude), [false, true, false])
-            XCTAssertEqual(records(rules, urls), records(reference, urls))
-            for format in [RecordFormat.tsv, .csv] {
-                let got = urls.map { url in
-                    let out = RecordBuffer()
-                    Array(url.utf8).withUnsafeBufferPointer { Classifier(rules: rules, format: format).classify($0, into: out) }
-                    return String(decoding: out.bytes, as: UTF8.self)
-                }
-                let expected = urls.map { url in
-                    let out = RecordBuffer()
-                    Array(url.utf8).withUnsafeBufferPointer { Classifier(rules: reference, format: format).classify($0, into: out) }
-                    return String(decoding: out.bytes, as: UTF8.self)
-                }
-                XCTAssertEqual(got, expected, "\(format)")
-                XCTAssertTrue(got.contains("https://b.example/story/1?id=7\tb.example\tU.blue\t1:0\t\n") || format != .tsv)
-            }
-        }
-    }
-
     /// A thread keeps its domains' slots in the order it meets them; the counts it reports are
     /// still each domain's own, as its records show them.
     func test_statistics_areEachDomainsOwn_whateverOrderTheThreadMeetsThem() throws {
