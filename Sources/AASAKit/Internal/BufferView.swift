@@ -133,6 +133,36 @@ extension BufferView where Element == UInt8 {
         return String(decoding: buffer, as: UTF8.self)
     }
 
+    /// The length of the well-formed UTF-8 sequence at `offset` (below `count`), or nil
+    /// (Unicode table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF, no
+    /// truncation). The one decoder of sequences: `isValidUTF8` and the JSON parser (which
+    /// reports where a bad one starts) both read through it.
+    @inline(__always)
+    func utf8SequenceLength(at offset: Int) -> Int? {
+        let lead = self[offset]
+        let length: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0x00...0x7F: return 1
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: return nil
+        }
+        guard count - offset >= length else { return nil }
+        let second = self[offset + 1]
+        guard second >= low && second <= high else { return nil }
+        for index in (offset + 2)..<(offset + length) where self[index] & 0xC0 != 0x80 {
+            return nil
+        }
+        return length
+    }
+
     /// Whether the bytes are well-formed UTF-8 (no overlongs, no surrogates, nothing past
     /// U+10FFFF): input lines (`URLLineReader`) and an artifact's strings are checked here.
     var isValidUTF8: Bool {
@@ -150,31 +180,11 @@ extension BufferView where Element == UInt8 {
             if n >= 8, n - i < 8, bytes.lastWord & 0x8080_8080_8080_8080 == 0 {
                 break
             }
-            let lead = bytes[i]
-            if lead < 0x80 {
+            if bytes[i] < 0x80 {
                 i += 1
                 continue
             }
-            let length: Int
-            var lowerBound: UInt8 = 0x80
-            var upperBound: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; lowerBound = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; upperBound = 0x9F
-            case 0xF0: length = 4; lowerBound = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; upperBound = 0x8F
-            default: return false
-            }
-            guard i + length <= n else { return false }
-            guard bytes[i + 1] >= lowerBound, bytes[i + 1] <= upperBound else { return false }
-            var k = 2
-            while k < length {
-                guard bytes[i + k] & 0xC0 == 0x80 else { return false }
-                k += 1
-            }
+            guard let length = utf8SequenceLength(at: i) else { return false }
             i += length
         }
         return true

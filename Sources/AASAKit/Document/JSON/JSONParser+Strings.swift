@@ -175,32 +175,10 @@ extension JSONParser.Scanner {
 
     // MARK: UTF-8 validation
 
-    /// The length of the well-formed UTF-8 sequence at `offset`, or `nil` (Unicode table 3-7:
-    /// no overlong forms, no surrogates, nothing above U+10FFFF, no truncation).
-    func validSequenceLength(at offset: Int) -> Int? {
-        let lead = input(at: offset)
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0x00...0x7F: return 1
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default: return nil
-        }
-        guard end - offset >= length else { return nil }
-        let second = input(at: offset + 1)
-        guard second >= low && second <= high else { return nil }
-        for index in (offset + 2)..<(offset + length) where input(at: index) & 0xC0 != 0x80 {
-            return nil
-        }
-        return length
-    }
+    /// The length of the well-formed UTF-8 sequence at `offset`, or `nil`
+    /// (`ByteView.utf8SequenceLength(at:)`).
+    @inline(__always)
+    func validSequenceLength(at offset: Int) -> Int? { bytes.utf8SequenceLength(at: offset) }
 
     /// Validates the sequence at `offset` and returns its length, or throws `invalidUTF8`.
     @inline(__always)
