@@ -33,7 +33,10 @@ import Foundation
 /// its whole minimised DFA table too, and each path mode's `SuffixSplit` as the list of its
 /// prefixes and (prefix, suffix, rule) entries: loading copies the table once and searches
 /// walk it with no cache warm-up in any worker. Automata over the budget keep the lazy form,
-/// rebuilt around the NFA at load. A wrong magic, another version, a short file, a checksum
+/// rebuilt around the NFA at load. Why each NFA's length and each table's byte classes
+/// (version 6): loading steps over the NFA of an automaton whose table it keeps, since its
+/// searches never read it; the NFA is decoded and checked only if something asks for it
+/// (`DeferredNFA`). A wrong magic, another version, a short file, a checksum
 /// mismatch or an inconsistent automaton or table is refused with a message; nothing in the
 /// file is trusted before it has been checked.
 ///
@@ -46,8 +49,9 @@ import Foundation
 public enum CompiledArtifact {
     /// 1: NFAs only. 2: NFAs with prebuilt DFA tables where they pay. 3: and suffix splits.
     /// 4: an index, and a checksum per domain, so domains decode on first use. 5: bodies shared
-    /// by the domains compiled from the same rules, and compact numbers.
-    public static let version: UInt32 = 5
+    /// by the domains compiled from the same rules, and compact numbers. 6: each NFA's length
+    /// and each table's byte classes, so a table-backed automaton loads without its NFA.
+    public static let version: UInt32 = 6
     /// Public so that a command given an artifact where documents belong can say so.
     public static let magic: [UInt8] = Array("AASAFSA\0".utf8)
     public static let headerSize = 32

@@ -1,9 +1,11 @@
 extension CompiledDocument {
-    /// Each automaton is written as its NFA followed by a flag and, when it fits `budget` and
-    /// does not outweigh the NFA `tableBytesPerNFAByte` times in the file, its prebuilt DFA
-    /// table; `counts` tallies which form each got. `forms` remembers the form (flag and table
-    /// bytes) of every NFA already written, by its bytes: the form is a function of the NFA and
-    /// `budget` alone, and a fleet's documents repeat the same NFAs thousands of times.
+    /// Each automaton is written as its NFA's length in bytes and its NFA, followed by a flag
+    /// and, when it fits `budget` and does not outweigh the NFA `tableBytesPerNFAByte` times in
+    /// the file, its prebuilt DFA table; `counts` tallies which form each got. `forms` remembers
+    /// the form (flag and table bytes) of every NFA already written, by its bytes: the form is a
+    /// function of the NFA and `budget` alone, and a fleet's documents repeat the same NFAs
+    /// thousands of times. Why the length (format 6): loading steps over the NFA of an
+    /// automaton with a table, which its searches never read (`DeferredNFA`).
     // PERF: `aasa compile` of the 10 000-domain fleet (`AASA_BENCH_KEEP_FLEET=1 aasa-bench
     // --suite fleet`, 320 distinct bodies) 11.4 → 1.0 s (median of three alternated runs),
     // artifact byte-identical: building each domain's tables was nearly all of it.
@@ -12,9 +14,17 @@ extension CompiledDocument {
         forms: inout [[UInt8]: [UInt8]]
     ) {
         func automaton(_ dfa: LazyDFA) {
-            let nfaStart = writer.bytes.count
-            dfa.nfa.encode(into: &writer)
-            let nfa = Array(writer.bytes[nfaStart...])
+            let nfa: [UInt8]
+            if let deferred = dfa.deferredNFA {
+                // Loaded from an artifact and never decoded: its stored bytes are its encoding.
+                nfa = deferred.encoded
+            } else {
+                var nfaWriter = BinaryWriter()
+                dfa.nfa.encode(into: &nfaWriter)
+                nfa = nfaWriter.bytes
+            }
+            writer.varint(nfa.count)
+            writer.append(nfa)
             let form = forms[nfa] ?? {
                 let form = Self.storedForm(of: dfa, nfaBytes: nfa.count, budget: budget)
                 forms[nfa] = form
@@ -81,7 +91,7 @@ extension CompiledDocument {
         if stored.bytes.count - 1 <= tableBytesPerNFAByte * nfaBytes { return stored.bytes }
         // Loading would try to determinise it up to twice its NFA's states and give up: the file
         // says so, and loading does not try.
-        return [table.stateCount > 2 * dfa.nfa.stateCount + 1_024 ? storedLazyAndLarge : storedLazy]
+        return [table.stateCount > 2 * dfa.nfaStateCount + 1_024 ? storedLazyAndLarge : storedLazy]
     }
 
     /// The forms an automaton is stored in, after its NFA: without a table; with its prebuilt
@@ -120,6 +130,34 @@ extension CompiledDocument {
         var lazy = configuration
         lazy.eagerMaxStates = 0
         return lazy
+    }
+
+    /// An automaton's NFA from exactly the bytes stored for it, accepting only tags below
+    /// `tagLimit` (its rules, or its query predicates).
+    static func decodeNFA(from reader: inout BinaryReader, tagLimit: Int, limits: Configuration.Automata) throws(ArtifactError) -> NFA {
+        let nfa = try NFA.decode(from: &reader, limits: limits)
+        guard reader.remaining == 0 else { throw .corrupt("an automaton's NFA is not the length stored") }
+        for kind in nfa.kinds {
+            if case .match(let tag) = kind, Int(tag) >= tagLimit { throw .corrupt("an automaton accepts an unknown rule") }
+        }
+        return nfa
+    }
+
+    /// The stored NFA of an automaton loaded with its table, decoded (and checked as
+    /// `decodeNFA` checks it) only when something asks for it. Its state count, the first
+    /// number it declares, is held to `nfa-states` now, so that a lowered limit refuses an
+    /// artifact's documents as it refuses their compilation (the table is bounded on its own);
+    /// `variable-positions` bounds running an NFA, which a table-backed automaton never does.
+    static func deferredNFA(_ stored: ByteView, tagLimit: Int, limits: Configuration.Automata) throws(ArtifactError) -> DeferredNFA {
+        var header = BinaryReader(stored)
+        let declared = try header.natural()
+        guard declared <= limits.maxNFAStates else { throw .overLimit(.nfaStates, found: declared, maximum: limits.maxNFAStates) }
+        return DeferredNFA(encoded: Array(stored), declaredStateCount: declared) { bytes in
+            bytes.withView { view in
+                var reader = BinaryReader(view)
+                return try? decodeNFA(from: &reader, tagLimit: tagLimit, limits: limits)
+            }
+        }
     }
 
     static let appCountMismatch = "a domain's app IDs are not its rules'"
@@ -161,25 +199,31 @@ extension CompiledDocument {
             throw .corrupt("a query predicate number is out of range")
         }
         func automaton(tagLimit: Int) throws(ArtifactError) -> LazyDFA {
-            let nfaStart = reader.offset
-            let nfa = try NFA.decode(from: &reader, limits: configuration.automata)
-            let nfaBytes = reader.offset - nfaStart
-            for kind in nfa.kinds {
-                if case .match(let tag) = kind, Int(tag) >= tagLimit { throw .corrupt("an automaton accepts an unknown rule") }
-            }
+            // The NFA is stepped over first: with a table that is kept, it stays stored.
+            let nfaBytes = try reader.length(elementSize: 1)
+            let stored = try reader.bytes(nfaBytes)
             let form = try reader.uint8()
             guard form <= Self.storedLazyAndLarge else { throw .corrupt("unknown automaton form") }
-            var prebuilt =
-                form == Self.storedTable ? try LazyDFA.Prebuilt.decode(from: &reader, nfa: nfa, nfaBytes: nfaBytes, tagLimit: tagLimit) : nil
-            // `eager-dfa-states` bounds the tables a process holds, whoever built them: a larger
-            // table is left out and the automaton runs lazily, as it does compiled under that
-            // limit (0, always lazy, is how the tests exercise the cache).
-            if let table = prebuilt, table.stateCount > configuration.automata.eagerMaxStates { prebuilt = nil }
+            if form == Self.storedTable {
+                let table = try LazyDFA.Prebuilt.decode(from: &reader, nfaBytes: nfaBytes, tagLimit: tagLimit)
+                // `eager-dfa-states` bounds the tables a process holds, whoever built them: a
+                // larger table is left out and the automaton runs lazily, as it does compiled
+                // under that limit (0, always lazy, is how the tests exercise the cache).
+                if table.stateCount <= configuration.automata.eagerMaxStates {
+                    let deferred = try Self.deferredNFA(stored, tagLimit: tagLimit, limits: configuration.automata)
+                    do {
+                        return try Planner.automaton(deferred: deferred, table: table, configuration: configuration.automata)
+                    } catch {
+                        throw .corrupt("\(error)")
+                    }
+                }
+            }
+            var nfaReader = BinaryReader(stored)
+            let nfa = try Self.decodeNFA(from: &nfaReader, tagLimit: tagLimit, limits: configuration.automata)
             do {
-                var automata =
-                    prebuilt == nil ? Self.loadingConfiguration(nfa: nfa, encodedBytes: nfaBytes, configuration.automata) : configuration.automata
+                var automata = Self.loadingConfiguration(nfa: nfa, encodedBytes: nfaBytes, configuration.automata)
                 if form == Self.storedLazyAndLarge { automata.eagerMaxStates = 0 }
-                return try Planner.automaton(nfa, configuration: automata, stored: prebuilt)
+                return try Planner.automaton(nfa, configuration: automata)
             } catch {
                 throw .corrupt("\(error)")
             }

@@ -1,11 +1,12 @@
 extension NFA {
-    /// Layout (format 5): the state count and start, then state by state a header byte (kind in
-    /// bits 0-1, transition and epsilon counts up to 6 in bits 2-4 and 5-7, 7 meaning "7 plus a
-    /// varint"), the kind's operands, each transition as its low byte and a varint of the zigzag
-    /// step to its target shifted left once, the low bit telling whether a high byte follows
-    /// (a range, not one byte), and each epsilon as a zigzag step; then the variables' entries
-    /// (zigzag, -1 for none) and names. Why steps: the compiler numbers states in the order it
-    /// builds them, so most edges go a few states forward and take a byte.
+    /// Layout (format 5; in format 6 the automaton gives its length first): the state count and
+    /// start, then state by state a header byte (kind in bits 0-1, transition and epsilon counts up
+    /// to 6 in bits 2-4 and 5-7, 7 meaning "7 plus a varint"), the kind's operands, each transition
+    /// as its low byte and a varint of the zigzag step to its target shifted left once, the low bit
+    /// telling whether a high byte follows (a range, not one byte), and each epsilon as a zigzag
+    /// step; then the variables' entries (zigzag, -1 for none) and names. Why steps: the compiler
+    /// numbers states in the order it builds them, so most edges go a few states forward and take a
+    /// byte.
     func encode(into writer: inout BinaryWriter) {
         writer.varint(stateCount)
         writer.varint(Int(start))

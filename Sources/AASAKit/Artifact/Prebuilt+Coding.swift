@@ -1,13 +1,16 @@
 extension LazyDFA.Prebuilt {
-    /// Layout (format 5): the stride and state count; per state its row as its most common
-    /// target, the number of cells that differ, and those cells (class byte, target); the
-    /// accept index of each state; then the tag sets (each sorted, as steps from the previous
-    /// tag). Targets and accept indices take the fewest bytes (1, 2 or 4) that hold every state
-    /// number. Not stored: the 256 byte classes, which are the NFA's and computed from it at
-    /// load. Why rows this way: a pattern's DFA state goes on in a few classes and falls to the
-    /// dead state or one fallback on the rest, so rows are mostly one value.
+    /// Layout (format 6): the stride (the number of byte classes), the first byte of each class
+    /// after the first (classes are runs of bytes, `ByteClasses`), and the state count; per
+    /// state its row as its most common target, the number of cells that differ, and those
+    /// cells (class byte, target); the accept index of each state; then the tag sets (each
+    /// sorted, as steps from the previous tag). Targets and accept indices take the fewest
+    /// bytes (1, 2 or 4) that hold every state number. Why the classes (format 6): with them
+    /// the table is searched without its NFA, which then stays stored (`DeferredNFA`). Why rows
+    /// this way: a pattern's DFA state goes on in a few classes and falls to the dead state or
+    /// one fallback on the rest, so rows are mostly one value.
     func encode(into writer: inout BinaryWriter) {
         writer.varint(stride)
+        for byte in 1..<256 where classOf[byte] != classOf[byte - 1] { writer.write(UInt8(byte)) }
         writer.varint(stateCount)
         let width = Self.width(stateCount)
         var counts = [Int32: Int]()
@@ -41,20 +44,30 @@ extension LazyDFA.Prebuilt {
 
     /// Decodes and validates every cell, class and tag, so that the unchecked walk of `search`
     /// can never leave the table, whatever the file holds. The table must also be one
-    /// `Prebuilt(nfa:budget:)` could have built for `nfa` under `budget` (what `aasa compile`
-    /// uses): `nfa`'s byte classes, and no more states or bytes than the budget allows; and
-    /// its dense cells may outweigh the bytes of its automaton in the file (`encodedBytes`, the
-    /// NFA's included) at most `CompiledDocument.eagerBytesPerNFAByte` times, the bound an
-    /// automaton stored without a table gets, so that a small crafted file cannot hold a large
-    /// table.
+    /// `Prebuilt(nfa:budget:)` could have built under `budget` (what `aasa compile` uses): no
+    /// more states or bytes than the budget allows; and its dense cells may outweigh the bytes
+    /// of its automaton in the file (`nfaBytes` plus its own) at most
+    /// `CompiledDocument.eagerBytesPerNFAByte` times, the bound an automaton stored without a
+    /// table gets, so that a small crafted file cannot hold a large table. Not checked: that
+    /// the classes and rows are the NFA's (the NFA is not read; a table that disagrees with it
+    /// answers as the table says, within bounds).
     static func decode(
-        from reader: inout BinaryReader, nfa: NFA, nfaBytes: Int, tagLimit: Int, budget: Budget = Budget()
+        from reader: inout BinaryReader, nfaBytes: Int, tagLimit: Int, budget: Budget = Budget()
     ) throws(ArtifactError) -> LazyDFA.Prebuilt {
         let start = reader.offset
         let stride = try reader.natural()
-        let classes = nfa.byteClasses()
-        // Also what keeps every class below `stride`: the NFA's classes number `count`.
-        guard stride == classes.count else { throw .corrupt("a DFA table's byte classes are not its automaton's") }
+        guard stride >= 1, stride <= 256 else { throw .corrupt("a DFA table's byte classes are inconsistent") }
+        // Each class after the first starts at a byte above the previous class's start: so the
+        // classes number exactly `stride`, and every byte's class is below it.
+        var boundaries = [Bool](repeating: false, count: 256)
+        var previous = 0
+        for _ in 1..<stride {
+            let first = Int(try reader.uint8())
+            guard first > previous else { throw .corrupt("a DFA table's byte classes are inconsistent") }
+            boundaries[first] = true
+            previous = first
+        }
+        let classes = ByteClasses(boundaries: boundaries)
         // A state takes at least its common target and its count of other cells.
         let stateCount = try reader.length(elementSize: 2)
         guard stateCount >= 2 else { throw .corrupt("a DFA table has no start state") }

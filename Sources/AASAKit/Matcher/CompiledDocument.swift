@@ -230,7 +230,7 @@ public final class CompiledDocument: Sendable {
     /// NFA states over all automata.
     public var nfaStateCount: Int {
         let all = (path + queryText + fragment).compactMap { $0 } + queryGroups.flatMap { $0.values.map(\.dfa) }
-        return all.reduce(0) { $0 + $1.nfa.stateCount }
+        return all.reduce(0) { $0 + $1.nfaStateCount }
     }
 }
 

@@ -39,6 +39,19 @@ public enum Planner {
             choice: choice(table == nil ? .lazyDFA : .compactTable, reason))
     }
 
+    /// The automaton of an artifact's stored dense `table`, its NFA left stored
+    /// (`DeferredNFA`): the table answers every search.
+    static func automaton(deferred: DeferredNFA, table: LazyDFA.Prebuilt, configuration: LazyDFA.Configuration)
+        throws(AutomatonError) -> LazyDFA
+    {
+        let classes = configuration.useByteClasses ? ByteClasses(classOf: table.classOf, count: table.stride) : .singletons
+        return try LazyDFA(
+            deferred: deferred, table: table, configuration: configuration, classes: classes,
+            choice: AutomatonChoice(
+                strategy: .denseTable, reason: .storedTable(states: table.stateCount, bytes: table.stateCount * table.stride * 4),
+                nfaStates: deferred.declaredStateCount, classes: classes.count, maxClearsPerSearch: configuration.maxClearsPerSearch))
+    }
+
     /// The dense table `aasa compile` stores for `dfa`: its own when it has a dense one, else its
     /// minimised DFA when that fits `budget` (`LazyDFA.Prebuilt.Budget`, by default
     /// `denseRowLimit`); nil keeps it lazy in the artifact (a compact table is built again at

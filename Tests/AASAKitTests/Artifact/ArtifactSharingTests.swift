@@ -2,7 +2,7 @@
 import XCTest
 import _AASATestSupport
 
-/// Domains compiled from the same rules share one body in an artifact (format 5): each still
+/// Domains compiled from the same rules share one body in an artifact (since format 5): each still
 /// decides as its own domain with its own app IDs, and damage to a shared body fails every
 /// domain using it, and only those.
 final class ArtifactSharingTests: XCTestCase {

@@ -137,13 +137,14 @@ final class CompiledArtifactTests: XCTestCase {
         }
     }
 
-    /// Format 4 (a body per domain, fixed-width numbers) and older are refused, not migrated.
+    /// Format 5 (NFAs without their length, tables without their byte classes) and older are
+    /// refused, not migrated.
     func test_artifact_refusesTheOlderFormatWithAClearMessage() throws {
-        XCTAssertEqual(CompiledArtifact.version, 5)
+        XCTAssertEqual(CompiledArtifact.version, 6)
         var older = CompiledArtifact.encode(try corpusRules())
-        older[8] = 4
+        older[8] = 5
         XCTAssertThrowsError(try decode(older)) {
-            XCTAssertEqual($0 as? ArtifactError, .otherVersion(found: 4, expected: CompiledArtifact.version))
+            XCTAssertEqual($0 as? ArtifactError, .otherVersion(found: 5, expected: CompiledArtifact.version))
             XCTAssertTrue("\($0)".contains("run 'aasa compile' again"), "\($0)")
         }
     }

@@ -102,8 +102,11 @@ extension LazyDFA {
         init(dfa: LazyDFA, meter: WorkMeter? = nil) {
             self.dfa = dfa
             self.table = TransitionTable(classes: dfa.classes)
-            self.determinizer = Determinizer(nfa: dfa.nfa)
-            self.scratch = StateScratch(stateCount: dfa.nfa.stateCount)
+            // A table answers every search: its cache never determinises, and must not ask for
+            // an NFA that may still be stored (`DeferredNFA`).
+            let nfa = dfa.prebuilt == nil ? dfa.nfa : .acceptingNothing
+            self.determinizer = Determinizer(nfa: nfa)
+            self.scratch = StateScratch(stateCount: nfa.stateCount)
             self.store = UnsharedCell(Store(meter: meter ?? WorkMeter(limit: dfa.configuration.maxURLWork), ownsMeter: meter == nil))
             if dfa.prebuilt == nil {
                 // Room for the first few states at once, rather than growing one state at a time.
@@ -279,7 +282,7 @@ extension LazyDFA {
         private func buildStart() -> Int32 {
             if store.value.startState == TransitionTable.unknown {
                 scratch.seeds.removeAll()
-                scratch.seeds.append(Determinizer.pack(dfa.nfa.start, continuation: -1))
+                scratch.seeds.append(Determinizer.pack(determinizer.nfa.start, continuation: -1))
                 let meter = store.value.meter
                 guard determinizer.closeSeeds(scratch: scratch, cap: meter.limit) else {
                     meter.exhaust()

@@ -13,7 +13,36 @@
 /// let accepted = dfa.search(bytes, cache: cache)   // TagSet of the patterns matching whole
 /// ```
 public final class LazyDFA: Sendable {
-    public let nfa: NFA
+    /// The NFA this automaton determinises: decoded, or (a stored table's) decoded on request.
+    private let source: Source
+    private enum Source: Sendable {
+        case decoded(NFA)
+        case deferred(DeferredNFA)
+    }
+
+    /// The NFA. For an automaton loaded with its table (`init(deferred:…)`) it is decoded now if
+    /// no one has asked before: searches never ask.
+    public var nfa: NFA {
+        switch source {
+        case .decoded(let nfa): return nfa
+        case .deferred(let deferred): return deferred.nfa
+        }
+    }
+
+    /// The NFA's state count, without decoding a deferred one (its declared count then).
+    public var nfaStateCount: Int {
+        switch source {
+        case .decoded(let nfa): return nfa.stateCount
+        case .deferred(let deferred): return deferred.declaredStateCount
+        }
+    }
+
+    /// The stored NFA of an automaton loaded with its table, still in its stored form.
+    var deferredNFA: DeferredNFA? {
+        if case .deferred(let deferred) = source { return deferred }
+        return nil
+    }
+
     public let classes: ByteClasses
     public let configuration: Configuration
     /// One byte per class: the determiniser steps on these.
@@ -30,19 +59,34 @@ public final class LazyDFA: Sendable {
 
     /// A lazy DFA over `nfa`, or, with `prebuilt`, one that reads that table. It never decides
     /// to build a table itself: `Planner.automaton` does (`Plan/Planner.swift`).
-    public init(
+    public convenience init(
         nfa: NFA, configuration: Configuration = .init(), classes: ByteClasses? = nil, prebuilt: Prebuilt? = nil,
         choice: AutomatonChoice? = nil
     ) throws(AutomatonError) {
-        self.nfa = nfa
         let classes = classes ?? (configuration.useByteClasses ? nfa.byteClasses() : .singletons)
+        try self.init(
+            source: .decoded(nfa), configuration: configuration, classes: classes, prebuilt: prebuilt,
+            choice: choice
+                ?? AutomatonChoice(
+                    strategy: prebuilt == nil ? .lazyDFA : prebuilt?.isDense == true ? .denseTable : .compactTable,
+                    reason: .unplanned, nfaStates: nfa.stateCount, classes: classes.count,
+                    maxClearsPerSearch: configuration.maxClearsPerSearch))
+    }
+
+    /// An automaton that reads `table` for every search, its NFA left stored until asked for
+    /// (`DeferredNFA`): what a compiled artifact's table-backed automata load as.
+    convenience init(
+        deferred: DeferredNFA, table: Prebuilt, configuration: Configuration, classes: ByteClasses, choice: AutomatonChoice
+    ) throws(AutomatonError) {
+        try self.init(source: .deferred(deferred), configuration: configuration, classes: classes, prebuilt: table, choice: choice)
+    }
+
+    private init(
+        source: Source, configuration: Configuration, classes: ByteClasses, prebuilt: Prebuilt?, choice: AutomatonChoice
+    ) throws(AutomatonError) {
+        self.source = source
         self.prebuilt = prebuilt
-        self.choice =
-            choice
-            ?? AutomatonChoice(
-                strategy: prebuilt == nil ? .lazyDFA : prebuilt?.isDense == true ? .denseTable : .compactTable,
-                reason: .unplanned, nfaStates: nfa.stateCount, classes: classes.count,
-                maxClearsPerSearch: configuration.maxClearsPerSearch)
+        self.choice = choice
         self.configuration = configuration
         self.classes = classes
         self.representatives = classes.representatives
@@ -80,7 +124,14 @@ public final class LazyDFA: Sendable {
     }
 
     /// Heap bytes of the immutable part.
-    public var memoryUsage: Int { nfa.memoryUsage + 256 + classes.count + (prebuilt?.memoryUsage ?? 0) }
+    public var memoryUsage: Int {
+        let nfaBytes: Int
+        switch source {
+        case .decoded(let nfa): nfaBytes = nfa.memoryUsage
+        case .deferred(let deferred): nfaBytes = deferred.encoded.count
+        }
+        return nfaBytes + 256 + classes.count + (prebuilt?.memoryUsage ?? 0)
+    }
 }
 
 extension LazyDFA {
