@@ -314,7 +314,9 @@ public final class DFAMatcher: DecisionEngine {
         clearDecisions()
         guard hostChecked || hostMatches(bytes[parts.host]) else { return }
         if onlyApp == -1 { return }
-        var remaining = onlyApp == nil ? compiled.appIDs.count : 1
+        // `decisions.count` is the number of apps: `compiled.appIDs` would be two more objects
+        // to read.
+        var remaining = onlyApp == nil ? decisions.count : 1
         if remaining == 0 { return }
 
         let path = bytes[parts.path]

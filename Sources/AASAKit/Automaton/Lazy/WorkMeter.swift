@@ -14,14 +14,18 @@
 /// transitions are never charged: they cost less than `heavyWeight` to build and nothing to
 /// follow once built, so a URL's uncharged work is at most `heavyWeight` per byte.
 public final class WorkMeter {
-    /// What is left of the budget of the current URL; below zero once it is exceeded. A meter
-    /// belongs to one matcher, so to one thread: the count needs no exclusivity checks.
-    private let left: UnsharedCell<Int>
-    private let budget: UnsharedCell<Int>
+    /// What is left of the budget of the current URL (below zero once it is exceeded), and the
+    /// budget. A meter belongs to one matcher, so to one thread: the counts need no exclusivity
+    /// checks. One cell for both: every URL begins the meter, and each cell is one more object
+    /// for a fleet URL to miss in the cache (PERF: see `DomainSlot`).
+    private let counts: UnsharedCell<Counts>
+    struct Counts {
+        var left: Int
+        var budget: Int
+    }
 
     public init(limit: Int) {
-        budget = UnsharedCell(limit)
-        left = UnsharedCell(limit)
+        counts = UnsharedCell(Counts(left: limit, budget: limit))
     }
 
     /// Most NFA positions one URL may cost (`Configuration.Automata.maxURLWork`), from the
@@ -30,29 +34,29 @@ public final class WorkMeter {
     /// Changed in place rather than by a new meter: a matcher's meter is then a constant, which
     /// the hot path reads without retaining it.
     public var limit: Int {
-        @inline(__always) get { budget.value }
-        set { budget.value = newValue }
+        @inline(__always) get { counts.value.budget }
+        set { counts.value.budget = newValue }
     }
 
     /// What is left of the budget of the current URL; below zero once it is exceeded.
     @inline(__always)
-    public var remaining: Int { left.value }
+    public var remaining: Int { counts.value.left }
 
     /// The next URL starts with the whole budget.
     @inline(__always)
-    public func begin() { left.value = budget.value }
+    public func begin() { counts.value.left = counts.value.budget }
 
     /// Whether the current URL has run over its budget.
     @inline(__always)
-    public var exceeded: Bool { left.value < 0 }
+    public var exceeded: Bool { counts.value.left < 0 }
 
     /// Charges `work` positions; returns false once the budget is exceeded.
     @inline(__always)
     func charge(_ work: Int) -> Bool {
-        left.value -= work
-        return left.value >= 0
+        counts.value.left -= work
+        return counts.value.left >= 0
     }
 
     /// One closure alone passed the limit.
-    func exhaust() { left.value = -1 }
+    func exhaust() { counts.value.left = -1 }
 }
