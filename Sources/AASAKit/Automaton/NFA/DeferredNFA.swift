@@ -19,8 +19,8 @@ final class DeferredNFA: Sendable {
     /// statistics, which must not decode.
     let declaredStateCount: Int
     private let decode: @Sendable ([UInt8]) -> NFA?
-    private let decoded = Mutex<NFA?>(nil)
-    private let failed = Mutex(false)
+    /// The NFA once asked for, and whether the stored bytes failed to decode.
+    private let decoded = Mutex<(nfa: NFA, failed: Bool)?>(nil)
 
     init(encoded: [UInt8], declaredStateCount: Int, decode: @escaping @Sendable ([UInt8]) -> NFA?) {
         self.encoded = encoded
@@ -31,16 +31,10 @@ final class DeferredNFA: Sendable {
     /// The NFA, decoded on the first request (once, whichever thread asks).
     var nfa: NFA {
         decoded.withLock { decoded in
-            if let nfa = decoded { return nfa }
-            let nfa: NFA
-            if let valid = decode(encoded) {
-                nfa = valid
-            } else {
-                nfa = .acceptingNothing
-                failed.withLock { $0 = true }
-            }
-            decoded = nfa
-            return nfa
+            if let known = decoded { return known.nfa }
+            let valid = decode(encoded)
+            decoded = (valid ?? .acceptingNothing, valid == nil)
+            return valid ?? .acceptingNothing
         }
     }
 
@@ -48,7 +42,7 @@ final class DeferredNFA: Sendable {
     var hasDecoded: Bool { decoded.withLock { $0 != nil } }
 
     /// Whether the stored bytes failed to decode as a valid NFA (known once `nfa` was asked for).
-    var decodingFailed: Bool { failed.withLock { $0 } }
+    var decodingFailed: Bool { decoded.withLock { $0?.failed ?? false } }
 }
 
 extension NFA {
