@@ -4,13 +4,13 @@
 /// whether each rule excludes.
 ///
 /// Why raw memory: the classify hot path writes several of these per URL, and reading an array
-/// stored in a class retains and releases it each time (about a tenth of a URL's instructions
-/// in the fleet profile); this value is one pointer, so copying it out of its owner is free.
-/// Why one block, its counts and offsets first and the no-match text right after them: most
-/// URLs of a fleet decide nothing, and their record then reads the block's first few cache lines
-/// and nothing else of the domain (PERF: see `DomainSlot`). The owner (`ClassifierRules.Loaded`, one per domain) calls
-/// `deallocate()` exactly once, in its `deinit`; every copy (each thread's `DomainSlot`) keeps
-/// that owner alive as long as itself.
+/// stored in a class retains and releases it each time (about a tenth of a URL's instructions in
+/// the fleet profile); this value is one pointer, so copying it out of its owner is free. Why one
+/// block, its counts and offsets first and the no-match text right after them: most URLs of a fleet
+/// decide nothing, and their record then reads the block's first few cache lines and nothing else
+/// of the domain (PERF: see `DomainSlot`). The owner (`ClassifierRules.Loaded`, one per domain)
+/// calls `deallocate()` exactly once, in its `deinit`; every copy (each thread's `DomainSlot`)
+/// keeps that owner alive as long as itself.
 ///
 /// Why `@unchecked Sendable`: the memory is written only by `init` and never changes after it,
 /// so threads may read it at once; it is freed only by the owner's `deinit`, after every copy's

@@ -111,7 +111,9 @@ extension CompiledArtifactTests {
         // Byte 0 is the stride (under 128), bytes 1 and 2 the starts of classes 1 and 2.
         var swapped = writer.bytes
         swapped.swapAt(1, 2)
-        XCTAssertThrowsError(try decoded(swapped)) { XCTAssertEqual($0 as? ArtifactError, .corrupt("a DFA table's byte classes are inconsistent")) }
+        XCTAssertThrowsError(try decoded(swapped)) {
+            XCTAssertEqual($0 as? ArtifactError, .corrupt("a DFA table's byte classes are inconsistent"))
+        }
         var repeated = writer.bytes
         repeated[2] = repeated[1]
         XCTAssertThrowsError(try decoded(repeated))
