@@ -7,7 +7,8 @@ public struct ClassifyStatistics: Sendable {
     /// Per domain index: records routed to it, and records that opened at least one app.
     public var domainRecords: [Int]
     public var domainMatched: [Int]
-    /// Per domain index, per app index: records whose decision for the app is `match`.
+    /// Per domain index, per app index: records whose decision for the app is `match`; empty for
+    /// a domain no worker met.
     public var appMatches: [[Int]]
 
     public init(rules: ClassifierRules) {
@@ -20,7 +21,8 @@ public struct ClassifyStatistics: Sendable {
 
     /// Makes room to count the `apps` apps of `domain`.
     mutating func countApps(of domain: Int, _ apps: Int) {
-        if appMatches[domain].count < apps { appMatches[domain] = Array(repeating: 0, count: apps) }
+        let missing = apps - appMatches[domain].count
+        if missing > 0 { appMatches[domain].append(contentsOf: repeatElement(0, count: missing)) }
     }
 
     public mutating func merge(_ other: ClassifyStatistics) {

@@ -203,6 +203,25 @@ final class SharedDocumentTests: XCTestCase {
         }
     }
 
+    /// Workers' counts add up per domain and app; a domain one worker never met (empty counts)
+    /// takes the other's, and a shorter row is extended, never reset.
+    func test_statisticsMerge_addsPerAppCountsPerDomain_extendingAShorterRow() throws {
+        let files = [("a.example", Self.shop), ("b.example", Self.shop), ("c.example", Self.shop), ("d.example", Self.shop)]
+        let rules = ClassifierRules(listing: try DomainDocuments.listing(try rulesDirectory(files)), engine: .dfa)
+        var first = ClassifyStatistics(rules: rules)
+        var second = ClassifyStatistics(rules: rules)
+        first.appMatches[0] = [2, 1]  // a: first worker only
+        second.appMatches[1] = [0, 3]  // b: second worker only
+        first.appMatches[2] = [1]  // c: both, the first's shorter
+        second.appMatches[2] = [4, 5]
+        first.domainRecords[3] = 7  // d: records, no app opened
+        var merged = ClassifyStatistics(rules: rules)
+        merged.merge(first)
+        merged.merge(second)
+        XCTAssertEqual(merged.appMatches, [[2, 1], [0, 3], [5, 5], []])
+        XCTAssertEqual(merged.domainRecords, [0, 0, 0, 7])
+    }
+
     func test_oneThreadKeepsOneMatcherPerSetOfAutomata() throws {
         let folder = try rulesDirectory([("a.example", Self.shop), ("b.example", Self.shop), ("c.example", Self.news)])
         let rules = ClassifierRules(listing: try DomainDocuments.listing(folder), engine: .dfa)
