@@ -26,11 +26,11 @@ struct RecordFragments: @unchecked Sendable {
     /// The pieces of `domain`'s records, its document naming `apps` and having `rules` (by rule
     /// id).
     ///
-    /// PERF: every domain a stream meets builds these once, so they are measured first and then
-    /// written straight into the block (strings escaped once into a scratch array, digits and
-    /// literals stored in place). Building them by appending to arrays cost about 6 700
-    /// instructions a domain; first use on the 10 000-domain fleet stream went
-    /// 2 321 → 2 182 instructions a URL (`aasa classify --compiled --jobs 1`, callgrind,
+    /// PERF: every domain a stream meets builds these once, so the text is written straight into
+    /// the block (strings escaped once into a scratch array, digits and literals stored in
+    /// place), by the same code that first measured it. Building it by appending to arrays cost
+    /// about 6 700 instructions a domain; first use on the 10 000-domain fleet stream went
+    /// 2 321 → 2 196 instructions a URL (`aasa classify --compiled --jobs 1`, callgrind,
     /// stream − empty).
     init(domain: String, apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
         // The domain, then each app, as JSON strings; string `i` ends at `stringEnds[i]`.
@@ -44,28 +44,17 @@ struct RecordFragments: @unchecked Sendable {
             JSONWriter.appendEscaped(app, to: &escaped)
             stringEnds.append(escaped.count)
         }
-        let domainLength = stringEnds[0]
-        let appsLength = escaped.count - domainLength
-
-        // The text's size, piece by piece as written below.
-        var tailSize = Self.size(#", "domain": "#) + domainLength + Self.size(#", "apps": [], "decisions": ["#) + 1
-        tailSize += appsLength + apps.count * (Self.size(#"{"app": "#) + Self.size(#", "decision": "no_match"}"#))
-        tailSize += 2 * max(apps.count - 1, 0)
-        var rulesSize = 0
-        for rule in rules {
-            let digits = Self.decimalLength(rule.entry) + Self.decimalLength(rule.rule)
-            // `, "entry": E, "rule": R}` and `E:R`.
-            rulesSize += Self.size(#", "entry": "#) + Self.size(#", "rule": "#) + 1 + digits + 1 + digits
-        }
-        let offsetCount = 2 + apps.count + 2 * rules.count + 1
+        // The text's size and its pieces (`2 + apps + 2 × rules`): the pass that writes it,
+        // counting only.
+        var measure = TextCounter()
+        Self.writeText(into: &measure, escaped: escaped, stringEnds: stringEnds, rules: rules)
+        let offsetCount = measure.pieces + 1
         let excludes = 16 + 4 * offsetCount
         let textStart = excludes + rules.count
-        let byteCount = textStart + tailSize + escaped.count + rulesSize
-        block = .allocate(byteCount: byteCount, alignment: MemoryLayout<Int32>.alignment)
+        block = .allocate(byteCount: textStart + measure.written, alignment: MemoryLayout<Int32>.alignment)
 
-        // SAFETY: `block` holds `byteCount` bytes, sized above for exactly what is stored below:
-        // the four header counts, `offsetCount` offsets, one byte per rule, and the text whose
-        // every piece was measured with the literals and digit counts written here.
+        // SAFETY: `block` holds the four header counts, `offsetCount` offsets, one byte per rule,
+        // and then the text, which the same pass over the same strings and rules just measured.
         block.storeBytes(of: Int32(apps.count), toByteOffset: 0, as: Int32.self)
         block.storeBytes(of: Int32(rules.count), toByteOffset: 4, as: Int32.self)
         block.storeBytes(of: Int32(excludes), toByteOffset: 8, as: Int32.self)
@@ -74,15 +63,26 @@ struct RecordFragments: @unchecked Sendable {
             block.storeBytes(of: UInt8(rule.exclude ? 1 : 0), toByteOffset: excludes + index, as: UInt8.self)
         }
         var text = TextWriter(start: block + textStart, offsets: block + 16)
+        Self.writeText(into: &text, escaped: escaped, stringEnds: stringEnds, rules: rules)
+        assert(text.written == measure.written && text.pieces == measure.pieces)
+    }
+
+    /// The text, piece by piece: the no-match tail, the domain, each app, each rule's JSON
+    /// suffix, each rule's `E:R`. `escaped` holds the domain and then each app as JSON strings,
+    /// string `i` ending at `stringEnds[i]`.
+    private static func writeText<Text: TextSink>(
+        into text: inout Text, escaped: [UInt8], stringEnds: [Int], rules: [(entry: Int, rule: Int, exclude: Bool)]
+    ) {
+        let apps = 0..<(stringEnds.count - 1)
         escaped.withUnsafeBytes { escaped in
-            // SAFETY: `stringEnds` holds ascending ends within `escaped`.
-            let domainJSON = UnsafeRawBufferPointer(rebasing: escaped[0..<domainLength])
+            // `stringEnds` holds ascending ends within `escaped`.
+            let domainJSON = UnsafeRawBufferPointer(rebasing: escaped[0..<stringEnds[0]])
             // Piece 0, the no-match tail:
             // `, "domain": D, "apps": [], "decisions": [{"app": A, "decision": "no_match"}, …]`.
             text.write(#", "domain": "#)
             text.write(domainJSON)
             text.write(#", "apps": [], "decisions": ["#)
-            for app in apps.indices {
+            for app in apps {
                 if app > 0 { text.write(", ") }
                 text.write(#"{"app": "#)
                 text.write(UnsafeRawBufferPointer(rebasing: escaped[stringEnds[app]..<stringEnds[app + 1]]))
@@ -93,7 +93,7 @@ struct RecordFragments: @unchecked Sendable {
             // Piece 1 the domain, then one piece per app.
             text.write(domainJSON)
             text.endPiece()
-            for app in apps.indices {
+            for app in apps {
                 text.write(UnsafeRawBufferPointer(rebasing: escaped[stringEnds[app]..<stringEnds[app + 1]]))
                 text.endPiece()
             }
@@ -112,18 +112,14 @@ struct RecordFragments: @unchecked Sendable {
             text.writeDecimal(rule.rule)
             text.endPiece()
         }
-        assert(text.written == byteCount - textStart && text.pieces == offsetCount - 1)
     }
 
-    /// A literal's length in bytes.
-    private static func size(_ literal: StaticString) -> Int { literal.utf8CodeUnitCount }
-
     /// How many bytes `value` takes in decimal, as `"\(value)"` writes it.
-    private static func decimalLength(_ value: Int) -> Int {
+    fileprivate static func decimalLength(_ value: Int) -> Int {
         (value < 0 ? 1 : 0) + digitCount(value.magnitude)
     }
 
-    private static func digitCount(_ magnitude: UInt) -> Int {
+    fileprivate static func digitCount(_ magnitude: UInt) -> Int {
         var count = 1
         var rest = magnitude
         while rest >= 10 {
@@ -131,57 +127,6 @@ struct RecordFragments: @unchecked Sendable {
             count += 1
         }
         return count
-    }
-
-    /// Writes the text of a block `init` has sized, and each piece's end offset (offset 0, the
-    /// first piece's start, is written first).
-    private struct TextWriter {
-        let start: UnsafeMutableRawPointer
-        let offsets: UnsafeMutableRawPointer
-        private(set) var written = 0
-        private(set) var pieces = 0
-
-        init(start: UnsafeMutableRawPointer, offsets: UnsafeMutableRawPointer) {
-            self.start = start
-            self.offsets = offsets
-            // SAFETY: the block has room for every offset (`init` counted them).
-            offsets.storeBytes(of: 0, as: Int32.self)
-        }
-
-        // SAFETY (every store below): `init` sized the text for exactly these writes.
-        mutating func write(_ bytes: UnsafeRawBufferPointer) {
-            guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-            (start + written).copyMemory(from: base, byteCount: bytes.count)
-            written += bytes.count
-        }
-
-        mutating func write(_ literal: StaticString) {
-            literal.withUTF8Buffer { write(UnsafeRawBufferPointer($0)) }
-        }
-
-        mutating func write(_ byte: UInt8) {
-            start.storeBytes(of: byte, toByteOffset: written, as: UInt8.self)
-            written += 1
-        }
-
-        /// Writes `value` in decimal, its digits stored from the last.
-        mutating func writeDecimal(_ value: Int) {
-            if value < 0 { write(UInt8(ascii: "-")) }
-            let length = RecordFragments.digitCount(value.magnitude)
-            var rest = value.magnitude
-            var at = written + length - 1
-            repeat {
-                start.storeBytes(of: UInt8(ascii: "0") &+ UInt8(rest % 10), toByteOffset: at, as: UInt8.self)
-                rest /= 10
-                at -= 1
-            } while rest > 0
-            written += length
-        }
-
-        mutating func endPiece() {
-            pieces += 1
-            offsets.storeBytes(of: Int32(written), toByteOffset: 4 * pieces, as: Int32.self)
-        }
     }
 
     func deallocate() {
@@ -250,5 +195,83 @@ struct RecordFragments: @unchecked Sendable {
         assert(rule >= 0 && rule < ruleCount)
         // Rule ids come from the domain's own matcher, below `ruleCount`.
         return block.load(fromByteOffset: Int(block.load(fromByteOffset: 8, as: Int32.self)) + rule, as: UInt8.self) != 0
+    }
+}
+
+/// Where `writeText` puts the text: `init` runs it twice over the same strings and rules,
+/// first into a `TextCounter`, then into a `TextWriter` on a block sized from the count, so
+/// the block holds exactly what is written.
+fileprivate protocol TextSink {
+    var written: Int { get }
+    var pieces: Int { get }
+    mutating func write(_ bytes: UnsafeRawBufferPointer)
+    mutating func write(_ byte: UInt8)
+    mutating func writeDecimal(_ value: Int)
+    mutating func endPiece()
+}
+
+/// Counts the text's bytes and pieces.
+fileprivate struct TextCounter: TextSink {
+    private(set) var written = 0
+    private(set) var pieces = 0
+
+    mutating func write(_ bytes: UnsafeRawBufferPointer) { written += bytes.count }
+    mutating func write(_ byte: UInt8) { written += 1 }
+    mutating func writeDecimal(_ value: Int) { written += RecordFragments.decimalLength(value) }
+    mutating func endPiece() { pieces += 1 }
+}
+
+/// Writes the text and each piece's end offset (offset 0, the first piece's start, is
+/// written first).
+fileprivate struct TextWriter: TextSink {
+    let start: UnsafeMutableRawPointer
+    let offsets: UnsafeMutableRawPointer
+    private(set) var written = 0
+    private(set) var pieces = 0
+
+    init(start: UnsafeMutableRawPointer, offsets: UnsafeMutableRawPointer) {
+        self.start = start
+        self.offsets = offsets
+        // SAFETY: the block has room for every offset (`init` counted them).
+        offsets.storeBytes(of: 0, as: Int32.self)
+    }
+
+    // SAFETY (every store below): `init` sized the text with a `TextCounter` run over the
+    // same calls, which counts each as many bytes as it stores here.
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        (start + written).copyMemory(from: base, byteCount: bytes.count)
+        written += bytes.count
+    }
+
+    mutating func write(_ byte: UInt8) {
+        start.storeBytes(of: byte, toByteOffset: written, as: UInt8.self)
+        written += 1
+    }
+
+    /// Writes `value` in decimal, as `"\(value)"` does, its digits stored from the last.
+    mutating func writeDecimal(_ value: Int) {
+        if value < 0 { write(UInt8(ascii: "-")) }
+        let length = RecordFragments.digitCount(value.magnitude)
+        var rest = value.magnitude
+        var at = written + length - 1
+        repeat {
+            start.storeBytes(of: UInt8(ascii: "0") &+ UInt8(rest % 10), toByteOffset: at, as: UInt8.self)
+            rest /= 10
+            at -= 1
+        } while rest > 0
+        written += length
+    }
+
+    mutating func endPiece() {
+        pieces += 1
+        offsets.storeBytes(of: Int32(written), toByteOffset: 4 * pieces, as: Int32.self)
+    }
+}
+
+extension TextSink {
+    /// Writes a literal's UTF-8 bytes.
+    mutating func write(_ literal: StaticString) {
+        literal.withUTF8Buffer { write(UnsafeRawBufferPointer($0)) }
     }
 }
