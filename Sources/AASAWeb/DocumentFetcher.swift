@@ -32,7 +32,7 @@ public struct DocumentFetcher {
         let first = transfers.run(
             domains.map { request(Self.wellKnownURL($0), validators[$0]) }, label: "origin")
         var results = zip(domains, first).map { domain, response in
-            fetched(domain, .origin, response, conditional: validators[domain]?.url == response.url)
+            fetched(domain, .origin, response, conditional: Self.isConditional(validators[domain], response.url))
         }
         // The root path is asked only when `.well-known` answered without a document; a host
         // that cannot be reached or trusted will not do better on another path.
@@ -45,7 +45,7 @@ public struct DocumentFetcher {
             retry.map { request(Self.rootURL(domains[$0]), validators[domains[$0]]) }, label: "origin root")
         for (index, response) in zip(retry, second) {
             let domain = domains[index]
-            let root = fetched(domain, .origin, response, conditional: validators[domain]?.url == response.url)
+            let root = fetched(domain, .origin, response, conditional: Self.isConditional(validators[domain], response.url))
             if root.record.outcome != .failed {
                 results[index] = root
             } else {
@@ -60,13 +60,21 @@ public struct DocumentFetcher {
     public func cdn(_ domains: [String], validators: [String: FetchMetadata] = [:]) -> [Fetched] {
         let responses = transfers.run(domains.map { request(cdnTemplate.replacingOccurrences(of: "{domain}", with: $0), validators[$0]) }, label: "cdn")
         return zip(domains, responses).map { domain, response in
-            fetched(domain, .cdn, response, conditional: validators[domain]?.url == response.url)
+            fetched(domain, .cdn, response, conditional: Self.isConditional(validators[domain], response.url))
         }
+    }
+
+    /// Whether the request for `url` carried a validator: only then is a 304 an answer (a copy
+    /// stored without an ETag or Last-Modified makes a plain GET, and a 304 to that validated
+    /// nothing).
+    private static func isConditional(_ validator: FetchMetadata?, _ url: String) -> Bool {
+        guard let validator, validator.url == url else { return false }
+        return validator.etag != nil || validator.lastModified != nil
     }
 
     private func request(_ url: String, _ validator: FetchMetadata?) -> Transfers.Request {
         var request = Transfers.Request(url: url)
-        guard let validator, validator.url == url else { return request }
+        guard let validator, Self.isConditional(validator, url) else { return request }
         if let etag = validator.etag { request.headers.append("If-None-Match: \(etag)") }
         if let lastModified = validator.lastModified { request.headers.append("If-Modified-Since: \(lastModified)") }
         return request
@@ -96,14 +104,15 @@ public struct DocumentFetcher {
             record.outcome = .notModified
             record.contentType = nil
             return Fetched(record: record)
-        case 300...399:
+        case 300...399 where status != 304:
             record.failure = .redirect
             record.location = response.header("location")
             record.error = "redirect (\(status)) to \(record.location ?? "no Location"); Apple does not follow redirects"
         default:
             record.failure = .httpStatus
             let tries = response.attempts > 1 ? " after \(response.attempts) attempts" : ""
-            record.error = "HTTP \(status)\(tries); only 200 serves the document"
+            let unasked = status == 304 ? " to a request that was not conditional" : ""
+            record.error = "HTTP \(status)\(unasked)\(tries); only 200 serves the document"
         }
         return Fetched(record: record)
     }

@@ -21,7 +21,8 @@ public final class Transfers {
         public var retries = 2
         /// The first backoff; each further retry doubles it.
         public var retryDelay = 1.0
-        /// A `Retry-After` longer than this is not waited for: the failure is reported.
+        /// A `Retry-After` longer than this, or than `timeout`, is not waited for: the failure
+        /// is reported.
         public var maxRetryAfter = 60.0
         /// The one CA bundle file to trust (see `TrustStore`); `nil` for libcurl's default store.
         public var caBundle: String?
@@ -252,7 +253,9 @@ public final class Transfers {
         if response.failure == .connection { return backoff }
         guard response.failure == nil, let status = response.status else { return nil }
         if status == 429 || status == 503, let after = response.header("retry-after") {
-            guard let seconds = Self.retryAfterSeconds(after), seconds <= options.maxRetryAfter else { return nil }
+            // Never longer than a request may take (`--timeout`): a server cannot hold a domain
+            // for minutes by asking to be retried later.
+            guard let seconds = Self.retryAfterSeconds(after), seconds <= min(options.maxRetryAfter, options.timeout) else { return nil }
             return max(seconds, 0)
         }
         if status == 429 || (500...599).contains(status) { return backoff }

@@ -98,4 +98,23 @@ extension HostileInputCLITests {
         }
         RobustnessBounds(seconds: 20, residentMiB: 512).check(run, "6 000 scattered star patterns")
     }
+
+    /// `*a` × 300: `aasa compile` could determinise it whole, but its steps visit hundreds of
+    /// positions, which the lazy DFA of `--rules` charges. Stored as a table it would charge
+    /// nothing, and the artifact would decide the long URL that `--rules` refuses.
+    func test_aURLOverTheWorkBudget_getsTheSameRecordFromTheRulesAndTheArtifact() throws {
+        let text = #"{"applinks":{"details":[{"appID":"T.a","components":[{"/":"/\#(String(repeating: "*a", count: 300))"}]}]}}"#
+        let document = try write(Array(text.utf8), "stars.json")
+        let input = try write(Array(("https://x.example/" + String(repeating: "a", count: 1_200) + "\nhttps://x.example/" + String(repeating: "a", count: 300) + "\n").utf8), "urls.txt")
+        let artifact = folder.appendingPathComponent("stars.aasac").path
+        let compile = try ChildProcess.run(["compile", document, "--domain", "x.example", "-o", artifact], folder: folder)
+        XCTAssertEqual(compile.status, 0, compile.summary)
+        XCTAssertTrue(compile.stderr.contains("0 prebuilt DFA tables"), compile.summary)
+        let rules = try ChildProcess.run(["classify", "--rules", document, "--domain", "x.example", "--input", input, "--quiet"], folder: folder)
+        let compiled = try ChildProcess.run(["classify", "--compiled", artifact, "--input", input, "--quiet"], folder: folder)
+        XCTAssertEqual(lines(rules).count, 2, rules.summary)
+        XCTAssertTrue(lines(rules).first?.hasSuffix(#""error": "work limit exceeded (url-work=500000)"}"#) ?? false, rules.summary)
+        XCTAssertTrue(lines(rules).last?.contains(#""decision": "match""#) ?? false, rules.summary)
+        XCTAssertEqual(lines(compiled), lines(rules), "an artifact and the rules it was compiled from give the same records")
+    }
 }

@@ -194,7 +194,11 @@ extension CompiledDocument {
                     entryIndex: entryIndex, ruleIndex: ruleIndex, exclude: flags & 1 == 1, apps: apps,
                     mode: TextMode.all[flags >> 2 & 3], queryKind: queryKind, fragmentIsUniversal: flags & 2 == 2))
         }
+        // Every predicate belongs to the rule that lists it, so there are no more of them than
+        // the rules list: a count read from the file alone would size each thread's per-URL
+        // predicate row (`QueryItems`) at whatever a crafted artifact claims.
         let predicateCount = try reader.natural()
+        guard predicateCount <= predicateIDs.count else { throw .corrupt("more query predicates than the rules name") }
         guard predicateIDs.allSatisfy({ Int($0) < predicateCount }) else {
             throw .corrupt("a query predicate number is out of range")
         }

@@ -252,7 +252,7 @@ public final class ClassifierRules: Sendable {
             switch engine {
             case .reference:
                 return Loaded(
-                    state: .reference(ReferenceMatcher(document: document, domain: domain)), domain: domain,
+                    state: .reference(ReferenceMatcher(document: document, domain: domain, workLimit: configuration.automata.maxURLWork)), domain: domain,
                     appIDs: document.appIDs, rules: EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
             case .dfa:
                 do {

@@ -18,16 +18,28 @@ struct Glob: Sendable {
         case variable(name: String, alternatives: [[Token]]?)
     }
 
-    var tokens: [Token]
+    let tokens: [Token]
+    /// The rows `matches` computes, each as long as the text plus one: a token is one row, a
+    /// variable one row plus those of every alternative. `ReferenceMatcher` bounds a URL's
+    /// work with it before deciding.
+    let weight: Int
 
     init(tokens: [Token]) {
         self.tokens = tokens
+        weight = Self.weight(of: tokens)
     }
 
     /// Parses `pattern` and normalises its literal runs (and those of variable values) for the
     /// rule's flags.
     init(_ pattern: String, text: ReferenceText, variables: ReferenceVariables) {
-        tokens = Self.tokens(of: pattern, allowVariables: true, text: text, variables: variables)
+        self.init(tokens: Self.tokens(of: pattern, allowVariables: true, text: text, variables: variables))
+    }
+
+    private static func weight(of tokens: [Token]) -> Int {
+        tokens.reduce(0) { total, token in
+            guard case .variable(_, let alternatives) = token else { return total &+ 1 }
+            return (alternatives ?? []).reduce(total &+ 1) { $0 &+ weight(of: $1) }
+        }
     }
 
     static func tokens(

@@ -22,4 +22,16 @@ struct PreparedRule: Sendable {
         query = QueryComparison.prepare(rule.query, text: text, variables: variables)
         fragment = Glob(rule.fragment, text: text, variables: variables)
     }
+
+    /// The most rows (`Glob.weight`) evaluating this rule computes for a path, the query's items
+    /// and a fragment of one character: each row is as long as its text plus one.
+    var weight: (path: Int, query: Int, fragment: Int) {
+        let query: Int
+        switch self.query {
+        case .text(_, let glob): query = glob.weight
+        case .items(let predicates): query = predicates.reduce(0) { $0 &+ $1.glob.weight }
+        case .voided: query = 0
+        }
+        return (path.reduce(0) { $0 &+ $1.weight }, query, fragment.weight)
+    }
 }

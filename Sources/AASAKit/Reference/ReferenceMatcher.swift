@@ -11,9 +11,9 @@ import Foundation
 ///
 /// What the Reference folder will not do: be fast (no automata, no caches; `Glob` is memoised
 /// only so that `*a*a*…` stays polynomial), or share the engine's bounds: it compiles nothing,
-/// so `nfa-states`, the cache budget and the per-URL work budget do not apply to it. It runs
-/// where an answer matters more than speed: the tests, `aasa explain`, `--engine reference`,
-/// and the agreement checks of `aasa-bench`.
+/// so `nfa-states` and the cache budget do not apply to it, and its own work budget is not the
+/// engine's (`workLimit`). It runs where an answer matters more than speed: the tests, `aasa
+/// explain`, `--engine reference`, and the agreement checks of `aasa-bench`.
 ///
 /// ```swift
 /// let oracle = ReferenceMatcher(document: document, domain: "example.com")
@@ -27,10 +27,24 @@ public struct ReferenceMatcher: Sendable {
     let prepared: [(entry: Entry, rules: [PreparedRule])]
     /// Per app, the positions in `prepared` of the entries naming it, in order.
     let entriesByApp: [ExactString: [Int]]
+    /// Per app, the glob rows (`Glob.weight`) of all its rules, per component: a URL's work
+    /// for the app is at most each times the component's length plus one.
+    let weightsByApp: [ExactString: (path: Int, query: Int, fragment: Int)]
+    /// The `url-work` this matcher answers to (`Configuration.Automata.maxURLWork`).
+    public let workLimit: Int
 
-    public init(document: AASADocument, domain: String) {
+    /// Glob table cells a URL may cost per unit of `url-work` (NFA positions): a cell is a
+    /// comparison of one pattern token with one character, far cheaper than a position.
+    public static let cellsPerWorkUnit = 200
+
+    /// `workLimit`: a URL whose evaluation could compute more than `cellsPerWorkUnit` times this
+    /// many glob table cells is refused (`URLSplitError.workLimitExceeded`) before any is
+    /// computed. Hostile documents (a variable of thousands of `*x*` values called from dozens
+    /// of rules) would otherwise take minutes for one long URL.
+    public init(document: AASADocument, domain: String, workLimit: Int = Configuration.default.automata.maxURLWork) {
         self.document = document
         self.domain = domain
+        self.workLimit = workLimit
         // Every `$(` followed by a name and `)` anywhere in a pattern: a superset of the real
         // references is harmless, it only parses a few more alternatives up front.
         var names = Set<ExactString>()
@@ -65,6 +79,37 @@ public struct ReferenceMatcher: Sendable {
             for app in Set(entry.appIDs.map(ExactString.init)) { entriesByApp[app, default: []].append(position) }
         }
         self.entriesByApp = entriesByApp
+        let prepared = self.prepared
+        weightsByApp = entriesByApp.mapValues { positions in
+            positions.flatMap { prepared[$0].rules }.reduce((0, 0, 0)) { total, rule in
+                let weight = rule.weight
+                return (total.0 &+ weight.path, total.1 &+ weight.query, total.2 &+ weight.fragment)
+            }
+        }
+    }
+
+    /// Refuses `url` when deciding it for `apps` could cost more than the budget (`init`).
+    private func checkWork(_ url: SplitURL, apps: [String]) throws(URLSplitError) {
+        guard hostMatches(url) else { return }
+        let budget = workLimit.multipliedReportingOverflow(by: Self.cellsPerWorkUnit)
+        let limit = budget.overflow ? Int.max : budget.partialValue
+        // UTF-8 bytes bound the scalars each row runs over; the items of a query add at most
+        // one row length each (every value is compared, and a missing item as "").
+        let path = url.path.utf8.count + 1
+        let query = 2 * (url.query.utf8.count + 1)
+        let fragment = url.fragment.utf8.count + 1
+        var cells = 0
+        for app in apps {
+            guard let weight = weightsByApp[ExactString(app)] else { continue }
+            for (rows, length) in [(weight.path, path), (weight.query, query), (weight.fragment, fragment)] {
+                let product = rows.multipliedReportingOverflow(by: length)
+                let sum = cells.addingReportingOverflow(product.partialValue)
+                guard !product.overflow, !sum.overflow, sum.partialValue <= limit else {
+                    throw .workLimitExceeded(limit: workLimit)
+                }
+                cells = sum.partialValue
+            }
+        }
     }
 
     /// The decision for every app of the document (or for `app` alone), in app order.
@@ -74,6 +119,7 @@ public struct ReferenceMatcher: Sendable {
     public func decide(_ url: String, app: String? = nil) throws(URLSplitError) -> URLDecision {
         let split = try URLSplitter.split(url)
         let apps = app.map { [$0] } ?? document.appIDs
+        try checkWork(split, apps: apps)
         return URLDecision(decisions: apps.map { decide(split, app: $0).decision })
     }
 
@@ -81,6 +127,7 @@ public struct ReferenceMatcher: Sendable {
     /// `aasa explain`.
     public func explain(_ url: String, app: String) throws(URLSplitError) -> ReferenceExplanation {
         let split = try URLSplitter.split(url)
+        try checkWork(split, apps: [app])
         let (decision, trail) = decide(split, app: app)
         return ReferenceExplanation(url: split, hostMatches: hostMatches(split), decision: decision, trail: trail)
     }

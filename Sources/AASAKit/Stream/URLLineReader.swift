@@ -205,6 +205,9 @@ public struct LineAssembler {
     private var overflow = false
     /// The last byte past the window was a CR (content, unless an LF follows).
     private var pendingCR = false
+    /// Bytes arrived past the window (blanks and CRs only, or `overflow` is set): the window's
+    /// own last byte is then not the line's, so a CR there is content, not the terminator's.
+    private var pastWindow = false
 
 
     public init(maxLineBytes: Int) {
@@ -232,6 +235,7 @@ public struct LineAssembler {
             line.append(contentsOf: segment[index..<(index + keep)])
             index += keep
         }
+        if index < segment.count { pastWindow = true }
         while index < segment.count {
             let byte = segment[index]
             if pendingCR { overflow = true }
@@ -251,14 +255,16 @@ public struct LineAssembler {
             rawLength = 0
             overflow = false
             pendingCR = false
+            pastWindow = false
         }
         if overflow {
             let shown = String(decoding: line.prefix(200), as: UTF8.self) + "…"
             try body(.invalid(text: shown, error: .lineTooLong(length: rawLength, limit: maxLineBytes)))
             return
         }
-        // A CR past the window is content, not the terminator's.
-        try line.withView { try Self.judge($0, stripCR: !pendingCR, maxLineBytes: maxLineBytes, body) }
+        // With bytes past the window, the terminator's CR (if any) was among them: a CR ending
+        // the window is content (`url \r  ` is 22 bytes after trimming, not 20).
+        try line.withView { try Self.judge($0, stripCR: !pastWindow, maxLineBytes: maxLineBytes, body) }
     }
 
     /// What `judgeWholeLine` found.

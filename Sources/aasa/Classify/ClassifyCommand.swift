@@ -107,6 +107,25 @@ enum ClassifyCommand {
                 return CommandSupport.usageError(spec, "\(rulesPath) is a compiled artifact, not AASA documents: use --compiled \(rulesPath)")
             }
         }
+        // Options that would otherwise be ignored without a word, leaving the user to wonder why
+        // every URL got "no document" or why the URL column was not the one named.
+        if domain != nil {
+            var info = stat()
+            if artifactPath != nil {
+                return CommandSupport.usageError(spec, "--domain names a single --rules file's domain; an artifact names its own")
+            } else if let rulesPath, stat(rulesPath, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                return CommandSupport.usageError(spec, "--domain names a single --rules file's domain; a directory's documents are named by their files")
+            }
+        }
+        if parsed.value("url-field") != nil, inputFormat != .ndjson {
+            return CommandSupport.usageError(spec, "--url-field needs --input-format ndjson")
+        }
+        if parsed.value("url-column") != nil, inputFormat != .csv {
+            return CommandSupport.usageError(spec, "--url-column needs --input-format csv")
+        }
+        if parsed.value("stats") == "-" {
+            return CommandSupport.usageError(spec, "--stats needs a file name: standard output carries the records")
+        }
 
         // Every file named on the command line is checked before the work starts: a typo in
         // --stats must not cost a whole run.
@@ -125,8 +144,18 @@ enum ClassifyCommand {
             }
         }
         defer { if input != STDIN_FILENO { close(input) } }
+        // What the run reads, so that an output naming one of them is refused before it is
+        // truncated: `-o in.txt --input in.txt` would otherwise destroy the input and exit 0.
+        var readFiles = ReadFiles()
+        readFiles.add(descriptor: input, as: "the input")
+        if let artifactPath { readFiles.add(path: artifactPath, as: "the compiled artifact") }
+        if let rulesPath { readFiles.add(path: rulesPath, as: "the rules") }
         var sideFiles: [OutputFile] = []
         func openOutput(_ path: String) -> OutputFile? {
+            if let clash = readFiles.clash(path) {
+                _ = CommandSupport.usageError(spec, "\(path) is \(clash); refusing to write over it")
+                return nil
+            }
             switch OutputFile.open(path) {
             case .success(let file):
                 sideFiles.append(file)
@@ -144,12 +173,13 @@ enum ClassifyCommand {
         let outputPath = parsed.value("output").flatMap { $0 == "-" ? nil : $0 }
         var outputFile: OutputFile?
         if let outputPath {
-            guard let file = openOutput(outputPath) else { return refused(.inputOutput) }
+            guard let file = openOutput(outputPath) else { return refused(readFiles.refusal ?? .inputOutput) }
             outputFile = file
+            readFiles.add(descriptor: file.fileDescriptor, as: "the output (-o)")
         }
         var statsFile: OutputFile?
         if let statsPath = parsed.value("stats") {
-            guard let file = openOutput(statsPath) else { return refused(.inputOutput) }
+            guard let file = openOutput(statsPath) else { return refused(readFiles.refusal ?? .inputOutput) }
             statsFile = file
         }
         defer { for file in sideFiles { file.close() } }

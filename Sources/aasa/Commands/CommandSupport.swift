@@ -103,9 +103,17 @@ enum CommandSupport {
         var rest = Substring(value)
         if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
         let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard value.contains("/") else { return .success(value) }
-        let hint = host.isEmpty || host == Substring(value) ? "" : ": try --domain \(host)"
-        return .failure(UsageError(message: "--domain takes a host name such as example.com, not a URL or a path\(hint)"))
+        if value.contains("/") {
+            let hint = host.isEmpty || host == Substring(value) ? "" : ": try --domain \(host)"
+            return .failure(UsageError(message: "--domain takes a host name such as example.com, not a URL or a path\(hint)"))
+        }
+        // A URL's host never holds these (they end or split an authority), nor is it empty: a
+        // domain with one would silently match no URL at all.
+        if value.isEmpty || value.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || ":?#@[]\\".unicodeScalars.contains($0) }) {
+            let what = value.contains(":") ? " (no port)" : ""
+            return .failure(UsageError(message: "--domain takes a host name such as example.com\(what), not '\(value)'"))
+        }
+        return .success(value)
     }
 
     /// Whether the file at `path` starts with a compiled artifact's magic bytes, so that a
@@ -122,6 +130,22 @@ enum CommandSupport {
         return count == head.count && head == CompiledArtifact.magic
     }
 
+    /// The command-line arguments that are not valid UTF-8, as `CommandLine.arguments` shows
+    /// them (each bad sequence replaced by U+FFFD), so that a command can tell such an argument
+    /// from one that holds U+FFFD itself.
+    static let notUTF8Arguments: Set<String> = {
+        var found: Set<String> = []
+        for index in 0..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index] else { continue }
+            // SAFETY: `argv[index]` is a NUL-terminated C string of `strlen` bytes, alive for
+            // the whole process.
+            let bytes = UnsafeBufferPointer(
+                start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: strlen(argument))
+            if String(validating: bytes, as: UTF8.self) == nil { found.insert(String(decoding: bytes, as: UTF8.self)) }
+        }
+        return found
+    }()
+
     /// The reason for `errno`, as a person reads it ("Permission denied").
     static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 
@@ -134,7 +158,7 @@ enum CommandSupport {
     ) -> Result<any DecisionEngine, ExitCode> {
         switch name {
         case "reference":
-            return .success(ReferenceMatcher(document: document, domain: domain))
+            return .success(ReferenceMatcher(document: document, domain: domain, workLimit: configuration.automata.maxURLWork))
         default:
             do {
                 return .success(DFAMatcher(try CompiledDocument(document: document, domain: domain, configuration: configuration)))

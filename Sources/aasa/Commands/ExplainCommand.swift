@@ -50,9 +50,15 @@ enum ExplainCommand {
         }
         let explanation: ReferenceExplanation
         do {
-            explanation = try ReferenceMatcher(document: document, domain: domain).explain(url, app: app)
+            explanation = try ReferenceMatcher(document: document, domain: domain, workLimit: configuration.automata.maxURLWork)
+                .explain(url, app: app)
         } catch {
-            printError("aasa explain: cannot split \(url): \(error)")
+            let shown = url.unicodeScalars.count > 200 ? String(String.UnicodeScalarView(url.unicodeScalars.prefix(200))) + "…" : url
+            if case .workLimitExceeded = error {
+                printError("aasa explain: cannot explain \(shown): \(error) (\(Configuration.Limit.urlWork.hint))")
+            } else {
+                printError("aasa explain: cannot split \(shown): \(error)")
+            }
             return .failure
         }
         print(render(explanation, url: url, app: app, domain: domain, document: document), terminator: "")

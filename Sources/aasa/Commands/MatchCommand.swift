@@ -88,9 +88,21 @@ enum MatchCommand {
         do {
             let urls = Array(parsed.positionals.dropFirst())
             if !urls.isEmpty {
+                // Each argument is a line, judged as the lines of standard input are (SPEC 14):
+                // blank ones give no record unless asked, and bytes that are not UTF-8 an error
+                // record rather than a decision on the replacement characters shown for them.
                 for url in urls {
                     let trimmed = url.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n"))
-                    if !trimmed.isEmpty { try emit(trimmed) }
+                    if trimmed.isEmpty {
+                        guard blankLines == "record" else { continue }
+                        errors += 1
+                        try output.append { RecordWriter.appendError(url: "", error: Classifier.emptyLineMessage, to: &$0) }
+                    } else if CommandSupport.notUTF8Arguments.contains(url) {
+                        errors += 1
+                        try output.append { RecordWriter.appendError(url: trimmed, error: URLSplitError.invalidUTF8.description, to: &$0) }
+                    } else {
+                        try emit(trimmed)
+                    }
                 }
             } else {
                 // classify's reader: the same byte order mark, compression and blank-line rules.

@@ -154,6 +154,7 @@ enum CheckCommand {
                 output += "\(plural(counts.warnings, "warning"))\n"
             }
             guard !outputClosed else { continue }
+            if format == "text" { output = VisibleText.escaped(output) }
             do {
                 try stream.write(output)
                 try stream.flush()

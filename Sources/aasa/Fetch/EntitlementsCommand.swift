@@ -169,7 +169,7 @@ enum EntitlementsCommand {
                 }
             }
         }
-        print(output, terminator: "")
+        print(format == "json" ? output : VisibleText.escaped(output), terminator: "")
         return anyError ? .failure : .success
     }
 

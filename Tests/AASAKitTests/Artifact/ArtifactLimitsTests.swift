@@ -227,6 +227,25 @@ final class ArtifactLimitsTests: XCTestCase {
                 queryGroups: source.queryGroups, predicateCount: source.predicateCount))
     }
 
+    /// The predicate count sizes each thread's per-URL predicate row: a count the rules do not
+    /// bear out (a crafted artifact claimed two billion) is refused at load, and what
+    /// compilation writes still loads.
+    func test_decode_refusesMorePredicatesThanTheRulesName() throws {
+        let source = try document(
+            #"{"applinks": {"details": [{"appID": "T.a", "components": [{"/": "/a", "?": {"q": "1", "r": "?*"}}]}]}}"#)
+        XCTAssertEqual(source.predicateCount, 2)
+        let decoded = try compiled(try decode(artifact(source)))
+        XCTAssertEqual(try DFAMatcher(decoded).decide("https://x.example/a?r=x&q=1", app: nil).matchedApps, ["T.a"])
+        for claimed in [3, 1 << 31 - 1] {
+            let crafted = CompiledDocument(
+                domain: source.domain, appIDs: source.appIDs, rules: source.rules, path: source.path, pathSplits: source.pathSplits,
+                queryText: source.queryText, fragment: source.fragment, queryGroups: source.queryGroups, predicateCount: claimed)
+            XCTAssertThrowsError(try decode(artifact(crafted)), "\(claimed) predicates") {
+                XCTAssertEqual($0 as? ArtifactError, .corrupt("more query predicates than the rules name"))
+            }
+        }
+    }
+
     func test_decode_acceptsTheHandBuiltCompilerShape() throws {
         let decoded = try compiled(try decode(try artifact(pathNFA: try pathNFA(.none))))
         let matcher = DFAMatcher(decoded)

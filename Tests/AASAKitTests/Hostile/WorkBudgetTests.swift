@@ -84,6 +84,30 @@ final class WorkBudgetTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
     }
 
+    /// The oracle has its own budget (glob table cells, `ReferenceMatcher.cellsPerWorkUnit` per
+    /// unit of `url-work`), checked before it computes any: 45 rules calling a variable of
+    /// 3 000 `*j*` values took minutes for one 60 000-byte URL, in `explain` too.
+    func test_referenceMatcher_refusesAURLOverItsBudgetBeforeWorking() throws {
+        let values = (0..<3_000).map { "\"*\($0)*\"" }.joined(separator: ",")
+        let rules = (0..<45).map { #"{"/": "/\#($0)/$(v)"}"# }.joined(separator: ",")
+        let text = #"{"applinks":{"substitutionVariables":{"v":[\#(values)]},"details":[{"appID":"T.a","components":[\#(rules)]}]}}"#
+        let document = try AASADocument(bytes: Array(text.utf8))
+        let oracle = ReferenceMatcher(document: document, domain: "x.example")
+        let long = "https://x.example/1/" + String(repeating: "a", count: 60_000)
+        let started = Date()
+        XCTAssertThrowsError(try oracle.decide(long, app: nil)) { XCTAssertEqual($0 as? URLSplitError, .workLimitExceeded(limit: 500_000)) }
+        XCTAssertThrowsError(try oracle.explain(long, app: "T.a")) { XCTAssertEqual($0 as? URLSplitError, .workLimitExceeded(limit: 500_000)) }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "refused before any glob work")
+        // A short URL is decided, and a lowered limit refuses it too.
+        XCTAssertEqual(try oracle.decide("https://x.example/7/a12b", app: nil).matchedApps, ["T.a"])
+        let strict = ReferenceMatcher(document: document, domain: "x.example", workLimit: 100)
+        XCTAssertThrowsError(try strict.decide("https://x.example/7/a12b", app: nil)) {
+            XCTAssertEqual($0 as? URLSplitError, .workLimitExceeded(limit: 100))
+        }
+        // Another host is never worked on: no budget applies.
+        XCTAssertEqual(try strict.decide("https://other.example/1/" + String(repeating: "a", count: 60_000), app: nil).matchedApps, [])
+    }
+
     /// "No real URL comes near the budget": every case of the suite, and the real documents
     /// with paths of real URLs, decide under a budget a hundred times smaller than the default.
     func test_realDocumentsAndCases_needAHundredthOfTheDefaultBudget() throws {

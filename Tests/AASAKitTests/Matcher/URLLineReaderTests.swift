@@ -239,6 +239,25 @@ final class URLLineReaderTests: XCTestCase {
         }
     }
 
+    /// A CR followed by blanks is content (only a CR right before the LF is the terminator's),
+    /// so `url \r  ` counts 22 bytes after trimming whatever the window and the buffer: the CR
+    /// ending the assembler's window must not pass for the terminator's.
+    func test_maxLineBytes_aCRBeforeTrailingBlanksCountsAtTheWindowsEdge() throws {
+        let url = "https://h/" + String(repeating: "x", count: 10)
+        XCTAssertEqual(url.utf8.count, 20)
+        let input = Array((url + " \r  \n" + url + " \r \r\nhttps://h/next\n").utf8)
+        for bufferBytes in [0, 1 << 16] {
+            for source in [Source.file, .pipe(chunk: 3)] {
+                for limit in [20, 21] {
+                    let records = try read(input, source: source, maxLineBytes: limit, bufferBytes: bufferBytes)
+                    XCTAssertEqual(records.map(\.isTooLong), [true, true, false], "limit \(limit), buffer \(bufferBytes): \(records)")
+                }
+                let records = try read(input, source: source, maxLineBytes: 22, bufferBytes: bufferBytes)
+                XCTAssertEqual(records, [.url(url + " \r"), .url(url + " \r"), .url("https://h/next")], "buffer \(bufferBytes)")
+            }
+        }
+    }
+
     func test_maxLineBytes_oneOverTheLimit() throws {
         let url = "https://h/" + String(repeating: "x", count: 91)
         for bufferBytes in [0, 1 << 16] {

@@ -10,6 +10,11 @@ public struct DenseDFA: Sendable {
     public let transitions: [Int32]
     /// Accepted tags per state, sorted.
     public let accepts: [[Int32]]
+    /// The most NFA positions one step's closure visited (the start's included; steps to the
+    /// dead state left out): at `LazyDFA.heavyWeight` or more, the lazy DFA charges that step
+    /// to every URL taking it (`WorkMeter`), so a table stored in its place must not answer
+    /// for free what `--rules` refuses (`Prebuilt.init(nfa:budget:)`).
+    public let heaviestStep: Int
 
     public static let dead: Int32 = 0
     public static let start: Int32 = 1
@@ -32,6 +37,7 @@ public struct DenseDFA: Sendable {
         guard let startSubset = determinizer.start(scratch: &scratch, cap: maxWork) else {
             throw .tooManyDFAStates(limit: maxStates)
         }
+        var heaviest = scratch.visits
         var subsets = [deadSubset, startSubset]
         var index: [Determinizer.Subset: Int32] = [deadSubset: 0]
         if index[subsets[1]] == nil { index[subsets[1]] = 1 }
@@ -46,6 +52,7 @@ public struct DenseDFA: Sendable {
                     let target = determinizer.step(
                         subsets[next], on: representatives[cls], scratch: &scratch, cap: max(0, maxWork - work))
                 else { throw .tooManyDFAStates(limit: maxStates) }
+                if !target.positions.isEmpty || !target.tags.isEmpty { heaviest = max(heaviest, scratch.visits) }
                 let id: Int32
                 if target.positions.isEmpty && target.tags.isEmpty {
                     id = Self.dead
@@ -65,12 +72,14 @@ public struct DenseDFA: Sendable {
         self.classes = classes
         self.transitions = transitions
         self.accepts = subsets.map(\.tags)
+        self.heaviestStep = heaviest
     }
 
-    init(classes: ByteClasses, transitions: [Int32], accepts: [[Int32]]) {
+    init(classes: ByteClasses, transitions: [Int32], accepts: [[Int32]], heaviestStep: Int) {
         self.classes = classes
         self.transitions = transitions
         self.accepts = accepts
+        self.heaviestStep = heaviestStep
     }
 
     /// The tags accepted at the end of `text`.

@@ -51,6 +51,6 @@ extension DenseDFA {
             }
             newAccepts.append(accepts[state])
         }
-        return DenseDFA(classes: classes, transitions: newTransitions, accepts: newAccepts)
+        return DenseDFA(classes: classes, transitions: newTransitions, accepts: newAccepts, heaviestStep: heaviestStep)
     }
 }

@@ -63,7 +63,8 @@ extension LazyDFA {
         /// second) when the table is not done by then. On the 250 real documents of the shared
         /// corpus, 262 of the 264 automata get a table (a few kilobytes each; the artifact is
         /// 856 KB) and the two largest stay lazy; synthetic documents of 1 000 rules and more,
-        /// and blow-up patterns such as `*a` followed by many `?`, stay lazy too.
+        /// and blow-up patterns such as `*a` followed by many `?`, stay lazy too, as does any automaton
+        /// with a step the lazy DFA would charge (`DenseDFA.heaviestStep`).
         public struct Budget: Sendable, Equatable {
             public var maxTableBytes: Int
             public var maxStates: Int
@@ -84,6 +85,10 @@ extension LazyDFA {
             guard maxStates >= 2, let dense = try? DenseDFA(nfa: nfa, maxStates: maxStates, maxWork: budget.maxWork) else {
                 return nil
             }
+            // A step the lazy DFA charges (`LazyDFA.heavyWeight`) stays lazy here too: a stored
+            // table charges nothing, so the artifact would decide a URL that `--rules` refuses
+            // for work, and the records of the two would differ.
+            guard dense.heaviestStep < LazyDFA.heavyWeight else { return nil }
             // A never-accepting automaton minimises to the dead state alone: keep a start row.
             let minimized = dense.minimized()
             let minimal = minimized.stateCount >= 2 ? minimized : dense

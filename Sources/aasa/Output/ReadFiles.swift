@@ -1,0 +1,59 @@
+import Foundation
+
+/// The files a run reads, by identity (device and inode) rather than by name, so that an output
+/// named on the same command line is checked against them before it is opened and truncated,
+/// whatever path names it (`./in.txt`, a symbolic link, a hard link). A rules directory counts
+/// as everything in it: its documents are read when their domains are first met, long after the
+/// outputs were opened, and a new file there would be listed as a document.
+///
+/// What it will not do: follow what a document later reads, or stop another process from
+/// writing the files meanwhile.
+struct ReadFiles {
+    private var files: [(device: UInt64, inode: UInt64, name: String)] = []
+    private var directories: [(path: String, name: String)] = []
+    /// The exit status of the refusal, once `clash` found one.
+    private(set) var refusal: ExitCode?
+
+    /// Adds the regular file open as `descriptor` (a pipe or a terminal cannot be overwritten).
+    mutating func add(descriptor: Int32, as name: String) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        files.append((UInt64(info.st_dev), UInt64(info.st_ino), name))
+    }
+
+    /// Adds the regular file or directory at `path`, if there is one.
+    mutating func add(path: String, as name: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: files.append((UInt64(info.st_dev), UInt64(info.st_ino), name))
+        case S_IFDIR: if let real = Self.realPath(path) { directories.append((real, name)) }
+        default: break
+        }
+    }
+
+    /// What writing `path` would overwrite ("the input", "inside the rules directory"), or nil.
+    mutating func clash(_ path: String) -> String? {
+        var info = stat()
+        if stat(path, &info) == 0,
+            let file = files.first(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) })
+        {
+            refusal = .usage
+            return file.name
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if let real = Self.realPath(parent.isEmpty ? "." : parent),
+            let directory = directories.first(where: { real == $0.path || real.hasPrefix($0.path == "/" ? "/" : $0.path + "/") })
+        {
+            refusal = .usage
+            return "inside \(directory.name) directory"
+        }
+        return nil
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

@@ -1,0 +1,28 @@
+/// Text for a terminal that quotes what a server sent: a `Location` or `Content-Type` value, a
+/// reason phrase, a document's strings. Control characters there (an escape sequence can set
+/// the window title, clear the screen or paint a fake "ok") are shown as `\u{1B}` instead of
+/// being obeyed; line breaks and tabs stay. JSON output needs none of this: its escaping
+/// already covers them.
+enum VisibleText {
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isHidden) else { return text }
+        var shown = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isHidden(scalar) {
+                shown.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                shown.append(scalar)
+            }
+        }
+        return String(shown)
+    }
+
+    /// C0 controls but line feed and tab, DEL, and the C1 controls (which terminals also obey).
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A, 0x09: return false
+        case 0x00...0x1F, 0x7F...0x9F: return true
+        default: return false
+        }
+    }
+}
