@@ -140,6 +140,17 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, DOC_A, headers=[("Last-Modified", stamp)])
         if kind == "toggle" and well_known:
             return self.send(200, DOC_A) if count(host) == 1 else self.send(500, b"broken", "text/plain")
+        if kind == "unasked304":
+            # 304 to every request, conditional or not: nothing was validated.
+            return self.send(304, b"", "text/plain")
+        if kind == "plain304" and well_known:
+            # The document without validators first, then 304 whatever the request says.
+            return self.send(200, DOC_A) if count(host) == 1 else self.send(304, b"", "text/plain")
+        if kind == "later" and well_known:
+            return self.send(503, b"later", "text/plain", [("Retry-After", "60")])
+        if kind == "escape" and well_known:
+            location = "https://x.example/\x1b]0;pwned\x07\x1b[2J\x1b[31mFAKE: ok"
+            return self.send(301, b"", "text/html", [("Location", location)])
         return self.send(404, b"", "text/plain")
 
     def cdn(self, domain):

@@ -285,6 +285,32 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(try fetch([lastModified], out: out).1[0]["outcome"] as? String, "fetched")
     }
 
+    /// A 304 is an answer only to a request that carried a validator: to a plain GET (no copy
+    /// stored, or one stored without an ETag or Last-Modified) it validated nothing.
+    func test_fetch_a304ToAnUnconditionalRequestIsAnHTTPStatusFailure() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let unasked = try fetch([domain("unasked304")], out: out).1
+        XCTAssertEqual(unasked[0]["failure"] as? String, "http-status", "\(unasked)")
+        XCTAssertEqual(unasked[0]["status"] as? Int, 304)
+        XCTAssertTrue((unasked[0]["error"] as? String ?? "").contains("not conditional"), "\(unasked)")
+        let plain = domain("plain304")
+        XCTAssertEqual(try fetch([plain], out: out).1[0]["outcome"] as? String, "fetched")
+        let (output, again) = try fetch([plain], out: out)
+        XCTAssertEqual(output.status, 1, output.stdout)
+        XCTAssertEqual(again[0]["failure"] as? String, "http-status", "no validator was stored, so nothing was validated")
+    }
+
+    /// A `Retry-After` longer than `--timeout` is not waited for: one server cannot hold a
+    /// domain for minutes.
+    func test_fetch_retryAfterLongerThanTheTimeoutIsNotWaitedFor() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let started = Date()
+        let (output, records) = try fetch([domain("later")], out: out, timeout: "5")
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(records[0]["status"] as? Int, 503, "\(records)")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20, "Retry-After: 60 was waited for")
+    }
+
     func test_fetch_failingRefreshKeepsTheLastGoodDocument() throws {
         let out = try makeTemporaryFolder("aasa-fetch")
         let toggle = domain("toggle")
@@ -444,6 +470,17 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(stalled.1.map(codes).first?.first, "timeout", stalled.0.stdout)
         let rogue = try check([domain("good")], port: try loopback().roguePort)
         XCTAssertEqual(rogue.1.map(codes).first, ["tls", "cdn-unavailable"], rogue.0.stdout)
+    }
+
+    /// What a server sends is quoted in the text output, never obeyed: escape sequences in a
+    /// `Location` (set the title, clear the screen, paint a fake "ok") are shown escaped.
+    func test_check_textOutputShowsControlCharactersFromTheServerEscaped() throws {
+        let name = domain("escape")
+        let text = try CLIRunner.run(["check", name] + network(try loopback()))
+        XCTAssertEqual(text.status, 1, text.stderr)
+        XCTAssertFalse(text.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, text.stdout)
+        XCTAssertTrue(text.stdout.contains(#"\u{1B}]0;pwned\u{7}\u{1B}[2J"#), text.stdout)
+        XCTAssertTrue(text.stdout.contains("\(name): error [redirect]"), text.stdout)
     }
 
     func test_check_matrixRunsOnTheOriginCopy() throws {

@@ -1,0 +1,33 @@
+import Foundation
+import XCTest
+import _AASATestSupport
+
+/// `aasa match` through the binary: URLs given as arguments follow the rules of lines read from
+/// standard input (SPEC 14).
+final class MatchCLITests: XCTestCase {
+    func test_match_argumentsAreJudgedAsTheLinesOfStandardInputAre() throws {
+        let folder = try makeTemporaryFolder("aasa-match")
+        let document = folder.appendingPathComponent("doc.json")
+        try Data(#"{"applinks":{"details":[{"appIDs":["T.a"],"components":[{"/":"/*"}]}]}}"#.utf8).write(to: document)
+        let aasa = "'\(CLIRunner.executable.path)' match '\(document.path)' --domain ex.com"
+        // Bytes that are not UTF-8: an error record, as on standard input, not a decision on
+        // the replacement characters.
+        let argument = try CLIRunner.runShell(#"\#(aasa) "$(printf 'https://ex.com/\377a')""#)
+        let line = try CLIRunner.runShell(#"printf 'https://ex.com/\377a\n' | \#(aasa)"#)
+        XCTAssertEqual(argument.status, 0, argument.stderr)
+        XCTAssertTrue(argument.stdout.contains(#""error": "the line is not valid UTF-8""#), argument.stdout)
+        XCTAssertEqual(argument.stdout, line.stdout)
+        let strict = try CLIRunner.runShell(#"\#(aasa) --strict "$(printf 'https://ex.com/\377a')""#)
+        XCTAssertEqual(strict.status, 1, strict.stderr)
+        // A URL holding U+FFFD itself is still decided.
+        let replacement = try CLIRunner.run(["match", document.path, "--domain", "ex.com", "https://ex.com/\u{FFFD}a"])
+        XCTAssertTrue(replacement.stdout.contains(#""decision": "match""#), replacement.stdout)
+        // Blank arguments: no record, or with --blank-lines record the "empty line" record.
+        let skipped = try CLIRunner.run(["match", document.path, "--domain", "ex.com", "", " ", "https://ex.com/a"])
+        XCTAssertEqual(skipped.stdout.split(separator: "\n").count, 1, skipped.stdout)
+        let recorded = try CLIRunner.run(["match", document.path, "--domain", "ex.com", "--blank-lines", "record", "", " ", "https://ex.com/a"])
+        let records = recorded.stdout.split(separator: "\n")
+        XCTAssertEqual(records.count, 3, recorded.stdout)
+        XCTAssertEqual(records.prefix(2).filter { $0.contains(#""error": "empty line""#) }.count, 2, recorded.stdout)
+    }
+}
