@@ -93,6 +93,13 @@ public struct DocumentFetcher {
             return Fetched(record: record)
         }
         let status = response.status ?? 0
+        // No Accept-Encoding is sent, so an encoded body is one the server imposed: its bytes
+        // are not the document, and "invalid JSON at U+001F" would hide why.
+        if status == 200, let encoding = response.header("content-encoding"), encoding.lowercased() != "identity" {
+            record.failure = .invalidResponse
+            record.error = "the body is sent with Content-Encoding: \(encoding), which was not asked for; serve the file unencoded"
+            return Fetched(record: record)
+        }
         switch status {
         case 200:
             record.outcome = .fetched

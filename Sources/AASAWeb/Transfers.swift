@@ -237,12 +237,17 @@ public final class Transfers {
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED:
             response.failure = .tls
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_PARTIAL_FILE, CURLE_BAD_CONTENT_ENCODING, CURLE_UNSUPPORTED_PROTOCOL,
+            CURLE_HTTP2_STREAM, CURLE_OUT_OF_MEMORY, CURLE_RANGE_ERROR, CURLE_FILESIZE_EXCEEDED:
+            // The server answered; what it sent is not HTTP libcurl can read (libcurl reports a
+            // header past its size limit as out of memory).
+            response.failure = .invalidResponse
         default:
             response.failure = .connection
         }
         response.status = nil
         response.body = []
-        response.error = reason
+        response.error = response.failure == .invalidResponse ? "the response cannot be read: \(reason)" : reason
         return response
     }
 
@@ -291,6 +296,8 @@ final class TransferState {
     var body: [UInt8] = []
     var headers: [String: String] = [:]
     var tooLarge = false
+    /// The blank line after the headers has come: further header lines are trailers.
+    var headersEnded = false
     let errorBuffer: UnsafeMutablePointer<CChar>
     var headerList: UnsafeMutablePointer<curl_slist>?
     var connectToList: UnsafeMutablePointer<curl_slist>?
@@ -348,9 +355,21 @@ private let headerCallback: aasa_data_callback = { data, size, count, context in
     if line.hasPrefix("HTTP/") {
         // A new response (after a 100 Continue, say): only the last one's headers count.
         state.headers = [:]
-    } else if let colon = line.firstIndex(of: ":"), state.headers.count < 200 {
+        state.headersEnded = false
+    } else if line.isEmpty {
+        state.headersEnded = true
+    } else if !state.headersEnded, let colon = line.firstIndex(of: ":"), state.headers.count < 200 {
+        // After the blank line only trailers come (a chunked body's), and the response is
+        // judged by its headers: a trailer must not replace the Content-Type the body was sent
+        // with. A repeated header keeps every value, comma-joined as HTTP combines fields, so
+        // two Content-Types read as neither.
         let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-        state.headers[name] = String(line[line.index(after: colon)...].prefix(8192)).trimmingCharacters(in: .whitespaces)
+        let value = String(line[line.index(after: colon)...].prefix(8192)).trimmingCharacters(in: .whitespaces)
+        if let earlier = state.headers[name] {
+            state.headers[name] = String((earlier + ", " + value).prefix(8192))
+        } else {
+            state.headers[name] = value
+        }
     }
     return length
 }

@@ -13,6 +13,7 @@ Behaviour is chosen by the first label of the Host, up to a '-': "flaky-1a2b.aas
 origin, and the suffix keeps each test's counters apart. The CDN is host cdn.aasa.test, path
 /a/v1/DOMAIN, with behaviour chosen by DOMAIN the same way.
 """
+import gzip
 import json
 import os
 import ssl
@@ -148,6 +149,21 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, DOC_A) if count(host) == 1 else self.send(304, b"", "text/plain")
         if kind == "later" and well_known:
             return self.send(503, b"later", "text/plain", [("Retry-After", "60")])
+        if kind == "gzipped" and well_known:
+            return self.send(200, gzip.compress(DOC_A), headers=[("Content-Encoding", "gzip")])
+        if kind == "trailer" and well_known:
+            # text/html for the body; a chunked trailer claims application/json afterwards.
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Trailer", "Content-Type")
+            self.end_headers()
+            self.wfile.write(b"%x\r\n%s\r\n0\r\nContent-Type: application/json\r\n\r\n" % (len(DOC_A), DOC_A))
+            return
+        if kind == "garbled" and well_known:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\nContent-Type: application/json\r\n\r\n" + DOC_A)
+            self.close_connection = True
+            return
         if kind == "escape" and well_known:
             location = "https://x.example/\x1b]0;pwned\x07\x1b[2J\x1b[31mFAKE: ok"
             return self.send(301, b"", "text/html", [("Location", location)])

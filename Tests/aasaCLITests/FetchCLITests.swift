@@ -311,6 +311,20 @@ final class FetchCLITests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 20, "Retry-After: 60 was waited for")
     }
 
+    /// What a server sends that is not a readable HTTP response, or a body in an encoding
+    /// nobody asked for, is named as such, not as a connection failure (retried) or as invalid
+    /// JSON; and a chunked trailer does not replace the Content-Type the body came with.
+    func test_fetch_unreadableResponsesAndUnaskedEncodingsAreNamed() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let (output, records) = try fetch([domain("gzipped"), domain("garbled")], out: out)
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(records.map { $0["failure"] as? String }, ["invalid-response", "invalid-response"], output.stdout)
+        XCTAssertTrue((records[0]["error"] as? String ?? "").contains("Content-Encoding: gzip"), output.stdout)
+        let trailer = try fetch([domain("trailer")], out: out).1
+        XCTAssertEqual(trailer[0]["outcome"] as? String, "fetched", "\(trailer)")
+        XCTAssertEqual(trailer[0]["content_type"] as? String, "text/html", "the header the body came with, not the trailer")
+    }
+
     func test_fetch_failingRefreshKeepsTheLastGoodDocument() throws {
         let out = try makeTemporaryFolder("aasa-fetch")
         let toggle = domain("toggle")

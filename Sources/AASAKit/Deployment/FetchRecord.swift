@@ -27,6 +27,9 @@ public struct FetchRecord: Sendable, Equatable {
         case tls
         /// Connecting or the whole transfer took longer than allowed (a stalled body included).
         case timeout
+        /// The server answered, but not with an HTTP response that can be read: a broken
+        /// status line, header, length, chunk or content encoding. Not retried.
+        case invalidResponse = "invalid-response"
         /// The server answered with a redirect, which Apple does not follow.
         case redirect
         /// Any status but 200 (and 304 to a conditional request).

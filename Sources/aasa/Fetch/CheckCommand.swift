@@ -22,7 +22,8 @@ enum CheckCommand {
                 help: "With --state: a difference older than this is an error (default 24h; s, m, h, d)."),
         ] + NetworkOptions.specOptions,
         discussion: """
-            Codes (severity): origin: connection, tls, timeout, redirect, http-status, too-large
+            Codes (severity): origin: connection, tls, timeout, invalid-response, redirect,
+            http-status, too-large
             (error), content-type (warning: not application/json); then the origin document's
             lint findings (aasa lint's codes and severities); CDN: cdn-missing (error: the CDN
             has no copy), cdn-unavailable (warning: the CDN could not be asked), cdn-differs

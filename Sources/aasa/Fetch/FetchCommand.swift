@@ -32,8 +32,8 @@ enum FetchCommand {
             Output: one JSON line per domain, in input order:
               {"domain", "source", "url", "outcome": "fetched"|"not-modified"|"failed",
                "status"?, "bytes"?, "content_type"?, "location"?, "failure"?, "error"?}
-            failure is a stable code: connection, tls, timeout, redirect, http-status,
-            too-large, invalid-document, storage. A progress line goes to standard error when
+            failure is a stable code: connection, tls, timeout, invalid-response, redirect,
+            http-status, too-large, invalid-document, storage. A progress line goes to standard error when
             it is a terminal.
 
             EXIT STATUS: 0 every domain was fetched or not modified; 1 some failed; 2 usage

@@ -108,6 +108,7 @@ struct NetworkOptions {
             case .success(let path):
                 options.transfers.caBundle = path
                 options.temporaryBundle = path
+                RemovedOnSignal.register(path)
             case .failure(let error):
                 return .failure(UsageError(message: "--ca-file \(error)"))
             }
