@@ -325,6 +325,19 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(trailer[0]["content_type"] as? String, "text/html", "the header the body came with, not the trailer")
     }
 
+    /// The CA bundle `--ca-file` makes in the temporary directory goes when `timeout` (or
+    /// cron, or ^C) stops a run, not only when the command returns.
+    func test_fetch_stoppedRunLeavesNoCABundleBehind() throws {
+        let server = try loopback()
+        let temporary = try makeTemporaryFolder("aasa-tmp")
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let arguments = (["fetch", domain("stall"), "--out", out.path] + network(server, timeout: "30"))
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let run = try CLIRunner.runShell("TMPDIR='\(temporary.path)' timeout -s TERM 2 '\(CLIRunner.executable.path)' \(arguments)")
+        XCTAssertEqual(run.status, 124, "stopped by timeout: \(run.stderr)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary.path), [])
+    }
+
     func test_fetch_failingRefreshKeepsTheLastGoodDocument() throws {
         let out = try makeTemporaryFolder("aasa-fetch")
         let toggle = domain("toggle")
