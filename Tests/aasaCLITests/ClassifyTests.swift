@@ -137,6 +137,25 @@ final class ClassifyTests: XCTestCase {
             "url,domain,apps,rules,error,name\nhttps://museum.example/exhibitions/monet,museum.example,MUSE4EX123.org.example.museum,0:1,,\"Monet, C.\"\n")
     }
 
+    /// A CSV record is one line: a quoted field broken across lines leaves a quote open at the
+    /// end of each piece's line, and each piece gets an error record rather than a silently cut
+    /// field or a bogus URL.
+    func test_classify_csvRowWithAQuoteLeftOpenIsAnErrorRecord() throws {
+        let csv = folder.appendingPathComponent("in.csv")
+        try Data("id,url,note\n1,https://museum.example/a,ok\n2,https://museum.example/b,\"multi\nline\"\n3,\"unterminated\n".utf8).write(to: csv)
+        let run = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", csv.path, "--input-format", "csv"])
+        let records = run.stdout.split(separator: "\n")
+        XCTAssertEqual(records.count, 4, run.stdout)
+        XCTAssertTrue(records[0].contains(#""domain": "museum.example""#), run.stdout)
+        for record in records.dropFirst() {
+            XCTAssertTrue(record.contains(#""error": "the row has an unterminated quote"#), String(record))
+        }
+        let header = folder.appendingPathComponent("header.csv")
+        try Data("id,\"url\n1,https://museum.example/a\n".utf8).write(to: header)
+        let refused = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", header.path, "--input-format", "csv"])
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+    }
+
     func test_classify_exitStatuses() throws {
         let missing = try CLIRunner.run(["classify", "--rules", folder.appendingPathComponent("nope").path])
         XCTAssertEqual(missing.status, 3)

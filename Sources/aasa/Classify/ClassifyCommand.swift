@@ -15,7 +15,7 @@ enum ClassifyCommand {
             .init(name: "input", valueName: "file|-", help: "Input (default: standard input)."),
             .init(name: "output", valueName: "file", help: "Write the records to this file (also -o; default: standard output)."),
             .init(name: "format", valueName: "ndjson|tsv|csv", help: "Output format (default ndjson)."),
-            .init(name: "input-format", valueName: "lines|ndjson|csv", help: "Input format (default lines: one URL per line)."),
+            .init(name: "input-format", valueName: "lines|ndjson|csv", help: "Input format (default lines: one URL per line; ndjson and csv: one record per line, no line breaks inside quotes)."),
             .init(name: "url-field", valueName: "name", help: "With --input-format ndjson: the URL's field (default url)."),
             .init(name: "url-column", valueName: "n|name", help: "With --input-format csv: the URL's column, 1-based or by header name (default url)."),
             .init(name: "blank-lines", valueName: "skip|record", help: "skip (default): no record; record: an \"empty line\" error record, so output row n is input line n."),
@@ -261,9 +261,11 @@ enum ClassifyCommand {
                 if headerLine.last == UInt8(ascii: "\r") { headerLine.removeLast() }
                 batch.raw.removeSubrange(..<min(newline + 1, batch.raw.count))
                 firstBatch = batch
-                let names = headerLine.withUnsafeBufferPointer { InputRecordParser.csvFields($0) }.map {
-                    InputRecordParser.trimmed(String(decoding: $0, as: UTF8.self))
+                guard let header = headerLine.withUnsafeBufferPointer({ InputRecordParser.csvFields($0) }) else {
+                    printError("aasa classify: the CSV header row has an unterminated quote (a CSV record is one line)")
+                    return refused(.usage)
                 }
+                let names = header.map { InputRecordParser.trimmed(String(decoding: $0, as: UTF8.self)) }
                 let wanted = parsed.value("url-column") ?? "url"
                 if let number = Int(wanted) {
                     guard number >= 1, number <= names.count else {

@@ -50,7 +50,9 @@ struct InputRecordParser {
             guard !trimmed.isEmpty else { return .emptyURL(extra) }
             return .url(Array(trimmed.utf8), extra)
         case .csv:
-            let fields = Self.csvFields(line)
+            guard let fields = Self.csvFields(line) else {
+                return .invalid(Self.unterminatedQuote, Classifier.Extra())
+            }
             guard urlColumn < fields.count else {
                 return .invalid("the row has no column \(urlColumn + 1)", Classifier.Extra())
             }
@@ -79,8 +81,13 @@ struct InputRecordParser {
         return String(Substring(scalars))
     }
 
-    /// Splits one CSV line (RFC 4180 quoting, no line breaks inside quotes).
-    static func csvFields(_ line: UnsafeBufferPointer<UInt8>) -> [[UInt8]] {
+    /// Said of a row whose quote is still open at the end of its line: the rest of the field
+    /// is on the next line, which CSV input does not read as part of it.
+    static let unterminatedQuote = "the row has an unterminated quote (a CSV record is one line: no line breaks inside quotes)"
+
+    /// Splits one CSV line (RFC 4180 quoting, no line breaks inside quotes); nil when a quote
+    /// is still open at its end, so that a field cut by a line break is never taken whole.
+    static func csvFields(_ line: UnsafeBufferPointer<UInt8>) -> [[UInt8]]? {
         var fields: [[UInt8]] = []
         var field: [UInt8] = []
         var quoted = false
@@ -108,6 +115,7 @@ struct InputRecordParser {
             }
             index += 1
         }
+        if quoted { return nil }
         fields.append(field)
         return fields
     }
