@@ -213,7 +213,7 @@ extension Classifier {
     }
 
     static func tooLong(_ url: ByteView, limit: Int) -> (text: String, message: String) {
-        (url.string(0..<min(200, url.count)) + "…", URLSplitError.tooLong(length: url.count, limit: limit).description)
+        (url.shownText(), URLSplitError.tooLong(length: url.count, limit: limit).description)
     }
 }
 

@@ -31,8 +31,10 @@ public enum DocumentError: Error, Sendable, Equatable, CustomStringConvertible {
         case .rootNotObject(let found):
             return "the document root must be a JSON object, found \(found)"
         case .tooLarge(let size, let limit):
-            return
-                "the document is \(size) bytes, over the limit of \(limit) bytes (\(Configuration.Limit.documentBytes.hint))"
+            // A stream (a pipe, a device) is read one byte past the limit and no further: its
+            // size is then unknown, only that it is over.
+            let size = size == limit + 1 ? "more than \(limit)" : "\(size)"
+            return "the document is \(size) bytes, over the limit of \(limit) bytes (\(Configuration.Limit.documentBytes.hint))"
         case .overLimit(let error):
             return error.description
         }

@@ -118,6 +118,26 @@ extension BufferView where Element == UInt8 {
         String(decoding: self[range].buffer, as: UTF8.self)
     }
 
+    /// The start of the bytes for a message: at most `limit` of them, cut before a UTF-8
+    /// sequence rather than inside it (which would show a U+FFFD the text never held), and "…"
+    /// when anything was left out, or when `cut` says the bytes themselves were cut already.
+    func shownText(limit: Int = 200, cut: Bool = false) -> String {
+        let shortened = cut || count > limit
+        var end = Swift.min(count, limit)
+        if shortened {
+            // The last sequence shown, if the cut split it, goes whole: find its lead byte (at
+            // most three continuation bytes back) and compare its length with what is shown.
+            var lead = end - 1
+            while lead > 0, end - lead < 4, self[lead] & 0xC0 == 0x80 { lead -= 1 }
+            if lead >= 0 {
+                let byte = self[lead]
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                if end - lead < length { end = lead }
+            }
+        }
+        return string(0..<end) + (shortened ? "…" : "")
+    }
+
     /// The bytes as a string if they are valid UTF-8, nil otherwise.
     ///
     /// Why not `String(validating:as:)`: it is generic over the encoding and, not inlined into

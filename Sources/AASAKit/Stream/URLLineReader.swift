@@ -258,7 +258,7 @@ public struct LineAssembler {
             pastWindow = false
         }
         if overflow {
-            let shown = String(decoding: line.prefix(200), as: UTF8.self) + "…"
+            let shown = line.withView { $0.shownText(cut: true) }
             try body(.invalid(text: shown, error: .lineTooLong(length: rawLength, limit: maxLineBytes)))
             return
         }
@@ -311,7 +311,7 @@ public struct LineAssembler {
         if end == 0 { return }
         let bytes = kept[0..<end]
         if end > maxLineBytes {
-            let shown = bytes.string(0..<min(200, end)) + "…"
+            let shown = bytes.shownText()
             try body(.invalid(text: shown, error: .lineTooLong(length: end, limit: maxLineBytes)))
         } else {
             switch URLLineReader.examine(bytes) {

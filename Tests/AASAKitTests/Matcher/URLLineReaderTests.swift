@@ -258,6 +258,25 @@ final class URLLineReaderTests: XCTestCase {
         }
     }
 
+    /// An over-long line's record shows its start cut before a UTF-8 sequence, never inside
+    /// one: the valid text gets no U+FFFD it never held.
+    func test_maxLineBytes_shownTextIsCutOnACharacterBoundary() throws {
+        let line = "https://h/" + String(repeating: "é", count: 20)
+        for bufferBytes in [0, 1 << 16] {
+            let records = try read(Array((line + "\n").utf8), maxLineBytes: 17, bufferBytes: bufferBytes)
+            guard case .invalid(let text, .lineTooLong)? = records.first else { return XCTFail("\(records)") }
+            XCTAssertFalse(text.contains("\u{FFFD}"), text)
+            XCTAssertTrue(text.hasPrefix("https://h/ééé"), text)
+            XCTAssertTrue(text.hasSuffix("…"), text)
+        }
+        let short = Array("https://h/éé".utf8)
+        short.withView { view in
+            XCTAssertEqual(view.shownText(limit: 200), "https://h/éé", "nothing left out: no ellipsis")
+            XCTAssertEqual(view.shownText(limit: 11), "https://h/…", "the é's first byte alone is not shown")
+            XCTAssertEqual(view.shownText(limit: 12), "https://h/é…")
+        }
+    }
+
     func test_maxLineBytes_oneOverTheLimit() throws {
         let url = "https://h/" + String(repeating: "x", count: 91)
         for bufferBytes in [0, 1 << 16] {
