@@ -4,8 +4,11 @@
 /// Apple's CDN refreshes on its own schedule, so a fresh difference right after a deployment is
 /// expected and only a warning; one that outlives the alert threshold means the CDN is not
 /// picking the document up, and becomes an error. "The same difference" is the same pair of
-/// copies (their SHA-256 digests): a new origin copy gives the CDN a new chance to catch up, so
-/// the clock restarts, and so it does when the CDN moves to another copy that still differs.
+/// copies (the SHA-256 digests of their `applinks`, written canonically): a new origin copy gives
+/// the CDN a new chance to catch up, so the clock restarts, and so it does when the CDN moves to
+/// another copy that still differs. Only `applinks` counts, keys sorted and white space dropped,
+/// so that an origin that stamps each response (a `"generated"` time) or whose servers order keys
+/// differently cannot restart the clock for ever.
 /// When the copies agree, the domain is forgotten. A comparison that could not be made leaves
 /// the entry as it was: nothing was learned.
 public struct DifferenceState: Sendable, Equatable {
@@ -36,7 +39,17 @@ public struct DifferenceState: Sendable, Equatable {
 
     /// The fingerprint of a difference between two copies.
     public static func fingerprint(origin: [UInt8], cdn: [UInt8]) -> String {
-        SHA256.hex(origin) + ":" + SHA256.hex(cdn)
+        SHA256.hex(canonicalAppLinks(origin)) + ":" + SHA256.hex(canonicalAppLinks(cdn))
+    }
+
+    /// A copy's `applinks` member, keys sorted and without white space; the bytes themselves
+    /// when the copy is not a JSON object with one.
+    static func canonicalAppLinks(_ bytes: [UInt8]) -> [UInt8] {
+        let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+        guard case .object(let root)? = try? JSONParser.parse(body), let appLinks = root["applinks"] else { return bytes }
+        var canonical: [UInt8] = []
+        JSONWriter.append(appLinks, sortedKeys: true, to: &canonical)
+        return canonical
     }
 
     /// Records that `domain`'s copies differ (`fingerprint`) at `now`, and returns how long this

@@ -76,6 +76,23 @@ final class DeploymentTests: XCTestCase {
         XCTAssertNil(DifferenceState(json: Array("[]".utf8)))
     }
 
+    /// The clock follows the documents' `applinks`, not their bytes: an origin that stamps each
+    /// response or reorders its keys is the same copy, a changed rule a new one.
+    func test_differenceState_fingerprintsTheAppLinksNotTheBytes() {
+        let cdn = Array(#"{"applinks": {"details": []}}"#.utf8)
+        let origin = { (generated: Int) in
+            Array(#"{"generated": \#(generated), "applinks": {"details": [{"appIDs": ["T.a"], "components": [{"/": "/a/*", "exclude": false}]}]}}"#.utf8)
+        }
+        let reordered = Array("\u{FEFF}{\"applinks\":{\"details\":[{\"components\":[{\"exclude\":false,\"/\":\"/a/*\"}],\"appIDs\":[\"T.a\"]}]}}".utf8)
+        let first = DifferenceState.fingerprint(origin: origin(1), cdn: cdn)
+        XCTAssertEqual(DifferenceState.fingerprint(origin: origin(2), cdn: cdn), first)
+        XCTAssertEqual(DifferenceState.fingerprint(origin: reordered, cdn: cdn), first)
+        let changed = Array(#"{"applinks": {"details": [{"appIDs": ["T.a"], "components": [{"/": "/b/*"}]}]}}"#.utf8)
+        XCTAssertNotEqual(DifferenceState.fingerprint(origin: changed, cdn: cdn), first)
+        // Not JSON: the bytes.
+        XCTAssertNotEqual(DifferenceState.fingerprint(origin: [1], cdn: cdn), DifferenceState.fingerprint(origin: [2], cdn: cdn))
+    }
+
     func test_fetchRecord_jsonLeavesOutAbsentFields() {
         let record = FetchRecord(
             domain: "a.example", source: .origin, url: "https://a.example/x", outcome: .notModified, status: 304)
