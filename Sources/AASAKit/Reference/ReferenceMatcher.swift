@@ -35,7 +35,7 @@ public struct ReferenceMatcher: Sendable {
 
     /// Glob table cells a URL may cost per unit of `url-work` (NFA positions): a cell is a
     /// comparison of one pattern token with one character, far cheaper than a position.
-    public static let cellsPerWorkUnit = 200
+    public static let cellsPerWorkUnit = 1_000
 
     /// `workLimit`: a URL whose evaluation could compute more than `cellsPerWorkUnit` times this
     /// many glob table cells is refused (`URLSplitError.workLimitExceeded`) before any is

@@ -109,7 +109,10 @@ enum CommandSupport {
         }
         // A URL's host never holds these (they end or split an authority), nor is it empty: a
         // domain with one would silently match no URL at all.
-        if value.isEmpty || value.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || ":?#@[]\\".unicodeScalars.contains($0) }) {
+        // An IPv6 literal keeps its brackets, as URLs write it (`[2001:db8::1]`).
+        let literal = value.count > 2 && value.hasPrefix("[") && value.hasSuffix("]")
+            && value.dropFirst().dropLast().unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "." }
+        if !literal, value.isEmpty || value.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || ":?#@[]\\".unicodeScalars.contains($0) }) {
             let what = value.contains(":") ? " (no port)" : ""
             return .failure(UsageError(message: "--domain takes a host name such as example.com\(what), not '\(value)'"))
         }
