@@ -325,6 +325,8 @@ public func aasa_rules_open_document(
     guard let document = bytesArgument(bytes, length) else { return fail(AASA_ERROR_ARGUMENT, "the document is NULL with a length above 0") }
     let configuration = CABI.options(options)?.configuration ?? .default
     let name = string(domain)
+    // A domain no URL's host can equal would make every URL quietly get no document.
+    if let problem = DomainName.documentDomainProblem(name) { return fail(AASA_ERROR_ARGUMENT, problem) }
     let documents = DomainDocuments.single(bytes: Array(document), name: "the document of \(name)", domain: name, configuration: configuration)
     let rules = ClassifierRules(documents: documents, engine: .dfa, configuration: configuration)
     if let failure = rules.failures.first { return fail(AASA_ERROR_RULES, failure.reason) }
@@ -698,7 +700,9 @@ private func pieces(
 ) -> Result<[Range<Int>], aasa_status> {
     guard count >= 0 else { return .failure(fail(AASA_ERROR_ARGUMENT, "the count is too large")) }
     var ranges: [Range<Int>] = []
-    ranges.reserveCapacity(count)
+    // Not `count` alone: it comes from the caller, and a wrong one must be an argument error,
+    // not an allocation that aborts. Cut by line feeds there are at most `bytes.count + 1`.
+    ranges.reserveCapacity(min(count, bytes.count + 1))
     if let ends {
         var start = 0
         for index in 0..<count {

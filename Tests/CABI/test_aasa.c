@@ -222,6 +222,10 @@ static void test_bad_input(const char *rules_dir) {
     CHECK(strstr(aasa_last_error(), "example.com") != NULL, "the message names the document: %s", aasa_last_error());
     CHECK(aasa_rules_open_document(NULL, 0, "example.com", NULL, &rules) == AASA_ERROR_RULES, "empty document");
     CHECK(aasa_rules_open_document(NULL, 5, "example.com", NULL, &rules) == AASA_ERROR_ARGUMENT, "NULL with a length");
+    /* A domain no URL's host can be would make every URL quietly get no document. */
+    CHECK(aasa_rules_open_document("{}", 2, "https://example.com/", NULL, &rules) == AASA_ERROR_ARGUMENT, "a URL as the domain");
+    CHECK(aasa_rules_open_document("{}", 2, "example.com:443", NULL, &rules) == AASA_ERROR_ARGUMENT, "a port in the domain");
+    CHECK(aasa_rules_open_document("{}", 2, "", NULL, &rules) == AASA_ERROR_ARGUMENT, "an empty domain");
     CHECK(aasa_rules_open_document("\xff\xfe{}", 4, "example.com", NULL, &rules) == AASA_ERROR_RULES, "not UTF-8");
     CHECK(aasa_rules_open_document("{}", 2, NULL, NULL, &rules) == AASA_ERROR_ARGUMENT, "NULL domain");
 
@@ -406,6 +410,10 @@ static void test_columns(const aasa_rules *rules, const lines *urls, const aasa_
         CHECK(aasa_classify_columns(rules, packed, packed_length, ends, urls->count, &batch) == AASA_ERROR_ARGUMENT,
               "an end past the buffer");
     }
+    /* A count far past what the bytes can hold is an argument error, not an allocation that aborts. */
+    CHECK(aasa_classify_columns(rules, "a\nb", 3, NULL, (size_t)1 << 40, &batch) == AASA_ERROR_ARGUMENT && batch == NULL,
+          "a huge count");
+    CHECK(aasa_classify_columns(rules, NULL, 0, NULL, (size_t)1 << 40, &batch) == AASA_ERROR_ARGUMENT, "a huge count, no bytes");
     CHECK(aasa_classify_columns(rules, NULL, 5, NULL, 1, &batch) == AASA_ERROR_ARGUMENT, "NULL with a length");
     CHECK(aasa_classify_columns(rules, "x", 1, NULL, 0, &batch) == AASA_ERROR_ARGUMENT, "no URLs but bytes");
     CHECK(aasa_classify_columns(NULL, "x", 1, NULL, 1, &batch) == AASA_ERROR_ARGUMENT, "NULL rules");

@@ -108,7 +108,10 @@ def classify(
         engine: `"pipe"` (the `aasa` binary per partition), `"inprocess"` (the `aasa` Python
             package on the executors, one library call per Arrow batch) or `"auto"` (in-process
             when `choose_engine` finds the package on an executor, else the pipe). Both give
-            the same rows.
+            the same rows, except near and past the line limit (`line-bytes`, 64 KiB): the
+            pipe counts a URL with the JSON line around it (a URL a few dozen bytes under the
+            limit is decided in-process and an error through the pipe), and an over-long
+            line's error record shows that line.
 
     Returns:
         The columns url, domain, apps, decisions, error (as `RECORD_SCHEMA`), then the input's
@@ -299,7 +302,9 @@ _LINE_ERRORS = (
 
 def _records_inprocess(rules, urls: list) -> list:
     """The pipe's record for each URL (None as ""), from one library call."""
-    given = ["" if url is None else url for url in urls]
+    # A line's last CR is its terminator's, a record's is part of its url: a space after it
+    # keeps it (the space is then trimmed as a record's url is), so both read the same URL.
+    given = ["" if url is None else url + " " if url.endswith("\r") else url for url in urls]
     lines = rules.classify_ndjson(given).decode("utf-8").split("\n")
     lines.pop()  # after the last record's line feed
     if len(lines) != len(given):

@@ -119,7 +119,14 @@ def _text(pointer: Optional[int], length: int) -> Optional[str]:
 
 def _encode(url: URLLike) -> bytes:
     # surrogateescape: a str decoded from arbitrary bytes that way goes back as those bytes.
-    return url if isinstance(url, bytes) else url.encode("utf-8", "surrogateescape")
+    # Any other lone surrogate is written as its (invalid) UTF-8 bytes, which the library
+    # answers with an error result, as it does for other text that is not UTF-8.
+    if isinstance(url, bytes):
+        return url
+    try:
+        return url.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return url.encode("utf-8", "surrogatepass")
 
 
 @dataclass(frozen=True)
@@ -197,7 +204,7 @@ def _joined(urls: List[URLLike]) -> bytes:
         return b"\n".join(
             "\n".join(urls[start:start + step]).encode("utf-8", "surrogateescape")  # type: ignore[arg-type]
             for start in range(0, len(urls), step))
-    except TypeError:  # bytes among the URLs
+    except (TypeError, UnicodeEncodeError):  # bytes among the URLs, or a lone surrogate
         return b"\n".join(_encode(u) for u in urls)
 
 
@@ -404,10 +411,14 @@ class Rules:
         data = document.encode("utf-8") if isinstance(document, str) else bytes(document)
         return cls._open(_lib.aasa_rules_open_document, data, len(data), domain.encode("utf-8"), limits=limits)
 
-    def _live(self) -> int:
-        if self._owner is None:
+    def _live(self) -> "_Handle":
+        """The handle, held by the caller for the whole library call: `close()` on another
+        thread then only drops this object's reference, and the library's rules are freed
+        after the call returns, never under it."""
+        owner = self._owner
+        if owner is None:
             raise ValueError("the rules are closed")
-        return self._owner.pointer
+        return owner
 
     def decide(self, url: URLLike) -> Result:
         """One URL's result. A URL that is not one (invalid UTF-8, too long, blank) gets a
@@ -419,7 +430,8 @@ class Rules:
         (``len``, indexing, slicing, iteration, ``==`` with a list) whose ``Result`` objects
         are made as they are read, so a large batch costs little until its results are used."""
         given = urls if isinstance(urls, list) else list(urls)
-        handle, batch = self._live(), ctypes.c_void_p()
+        owner, batch = self._live(), ctypes.c_void_p()
+        handle = owner.pointer
         data = _joined(given)
         # The library counts the line feeds as it cuts: more than the URLs' separators means a
         # URL holds one, and the batch is passed again with explicit ends.
@@ -427,7 +439,7 @@ class Rules:
             data, ends = _ended(given)
             _check(_lib.aasa_classify_columns(handle, data, len(data), ends, len(given), ctypes.byref(batch)))
         try:
-            return Results(self._owner, given, _lib.aasa_batch_columns(batch).contents)  # type: ignore[arg-type]
+            return Results(owner, given, _lib.aasa_batch_columns(batch).contents)
         finally:
             _lib.aasa_batch_free(batch)
 
@@ -437,8 +449,9 @@ class Rules:
         encoded = [_encode(u) for u in urls]
         pointers, lengths, count, keep = _batch(encoded)
         output, length = ctypes.c_void_p(), ctypes.c_size_t()
-        _check(_lib.aasa_classify_ndjson(self._live(), pointers, lengths, count, ctypes.byref(output), ctypes.byref(length)))
-        del keep  # the buffers the pointers point into, alive until here
+        owner = self._live()
+        _check(_lib.aasa_classify_ndjson(owner.pointer, pointers, lengths, count, ctypes.byref(output), ctypes.byref(length)))
+        del keep, owner  # the buffers the pointers point into, and the rules, alive until here
         try:
             return ctypes.string_at(output, length.value)
         finally:

@@ -142,6 +142,45 @@ def test_threads_share_one_rules():
     assert all(run == expected for runs in got for run in runs)
 
 
+def test_lone_surrogates_get_an_error_result_not_an_exception():
+    with aasa.Rules.from_directory(ROOT / "corpus") as rules:
+        for url in ("https://museum.example/\ud800", "https://museum.example/\udfff/x", "\ud800"):
+            (result,) = rules.classify([url])
+            assert result.error == "the line is not valid UTF-8", url
+            assert rules.decide(url).error == result.error
+            assert json.loads(rules.classify_ndjson([url]))["error"] == result.error
+        mixed = rules.classify(["https://museum.example/exhibitions/x", "https://museum.example/\ud800"])
+        assert mixed[0].error is None and mixed[1].error == "the line is not valid UTF-8"
+
+
+def test_closing_rules_while_another_thread_classifies_waits_for_the_call():
+    # The call holds the library handle, so close() on another thread only drops this object's
+    # reference: the rules are freed after the call returns, never under it.
+    urls = [u for p in sorted((ROOT / "corpus").glob("*/urls.txt")) for u in p.read_text().splitlines()] * 200
+    for _ in range(5):
+        rules = aasa.Rules.from_directory(ROOT / "corpus")
+        outcome = []
+
+        def work() -> None:
+            try:
+                outcome.append(len(rules.classify(urls)))
+            except ValueError:  # closed before the call began
+                outcome.append(0)
+
+        thread = threading.Thread(target=work)
+        thread.start()
+        rules.close()
+        thread.join()
+        assert outcome[0] in (0, len(urls))
+
+
+def test_a_domain_no_host_can_be_is_refused():
+    document = '{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"], "components": [{"/": "*"}]}]}}'
+    for domain in ("https://example.com/", "", "example.com:443", " example.com"):
+        with pytest.raises(aasa.AASAError, match="host name"):
+            aasa.Rules.from_document(document, domain)
+
+
 def test_document_decisions_and_limits():
     document = ('{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"], '
                 '"components": [{"/": "/buy/help", "exclude": true}, {"/": "/buy/*"}]}]}}')

@@ -34,6 +34,28 @@ public enum DomainName {
         return .success(String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
     }
 
+    /// Why `value` cannot be the domain one document is matched for (`--domain`,
+    /// `aasa_rules_open_document`), or nil. Looser than `validate`: the host is compared as URLs
+    /// write it, so an IDN in Unicode or a bracketed IPv6 literal is fine; but a URL's host is
+    /// never empty and never holds white space, a control character or one of `/?#@[]\:`, and
+    /// a domain with one would silently match no URL at all.
+    public static func documentDomainProblem(_ value: String) -> String? {
+        if value.contains("/") {
+            var rest = Substring(value)
+            if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+            let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            let hint = host.isEmpty || host == Substring(value) ? "" : ": try \(host)"
+            return "a domain is a host name such as example.com, not a URL or a path\(hint)"
+        }
+        let literal = value.count > 2 && value.hasPrefix("[") && value.hasSuffix("]")
+            && value.dropFirst().dropLast().unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "." }
+        guard !literal else { return nil }
+        if value.isEmpty || value.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || ":?#@[]\\".unicodeScalars.contains($0) }) {
+            return "a domain is a host name such as example.com\(value.contains(":") ? " (no port)" : ""), not '\(value)'"
+        }
+        return nil
+    }
+
     private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
     }

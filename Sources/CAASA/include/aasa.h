@@ -85,7 +85,8 @@ aasa_status aasa_rules_open_directory(const char *path, const aasa_options *opti
 aasa_status aasa_rules_open_artifact(const char *path, const aasa_options *options, aasa_rules **rules);
 
 /* One document's bytes (the JSON of an apple-app-site-association file) for one domain (a
- * NUL-terminated host name, matched ASCII case-insensitively). The bytes are copied. */
+ * NUL-terminated host name, matched ASCII case-insensitively; AASA_ERROR_ARGUMENT for one no
+ * URL's host can be: empty, a URL or a path, a port, white space). The bytes are copied. */
 aasa_status aasa_rules_open_document(const void *bytes, size_t length, const char *domain,
                                      const aasa_options *options, aasa_rules **rules);
 

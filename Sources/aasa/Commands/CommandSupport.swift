@@ -100,23 +100,16 @@ enum CommandSupport {
     /// would be accepted as a host no URL ever has, and every URL would then quietly get
     /// "no document", so it is refused with the host it probably meant.
     static func documentDomain(_ value: String) -> Result<String, UsageError> {
-        var rest = Substring(value)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
-        let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard DomainName.documentDomainProblem(value) != nil else { return .success(value) }
         if value.contains("/") {
+            var rest = Substring(value)
+            if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+            let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
             let hint = host.isEmpty || host == Substring(value) ? "" : ": try --domain \(host)"
             return .failure(UsageError(message: "--domain takes a host name such as example.com, not a URL or a path\(hint)"))
         }
-        // A URL's host never holds these (they end or split an authority), nor is it empty: a
-        // domain with one would silently match no URL at all.
-        // An IPv6 literal keeps its brackets, as URLs write it (`[2001:db8::1]`).
-        let literal = value.count > 2 && value.hasPrefix("[") && value.hasSuffix("]")
-            && value.dropFirst().dropLast().unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "." }
-        if !literal, value.isEmpty || value.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || ":?#@[]\\".unicodeScalars.contains($0) }) {
-            let what = value.contains(":") ? " (no port)" : ""
-            return .failure(UsageError(message: "--domain takes a host name such as example.com\(what), not '\(value)'"))
-        }
-        return .success(value)
+        let what = value.contains(":") ? " (no port)" : ""
+        return .failure(UsageError(message: "--domain takes a host name such as example.com\(what), not '\(value)'"))
     }
 
     /// Whether the file at `path` starts with a compiled artifact's magic bytes, so that a

@@ -168,8 +168,10 @@ def rows_by_number(result) -> dict:
 def test_inprocess_gives_the_rows_of_the_pipe(spark, aasa, small_rules, small_compiled, tmp_path):
     """The in-process engine (the aasa package on the executors, mapInArrow) against the pipe,
     on local[2]: the same rows, every column, for every URL, including those a line and an
-    NDJSON record treat differently (blank, a leading brace) and with limits and --domain."""
-    urls = SYNTHETIC_URLS + [None, "", "   ", "\t", "https://shop.example/products/a\nb", "{", " {x", "https://shop.example/{"]
+    NDJSON record treat differently (blank, a leading brace, a last CR) and with limits and
+    --domain."""
+    urls = SYNTHETIC_URLS + [None, "", "   ", "\t", "https://shop.example/products/a\nb", "{", " {x", "https://shop.example/{",
+                             "https://shop.example/products/a\r", "\r", " https://shop.example/products/a \r"]
     if (SHARED / "domains").is_dir():
         urls += corpus_sample(3000)
     df = spark.createDataFrame([(n, url, f"tag-{n}") for n, url in enumerate(urls)], "n long, link string, tag string")
