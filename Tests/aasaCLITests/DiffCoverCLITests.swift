@@ -99,6 +99,35 @@ final class DiffCoverCLITests: XCTestCase {
         }
     }
 
+    /// A witness whose path must end in a space would lose it to `match`'s trimming (SPEC 14)
+    /// and be another URL: it ends with an empty fragment instead, which decides as none.
+    func test_diffAndCover_witnessesEndingInASpaceKeepIt() throws {
+        let old = try write("old.json", #"{"applinks": {"details": [{"appIDs": ["T1234567890.a"], "paths": ["NOT *"]}]}}"#)
+        let new = try write("new.json", #"{"applinks": {"details": [{"appIDs": ["T1234567890.a"], "paths": ["NOt *"]}]}}"#)
+        let output = try CLIRunner.run(["diff", old, new, "--format", "json"])
+        XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
+        let kinds: [String: DecisionKind] = ["match": .match, "exclude": .exclude, "no_match": .noMatch]
+        var spacedPaths = 0
+        for line in output.stdout.split(separator: "\n") {
+            let record = try object(line)
+            let url = try XCTUnwrap(record["url"] as? String)
+            XCTAssertFalse(url.hasSuffix(" "), url)
+            if url.hasSuffix(" #") { spacedPaths += 1 }
+            let before = try XCTUnwrap((record["old"] as? [String: Any])?["decision"] as? String)
+            let after = try XCTUnwrap((record["new"] as? [String: Any])?["decision"] as? String)
+            XCTAssertEqual(try reference(old, url).first?.kind, kinds[before], url)
+            XCTAssertEqual(try reference(new, url).first?.kind, kinds[after], url)
+        }
+        XCTAssertEqual(spacedPaths, 1, "the class that needs /NOt followed by a space: " + output.stdout)
+        let spaced = try write("spaced.json", document(#"[{"/": "/a "}]"#))
+        let cover = try CLIRunner.run(["cover", spaced, "--format", "json", "--domain", "example.com"])
+        XCTAssertEqual(cover.status, 0, cover.stdout + cover.stderr)
+        let url = try XCTUnwrap(try object(try XCTUnwrap(cover.stdout.split(separator: "\n").first))["url"] as? String)
+        XCTAssertEqual(url, "https://example.com/a #")
+        XCTAssertEqual(try reference(spaced, url).first?.kind, .match, url)
+        XCTAssertEqual(try CLIRunner.run(["match", spaced, "--domain", "example.com", url]).stdout.contains(#""decision": "match""#), true)
+    }
+
     func test_diff_disjointRulesOfTwoModesSwappedAreNotProvenEquivalent() throws {
         // No URL has decoded path "/a" and raw path "/b", but the walk reads the two modes on
         // texts of their own, so it meets that pairing and cannot show it is impossible.

@@ -50,6 +50,10 @@ struct WitnessURL {
         if !queryText.isEmpty { bytes += [UInt8(ascii: "?")] + queryText }
         if let fragment, !fragment.bytes.isEmpty {
             bytes += [UInt8(ascii: "#")] + encoded(fragment.bytes, special: "", decoded: fragment.decoded)
+        } else if let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
+            // `match` and `classify` trim a line's trailing blanks (SPEC 14), which would make
+            // this another URL: an empty fragment ends it instead, and decides as none (SPEC 4).
+            bytes.append(UInt8(ascii: "#"))
         }
         return String(decoding: bytes, as: UTF8.self)
     }
