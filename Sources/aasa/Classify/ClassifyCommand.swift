@@ -98,7 +98,7 @@ enum ClassifyCommand {
         }
         let rulesPath = parsed.value("rules")
         let artifactPath = parsed.value("compiled")
-        if let artifactPath {
+        if artifactPath != nil {
             guard rulesPath == nil else { return CommandSupport.usageError(spec, "give --rules or --compiled, not both") }
             guard engine == .dfa else { return CommandSupport.usageError(spec, "--compiled holds automata: it needs --engine dfa") }
         } else {
