@@ -326,7 +326,7 @@ public func aasa_rules_open_document(
     let configuration = CABI.options(options)?.configuration ?? .default
     let name = string(domain)
     // A domain no URL's host can equal would make every URL quietly get no document.
-    if let problem = DomainName.documentDomainProblem(name) { return fail(AASA_ERROR_ARGUMENT, problem) }
+    if let problem = DomainName.documentDomainProblem(name) { return fail(AASA_ERROR_ARGUMENT, "\(problem), not '\(name)'") }
     let documents = DomainDocuments.single(bytes: Array(document), name: "the document of \(name)", domain: name, configuration: configuration)
     let rules = ClassifierRules(documents: documents, engine: .dfa, configuration: configuration)
     if let failure = rules.failures.first { return fail(AASA_ERROR_RULES, failure.reason) }

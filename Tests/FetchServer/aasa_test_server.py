@@ -160,6 +160,14 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b"%x\r\n%s\r\n0\r\nContent-Type: application/json\r\n\r\n" % (len(DOC_A), DOC_A))
             return
+        if kind == "twotypes" and well_known:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(DOC_A)))
+            self.end_headers()
+            self.wfile.write(DOC_A)
+            return
         if kind == "garbled" and well_known:
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\nContent-Type: application/json\r\n\r\n" + DOC_A)
             self.close_connection = True

@@ -323,6 +323,8 @@ final class FetchCLITests: XCTestCase {
         let trailer = try fetch([domain("trailer")], out: out).1
         XCTAssertEqual(trailer[0]["outcome"] as? String, "fetched", "\(trailer)")
         XCTAssertEqual(trailer[0]["content_type"] as? String, "text/html", "the header the body came with, not the trailer")
+        let twice = try fetch([domain("twotypes")], out: out).1
+        XCTAssertEqual(twice[0]["content_type"] as? String, "text/html, application/json", "both values, not the last alone")
     }
 
     /// The CA bundle `--ca-file` makes in the temporary directory goes when `timeout` (or

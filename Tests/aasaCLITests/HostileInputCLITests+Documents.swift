@@ -66,6 +66,7 @@ extension HostileInputCLITests {
         let run = try ChildProcess.run(["match", "/dev/zero", "--domain", "example.com", "https://example.com/"], folder: folder)
         XCTAssertEqual(run.status, 3, run.summary)
         XCTAssertTrue(run.stderr.contains("over the limit of 131072 bytes"), run.summary)
+        XCTAssertTrue(run.stderr.contains("the document is more than 131072 bytes"), "its size is unknown, not limit + 1: \(run.summary)")
         refusal.check(run, "refusing /dev/zero as a document")
     }
 

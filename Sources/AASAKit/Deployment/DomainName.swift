@@ -34,24 +34,38 @@ public enum DomainName {
         return .success(String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
     }
 
+    /// Why a value cannot be the domain one document is matched for (`documentDomainProblem`).
+    public enum DocumentDomainProblem: Sendable, Equatable, CustomStringConvertible {
+        /// A URL or a path; `host` is the host it names, when it names one.
+        case urlOrPath(host: String?)
+        /// Empty, or holding a byte no URL's host has; `port` when that byte is a `:`.
+        case notAHost(port: Bool)
+
+        public var description: String {
+            switch self {
+            case .urlOrPath(let host): return "a domain is a host name such as example.com, not a URL or a path\(host.map { ": try \($0)" } ?? "")"
+            case .notAHost(let port): return "a domain is a host name such as example.com\(port ? " (no port)" : "")"
+            }
+        }
+    }
+
     /// Why `value` cannot be the domain one document is matched for (`--domain`,
     /// `aasa_rules_open_document`), or nil. Looser than `validate`: the host is compared as URLs
     /// write it, so an IDN in Unicode or a bracketed IPv6 literal is fine; but a URL's host is
     /// never empty and never holds white space, a control character or one of `/?#@[]\:`, and
     /// a domain with one would silently match no URL at all.
-    public static func documentDomainProblem(_ value: String) -> String? {
+    public static func documentDomainProblem(_ value: String) -> DocumentDomainProblem? {
         if value.contains("/") {
             var rest = Substring(value)
             if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
             let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            let hint = host.isEmpty || host == Substring(value) ? "" : ": try \(host)"
-            return "a domain is a host name such as example.com, not a URL or a path\(hint)"
+            return .urlOrPath(host: host.isEmpty || host == Substring(value) ? nil : String(host))
         }
         let literal = value.count > 2 && value.hasPrefix("[") && value.hasSuffix("]")
             && value.dropFirst().dropLast().unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "." }
         guard !literal else { return nil }
         if value.isEmpty || value.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || ":?#@[]\\".unicodeScalars.contains($0) }) {
-            return "a domain is a host name such as example.com\(value.contains(":") ? " (no port)" : ""), not '\(value)'"
+            return .notAHost(port: value.contains(":"))
         }
         return nil
     }

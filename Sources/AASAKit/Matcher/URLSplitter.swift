@@ -270,7 +270,7 @@ public enum URLSplitError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notWebScheme(let scheme):
             // The scheme is bounded only by the URL limit; a name past 40 bytes is cut, the
             // record's "url" has it whole.
-            let shown = scheme.utf8.count > 40 ? String(decoding: scheme.utf8.prefix(40), as: UTF8.self) + "…" : scheme
+            let shown = Array(scheme.utf8).withView { $0.shownText(limit: 40) }
             return "scheme '\(shown)' is not http or https: only web links open apps"
         case .backslashInAuthority: return "backslash in the authority: browsers read the host differently"
         case .noAuthority: return "no authority: the scheme must be followed by \"//\" and a host"

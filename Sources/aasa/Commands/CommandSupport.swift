@@ -100,16 +100,15 @@ enum CommandSupport {
     /// would be accepted as a host no URL ever has, and every URL would then quietly get
     /// "no document", so it is refused with the host it probably meant.
     static func documentDomain(_ value: String) -> Result<String, UsageError> {
-        guard DomainName.documentDomainProblem(value) != nil else { return .success(value) }
-        if value.contains("/") {
-            var rest = Substring(value)
-            if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
-            let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            let hint = host.isEmpty || host == Substring(value) ? "" : ": try --domain \(host)"
+        switch DomainName.documentDomainProblem(value) {
+        case nil:
+            return .success(value)
+        case .urlOrPath(let host)?:
+            let hint = host.map { ": try --domain \($0)" } ?? ""
             return .failure(UsageError(message: "--domain takes a host name such as example.com, not a URL or a path\(hint)"))
+        case .notAHost(let port)?:
+            return .failure(UsageError(message: "--domain takes a host name such as example.com\(port ? " (no port)" : ""), not '\(value)'"))
         }
-        let what = value.contains(":") ? " (no port)" : ""
-        return .failure(UsageError(message: "--domain takes a host name such as example.com\(what), not '\(value)'"))
     }
 
     /// Whether the file at `path` starts with a compiled artifact's magic bytes, so that a
