@@ -56,33 +56,36 @@ public struct SemanticDiff: Sendable {
         let result = explorer.explore(.perModeClass)
         var changes: [Change] = []
         var classIndex: [[AppDecision]: Int] = [:]
+        func change(_ before: AppDecision, _ after: AppDecision) -> Int {
+            if let known = classIndex[[before, after]] { return known }
+            classIndex[[before, after]] = changes.count
+            changes.append(Change(app: before.app, old: before, new: after, urls: []))
+            return changes.count - 1
+        }
+        // By app ID, so that a URL or an outcome costs O(apps), not O(apps²), on entries naming
+        // thousands of apps.
+        func byApp(_ decisions: [[AppDecision]]) -> (Int, String) -> AppDecision {
+            let tables = decisions.map { decisions in
+                Dictionary(decisions.map { (ExactString($0.app), $0) }, uniquingKeysWith: { first, _ in first })
+            }
+            return { side, app in tables[side][ExactString(app)] ?? AppDecision(app: app, kind: .noMatch) }
+        }
+        /// Every URL the walks wrote, in order.
+        var written: [String] = []
         func collect(_ outcomes: [URLExplorer.Outcome]) {
             for outcome in outcomes {
                 let decided = [0, 1].map { side in
                     sides[side].decisions(alive: outcome.alive[side]).enumerated().map { sides[side].decision(app: $0, rule: $1) }
                 }
-                // By app ID, so that an outcome costs O(apps), not O(apps²), on entries naming
-                // thousands of apps.
-                let byApp = decided.map { decisions in
-                    Dictionary(decisions.map { (ExactString($0.app), $0) }, uniquingKeysWith: { first, _ in first })
-                }
-                func decision(_ side: Int, _ app: String) -> AppDecision {
-                    byApp[side][ExactString(app)] ?? AppDecision(app: app, kind: .noMatch)
-                }
-                let confirmed = outcome.witnesses.filter { check.confirms($0, expected: decided) }
+                let decision = byApp(decided)
+                let candidates = outcome.witnesses + outcome.otherSpellings
+                written += candidates
+                let confirmed = candidates.filter { check.confirms($0, expected: decided) }
                 for app in apps {
                     let before = decision(0, app)
                     let after = decision(1, app)
                     guard before.kind != after.kind else { continue }
-                    let key = [before, after]
-                    let index: Int
-                    if let known = classIndex[key] {
-                        index = known
-                    } else {
-                        index = changes.count
-                        classIndex[key] = index
-                        changes.append(Change(app: app, old: before, new: after, urls: []))
-                    }
+                    let index = change(before, after)
                     for url in confirmed where changes[index].urls.count < witnesses && !changes[index].urls.contains(url) {
                         changes[index].urls.append(url)
                     }
@@ -94,15 +97,44 @@ public struct SemanticDiff: Sendable {
         // the proof walk could not show a URL for some change (or did not finish); on what is
         // left of the walk's budgets, so a diff costs no more than one walk.
         if !result.witnessesAreReal && (!result.complete || changes.contains { $0.urls.isEmpty }) {
-            let rest = URLExplorer(
-                sides: sides, domain: domain, maxStates: max(explorer.maxStates - result.states, 0),
-                maxWork: max(explorer.maxWork - result.work, 0), witnessesPerOutcome: explorer.witnessesPerOutcome)
-            collect(rest.explore(.rawText).outcomes)
+            var spent = (states: result.states, work: result.work)
+            let bothShapes = sides.contains(where: \.hasTextQueries) && sides.contains(where: \.hasItemQueries)
+            for strategy in bothShapes ? [URLExplorer.Strategy.rawText, .rawQueryItems] : [.rawText] {
+                let rest = URLExplorer(
+                    sides: sides, domain: domain, maxStates: max(explorer.maxStates - spent.states, 0),
+                    maxWork: max(explorer.maxWork - spent.work, 0), witnessesPerOutcome: explorer.witnessesPerOutcome)
+                let raw = rest.explore(strategy)
+                spent.states += raw.states
+                spent.work += raw.work
+                collect(raw.outcomes)
+            }
         }
         // A change is claimed only with a URL the matcher confirmed on both documents; an
         // unconfirmed one (an outcome no real URL has) only withholds "equivalent".
         let unconfirmed = changes.contains { $0.urls.isEmpty }
         changes.removeAll { $0.urls.isEmpty }
+        classIndex = Dictionary(uniqueKeysWithValues: changes.enumerated().map { ([$1.old, $1.new], $0) })
+        // Short of a proof, the matcher judges every URL the walks wrote, whatever outcome a
+        // walk expected of it: a walk that models a URL's texts only in part (several modes,
+        // both query shapes) still writes URLs that tell the documents apart, and a URL the
+        // matcher decides differently is a change (for classes no outcome confirmed).
+        if !result.isProof || unconfirmed {
+            let known = changes.count
+            var judged = Set<String>()
+            for url in written where judged.count < Self.maxJudgedURLs && judged.insert(url).inserted {
+                guard let old = check.decisions(url, side: 0), let new = check.decisions(url, side: 1) else { continue }
+                let decision = byApp([old, new])
+                for app in apps {
+                    let before = decision(0, app)
+                    let after = decision(1, app)
+                    guard before.kind != after.kind else { continue }
+                    let index = change(before, after)
+                    if index >= known && changes[index].urls.count < witnesses && !changes[index].urls.contains(url) {
+                        changes[index].urls.append(url)
+                    }
+                }
+            }
+        }
         self.changes = changes.sorted { lhs, rhs in
             (apps.firstIndex(of: lhs.app) ?? 0, lhs.urls.first?.utf8.count ?? Int.max, lhs.urls.first ?? "")
                 < (apps.firstIndex(of: rhs.app) ?? 0, rhs.urls.first?.utf8.count ?? Int.max, rhs.urls.first ?? "")
@@ -118,4 +150,8 @@ public struct SemanticDiff: Sendable {
             verdict = .noDifferenceFound(reason: reasons.joined(separator: "; "))
         }
     }
+
+    /// The most URLs the matcher judges when the walks prove nothing: it bounds the judging at
+    /// a fraction of the walks' own cost.
+    static let maxJudgedURLs = 4_096
 }

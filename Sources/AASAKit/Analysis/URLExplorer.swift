@@ -25,6 +25,10 @@ struct URLExplorer {
     struct Outcome {
         var alive: [Bitset]
         var witnesses: [String]
+        /// The same URLs spelled with another mode class's text for some component
+        /// (`Strategy.perModeClass` writes one text per class; `witnesses` spell the first).
+        /// One of them may have the outcome for real where the first spelling does not.
+        var otherSpellings: [String] = []
     }
 
     struct Result {
@@ -98,8 +102,13 @@ struct URLExplorer {
         /// percent-decoding and ASCII folding on the fly. Outcomes are those of real URLs up to
         /// what is not modelled (NFC, folding beyond ASCII, decoded bytes that are not UTF-8),
         /// which the matcher's re-check filters out; not a proof. What diff uses for witnesses
-        /// when `perModeClass` pairs texts.
+        /// when `perModeClass` pairs texts. With rules of both query shapes, one walk cannot
+        /// write the query as text and as items at once: it writes the text, and
+        /// `rawQueryItems` the items.
         case rawText
+        /// `rawText` writing query items where rules of both shapes exist (text query rules
+        /// are then not taken down by the query).
+        case rawQueryItems
     }
 
     func explore(_ strategy: Strategy = .standard) -> Result {
@@ -118,6 +127,9 @@ struct URLExplorer {
         case .rawText:
             phases = makeRawTextPhases(textQueries: textQueries, itemQueries: itemQueries && !textQueries)
             result.exact = false
+        case .rawQueryItems:
+            phases = makeRawTextPhases(textQueries: false, itemQueries: itemQueries)
+            result.exact = false
         case .standard, .perModeClass:
             phases = makePhases(policy: policy, textQueries: textQueries, itemQueries: itemQueries && !textQueries)
         }
@@ -129,8 +141,12 @@ struct URLExplorer {
                 track.tally = tally
             }
         }
-        // Diff needs only decisions; lint and cover ask about every rule.
-        var search = Search(explorer: self, phases: phases, tally: tally, decisionsOnly: strategy != .standard)
+        // Diff needs only decisions; lint and cover ask about every rule. A walk that never
+        // takes text query rules down (`rawQueryItems`) keeps every rule too: those rules would
+        // otherwise hide every later rule they share apps with, for URLs whose query they do
+        // not match.
+        let decisionsOnly = strategy == .perModeClass || strategy == .rawText
+        var search = Search(explorer: self, phases: phases, tally: tally, decisionsOnly: decisionsOnly)
         result.complete = search.run()
         result.states = search.nodes.count
         result.work = search.work
@@ -562,6 +578,10 @@ extension URLExplorer {
             if !decoding.isEmpty {
                 allowed[Int(UInt8(ascii: "%"))] = false
                 var escapeBoundaries = [Bool](repeating: false, count: 257)
+                // An escaped `/` is trimmed at a decoded path's end (`Node.slashRun`), whatever
+                // the automata say of `/`.
+                escapeBoundaries[Int(UInt8(ascii: "/"))] = true
+                escapeBoundaries[Int(UInt8(ascii: "/")) + 1] = true
                 for byte in capitals {
                     escapeBoundaries[Int(byte)] = true
                     escapeBoundaries[Int(byte) + 1] = true
@@ -633,6 +653,11 @@ extension URLExplorer {
         var alive: [Bitset]
         /// Per side, in a query item phase: the predicates every value so far satisfied.
         var holding: [Bitset]
+        /// In a path that decoding tracks read (`Phase.escapes`), ending in a run of `/`
+        /// written or escaped: the tracks' states where the run began. The matcher trims a
+        /// decoded path's trailing `/` (SPEC 6, 12), so a decoding track ends there; empty
+        /// otherwise.
+        var slashRun: [Int32] = []
     }
 
     /// What led to a node: its parent and the step taken.
@@ -743,6 +768,7 @@ extension URLExplorer {
                     guard let context = node.context.writing(byte, kind: phase.kind) else { continue }
                     var child = node
                     child.context = context
+                    child.slashRun = slashRun(after: node, writing: byte)
                     for (slot, track) in phase.tracks.enumerated() {
                         child.states[slot] = track.step(node.states[slot], class: cls)
                     }
@@ -754,6 +780,7 @@ extension URLExplorer {
                     guard let context else { continue }
                     var child = node
                     child.context = context
+                    child.slashRun = slashRun(after: node, writing: byte)
                     for (slot, track) in phase.tracks.enumerated() {
                         child.states[slot] = track.escape(node.states[slot], byte: byte)
                     }
@@ -763,6 +790,13 @@ extension URLExplorer {
                 next += 1
             }
             return true
+        }
+
+        /// `Node.slashRun` once `byte` (or its escape) is written after `node`.
+        private func slashRun(after node: Node, writing byte: UInt8) -> [Int32] {
+            let phase = phases[node.phase]
+            guard phase.kind == .path, !phase.escapes.isEmpty, byte == UInt8(ascii: "/") else { return [] }
+            return node.slashRun.isEmpty ? node.states : node.slashRun
         }
 
         /// NFA positions stepped so far, over every automaton.
@@ -785,7 +819,8 @@ extension URLExplorer {
             let phase = phases[node.phase]
             var accepted = explorer.sides.map { Bitset(capacity: max($0.rules.count, $0.predicateRule.count)) }
             for (slot, track) in phase.tracks.enumerated() {
-                for tag in track.tags(node.states[slot]) { accepted[track.side].insert(Int(tag)) }
+                let state = track.decodes && !node.slashRun.isEmpty ? node.slashRun[slot] : node.states[slot]
+                for tag in track.tags(state) { accepted[track.side].insert(Int(tag)) }
             }
             var alive = node.alive
             var holding = node.holding
@@ -839,18 +874,24 @@ extension URLExplorer {
         }
 
         private mutating func record(_ alive: [Bitset], endingAt id: Int) {
+            let index: Int
             if let existing = outcomeIndex[alive] {
-                if outcomes[existing].witnesses.count < explorer.witnessesPerOutcome {
-                    outcomes[existing].witnesses.append(witness(endingAt: id))
-                }
-                return
+                guard outcomes[existing].witnesses.count < explorer.witnessesPerOutcome else { return }
+                index = existing
+            } else {
+                index = outcomes.count
+                outcomeIndex[alive] = index
+                outcomes.append(Outcome(alive: alive, witnesses: []))
             }
-            outcomeIndex[alive] = outcomes.count
-            outcomes.append(Outcome(alive: alive, witnesses: [witness(endingAt: id)]))
+            let spellings = witnesses(endingAt: id)
+            outcomes[index].witnesses.append(spellings[0])
+            outcomes[index].otherSpellings += spellings.dropFirst()
         }
 
-        /// The URL written along the path from the root to node `id`.
-        private func witness(endingAt id: Int) -> String {
+        /// The URLs written along the path from the root to node `id`: first the one spelling
+        /// each component with its first phase's text, then (with one phase per mode class)
+        /// the others, at most `maxSpellings` in all.
+        private func witnesses(endingAt id: Int) -> [String] {
             var trail: [(phase: Int, step: Step)] = []
             var current = Int32(id)
             while current >= 0 {
@@ -868,20 +909,78 @@ extension URLExplorer {
                     texts[phase][texts[phase].count - 1] += WitnessURL.escape(byte)
                 }
             }
-            // Several phases of one component (one per mode class) wrote texts of their own:
-            // the URL spells the first, and the matcher's re-check judges it.
-            var url = WitnessURL(domain: explorer.domain)
+            // Several phases of one component (one per mode class) wrote texts of their own,
+            // which no one URL may have: each spelling takes one class's text per component
+            // (and per item name), and the matcher's re-check judges them.
+            var slots: [Slot] = []
+            var choices: [[(values: [[UInt8]], policy: ComponentText.Policy)]] = []
+            var items: [String] = []
             for (phase, values) in zip(phases, texts) {
-                let text = WitnessURL.Text(bytes: values.last ?? [], policy: phase.policy)
+                let slot: Slot
                 switch phase.kind {
-                case .path: url.path = url.path ?? text
-                case .query: url.query = url.query ?? text
+                case .path: slot = .path
+                case .query: slot = .query
+                case .fragment: slot = .fragment
                 case .itemValue(let name):
-                    if !url.items.contains(where: { $0.name.isExactly(name) }) { url.items.append((name, values, phase.policy)) }
-                case .fragment: url.fragment = url.fragment ?? text
+                    if let known = items.firstIndex(where: { $0.isExactly(name) }) {
+                        slot = .item(known)
+                    } else {
+                        slot = .item(items.count)
+                        items.append(name)
+                    }
+                }
+                if let index = slots.firstIndex(of: slot) {
+                    choices[index].append((values, phase.policy))
+                } else {
+                    slots.append(slot)
+                    choices.append([(values, phase.policy)])
                 }
             }
-            return url.text
+            func spelling(_ pick: [Int]) -> String {
+                var url = WitnessURL(domain: explorer.domain)
+                url.items = items.map { ($0, [], .common) }
+                for (index, slot) in slots.enumerated() {
+                    let (values, policy) = choices[index][pick[index]]
+                    let text = WitnessURL.Text(bytes: values.last ?? [], policy: policy)
+                    switch slot {
+                    case .path: url.path = text
+                    case .query: url.query = text
+                    case .fragment: url.fragment = text
+                    case .item(let item): url.items[item] = (items[item], values, policy)
+                    }
+                }
+                return url.text
+            }
+            // The first texts, the last ones, then every other pick.
+            var picks = [slots.map { _ in 0 }, choices.map { $0.count - 1 }]
+            var odometer = slots.map { _ in 0 }
+            product: while picks.count < Self.maxSpellings * 2 {
+                for index in odometer.indices.reversed() {
+                    odometer[index] += 1
+                    if odometer[index] < choices[index].count {
+                        picks.append(odometer)
+                        continue product
+                    }
+                    odometer[index] = 0
+                }
+                break
+            }
+            var spellings: [String] = []
+            for pick in picks where spellings.count < Self.maxSpellings {
+                let text = spelling(pick)
+                if !spellings.contains(text) { spellings.append(text) }
+            }
+            return spellings
         }
+
+        /// Where a phase's text goes in the URL; an item by its index among the names.
+        private enum Slot: Equatable {
+            case path, query, fragment
+            case item(Int)
+        }
+
+        /// Spellings per witness: enough for two mode classes (raw and decoded) over the
+        /// path, the query and the fragment.
+        static let maxSpellings = 8
     }
 }

@@ -116,6 +116,68 @@ final class SemanticDiffTests: XCTestCase {
         XCTAssertNotEqual(diff.verdict, .different)
     }
 
+    func testAPercentEncodedToggleIsShownByAnEscapedSlashTheDecodedPathKeeps() throws {
+        // Only an escaped "/" inside the text tells them apart ("/a%2Fb" decodes to "/a/b",
+        // which "/a/*/*" matches as "/a/*"); one at the end is trimmed after decoding, so the
+        // walk must not stop there.
+        let old = try F.components(#"[{"/": "/a/*/*"}]"#)
+        let new = try F.components(#"[{"/": "/a/*/*", "percentEncoded": false}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        let url = try XCTUnwrap(diff.changes.first?.urls.first)
+        XCTAssertTrue(url.contains("%2F"), url)
+        XCTAssertEqual(try F.oracle(old, url).kind, .noMatch, url)
+        XCTAssertEqual(try F.oracle(new, url).kind, .match, url)
+    }
+
+    func testAnEscapedSlashAtTheEndIsTrimmedForTheDecodingDocumentOnly() throws {
+        // "/%2F" is the root once decoded and trimmed, and "/%2F" as written: the only URL that
+        // tells them apart, though neither automaton reads a "/".
+        let old = try F.components(#"[{"/": "/"}]"#)
+        let new = try F.components(#"[{"/": "/", "percentEncoded": false}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        let url = try XCTUnwrap(diff.changes.first?.urls.first)
+        XCTAssertEqual(url, "https://\(F.domain)/%2F")
+        XCTAssertEqual(try F.oracle(old, url).kind, .noMatch, url)
+        XCTAssertEqual(try F.oracle(new, url).kind, .match, url)
+    }
+
+    func testADecodedItemChangeBesideATextQueryIsShownWithThePlainURL() throws {
+        // An absent item reads as empty: "/b" opens the app in the new document only. The walk
+        // per mode class pairs the raw rule's path with the decoded one's; the URL spelled
+        // with the decoded class's text is the real one.
+        let old = try F.components(#"[{"?": "a=b"}, {"/": "/b", "?": {"x": "-"}, "percentEncoded": false}]"#)
+        let new = try F.components(#"[{"?": "a=b"}, {"/": "/b", "?": {"x": "*"}, "percentEncoded": false}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        XCTAssertEqual(diff.changes.count, 1)
+        let change = try XCTUnwrap(diff.changes.first)
+        XCTAssertTrue(change.urls.contains("https://\(F.domain)/b"), "\(change.urls)")
+        for url in change.urls {
+            XCTAssertEqual(try F.oracle(old, url).kind, .noMatch, url)
+            XCTAssertEqual(try F.oracle(new, url).kind, .match, url)
+        }
+    }
+
+    func testACaseFlipOnAnItemRuleBehindATextQueryRuleIsShown() throws {
+        // Rules of both query shapes: no one walk writes the query as text and as items, and the
+        // text rule for every path would hide the item rule from a walk that cannot take it
+        // down; the walk over raw items keeps every rule, and the matcher judges its URLs.
+        let old = try F.components(#"[{"/": "/*", "?": "k=*"}, {"/": "/a", "?": {"id": "x"}, "caseSensitive": false}]"#)
+        let new = try F.components(#"[{"/": "/*", "?": "k=*"}, {"/": "/a", "?": {"id": "x"}}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        let change = try XCTUnwrap(diff.changes.first)
+        XCTAssertEqual(change.old.kind, .match)
+        XCTAssertEqual(change.new.kind, .noMatch)
+        XCTAssertFalse(change.urls.isEmpty)
+        for url in change.urls {
+            XCTAssertEqual(try F.oracle(old, url), change.old, url)
+            XCTAssertEqual(try F.oracle(new, url), change.new, url)
+        }
+    }
+
     func testAppFilterKeepsOnlyThatApp() throws {
         let old = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)", "\#(F.clip)"], "components": [{"/": "/a"}]}]}}"#)
         let new = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a"}]}]}}"#)
