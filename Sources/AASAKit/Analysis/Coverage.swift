@@ -35,6 +35,32 @@ public struct Coverage: Sendable {
         let check = try WitnessCheck(sides: [analysis], configuration: configuration)
         let facts = RuleReachability(analysis: analysis, result: result, check: check)
         let locations = RuleLocations(document)
+        // Short of a proof, every URL the walks wrote is judged by the matcher, whatever outcome
+        // the walk expected of it: with several modes or both query shapes a URL may show
+        // another rule deciding than its outcome said, and serves that rule. A walk that
+        // finished (the document is not too big) is followed by the walks that read the URL's
+        // own text through every mode, as `diff` does.
+        var judged: [AppDecision: String] = [:]
+        if !result.isProof || facts.unconfirmedOutcomes > 0 {
+            var candidates = result.outcomes.flatMap(\.witnesses)
+            if result.complete {
+                let bothShapes = analysis.hasTextQueries && analysis.hasItemQueries
+                for strategy in bothShapes ? [URLExplorer.Strategy.rawText, .rawQueryItems] : [.rawText] where workLeft > 0 {
+                    let raw = URLExplorer(
+                        sides: [analysis], domain: domain, maxStates: limits.maxAnalysisStates, maxWork: min(1_000_000, workLeft),
+                        witnessesPerOutcome: 2
+                    ).explore(strategy)
+                    workLeft -= raw.work
+                    candidates += raw.outcomes.flatMap(\.witnesses)
+                }
+            }
+            var seen = Set<String>()
+            for url in candidates.flatMap(WitnessURL.withEmptyItem) where seen.count < Self.maxJudgedURLs && seen.insert(url).inserted {
+                for decision in check.decisions(url, side: 0) ?? [] where decision.kind != .noMatch && judged[decision] == nil {
+                    judged[decision] = url
+                }
+            }
+        }
         var items: [Item] = []
         for rule in analysis.rules {
             // URLs the rule matches on its own, looked for once per rule and only when needed.
@@ -43,7 +69,7 @@ public struct Coverage: Sendable {
                 var item = Item(
                     app: analysis.appIDs[app], entry: rule.entryIndex, rule: rule.ruleIndex,
                     decision: rule.exclude ? .exclude : .match)
-                item.url = facts.deciding[rule.id][app]?.url
+                item.url = facts.deciding[rule.id][app]?.url ?? judged[analysis.decision(app: app, rule: Int32(rule.id))]
                 if item.url == nil, facts.deciding[rule.id][app] != nil || !result.isProof {
                     if alone == nil, workLeft > 0 {
                         let found = try Self.urlsMatchedByRuleAlone(
@@ -76,6 +102,9 @@ public struct Coverage: Sendable {
         self.items = items
         isProof = result.isProof
     }
+
+    /// The most URLs the matcher judges short of a proof: a fraction of the walks' own cost.
+    static let maxJudgedURLs = 4_096
 
     /// URLs that rule `rule` matches on its own (shortest first): when the whole document is
     /// too big to explore, or its outcome had no confirmed URL, each is a candidate the matcher

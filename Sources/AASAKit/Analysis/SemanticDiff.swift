@@ -121,7 +121,7 @@ public struct SemanticDiff: Sendable {
         if !result.isProof || unconfirmed {
             let known = changes.count
             var judged = Set<String>()
-            for url in written where judged.count < Self.maxJudgedURLs && judged.insert(url).inserted {
+            for url in written.flatMap(WitnessURL.withEmptyItem) where judged.count < Self.maxJudgedURLs && judged.insert(url).inserted {
                 guard let old = check.decisions(url, side: 0), let new = check.decisions(url, side: 1) else { continue }
                 let decision = byApp([old, new])
                 for app in apps {

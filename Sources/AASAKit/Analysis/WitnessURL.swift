@@ -58,6 +58,15 @@ struct WitnessURL {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `url` (a witness) and, when it has a query, the same URL with an empty item appended:
+    /// query dictionaries ignore that item (unless one names the empty item), but a text
+    /// pattern reads another text. Walks that model only one query shape cannot write it.
+    static func withEmptyItem(_ url: String) -> [String] {
+        let fragment = url.firstIndex(of: "#") ?? url.endIndex
+        guard let query = url[..<fragment].firstIndex(of: "?"), url.index(after: query) < fragment else { return [url] }
+        return [url, url[..<fragment] + "&" + url[fragment...]]
+    }
+
     /// The escape `%XY` of `byte`, upper-case hex as RFC 3986 recommends.
     static func escape(_ byte: UInt8) -> [UInt8] {
         let hex = Array("0123456789ABCDEF".utf8)

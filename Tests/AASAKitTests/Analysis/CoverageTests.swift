@@ -35,6 +35,29 @@ final class CoverageTests: XCTestCase {
         XCTAssertTrue(coverage.items[1].reason?.contains("components[0]") ?? false)
     }
 
+    func testAnItemRuleBehindATextQueryExclusionGetsAURLWithAnExtraItem() throws {
+        // No walk writes the query as text and as items at once: the matcher judges each URL
+        // the walks wrote, and the same URL with an empty item, which the dictionary ignores
+        // and the exclusion's text pattern does not.
+        let document = try F.components(#"[{"/": "/a", "?": "id=x", "exclude": true}, {"/": "/a", "?": {"id": "x"}}]"#)
+        let coverage = try Coverage(document: document, domain: F.domain)
+        XCTAssertFalse(coverage.isProof)
+        let url = try XCTUnwrap(coverage.items[1].url, coverage.items[1].reason ?? "")
+        XCTAssertEqual(url, "https://\(F.domain)/a?id=x&")
+        XCTAssertEqual(try F.oracle(document, url), AppDecision(app: F.app, kind: .match, entry: 0, rule: 1), url)
+    }
+
+    func testACaseInsensitiveItemRuleInAMixedDocumentGetsAURLTheMatcherConfirms() throws {
+        // Its outcome's URL ("/a") is excluded by the text rule, and the rule alone writes only
+        // lower case, which the text rule catches too: the walk reading every mode on the
+        // URL's own text writes capitals.
+        let document = try F.components(
+            #"[{"/": "/a*", "?": "*x*", "exclude": true}, {"/": "/a", "?": {"id": "x*"}, "caseSensitive": false}]"#)
+        let coverage = try Coverage(document: document, domain: F.domain)
+        let url = try XCTUnwrap(coverage.items[1].url, coverage.items[1].reason ?? "")
+        XCTAssertEqual(try F.oracle(document, url), AppDecision(app: F.app, kind: .match, entry: 0, rule: 1), url)
+    }
+
     /// Every URL cover prints for the 250 real documents is decided by that rule, per the oracle.
     func testCoverURLsOfTheRealCorpusAreConfirmedByTheReferenceMatcher() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
