@@ -35,32 +35,20 @@ public struct Coverage: Sendable {
         let check = try WitnessCheck(sides: [analysis], configuration: configuration)
         let facts = RuleReachability(analysis: analysis, result: result, check: check)
         let locations = RuleLocations(document)
-        // Short of a proof, every URL the walks wrote is judged by the matcher, whatever outcome
+        // Short of a proof, every URL the walk wrote is judged by the matcher, whatever outcome
         // the walk expected of it: with several modes or both query shapes a URL may show
-        // another rule deciding than its outcome said, and serves that rule. A walk that
-        // finished (the document is not too big) is followed by the walks that read the URL's
-        // own text through every mode, as `diff` does.
+        // another rule deciding than its outcome said, and serves that rule.
         var judged: [AppDecision: String] = [:]
-        if !result.isProof || facts.unconfirmedOutcomes > 0 {
-            var candidates = result.outcomes.flatMap(\.witnesses)
-            if result.complete {
-                let bothShapes = analysis.hasTextQueries && analysis.hasItemQueries
-                for strategy in bothShapes ? [URLExplorer.Strategy.rawText, .rawQueryItems] : [.rawText] where workLeft > 0 {
-                    let raw = URLExplorer(
-                        sides: [analysis], domain: domain, maxStates: limits.maxAnalysisStates, maxWork: min(1_000_000, workLeft),
-                        witnessesPerOutcome: 2
-                    ).explore(strategy)
-                    workLeft -= raw.work
-                    candidates += raw.outcomes.flatMap(\.witnesses)
-                }
-            }
-            var seen = Set<String>()
-            for url in candidates.flatMap(WitnessURL.withEmptyItem) where seen.count < Self.maxJudgedURLs && seen.insert(url).inserted {
+        var seen = Set<String>()
+        func judge(_ urls: [String]) {
+            for url in urls.flatMap(WitnessURL.withEmptyItem) where seen.count < Self.maxJudgedURLs && seen.insert(url).inserted {
                 for decision in check.decisions(url, side: 0) ?? [] where decision.kind != .noMatch && judged[decision] == nil {
                     judged[decision] = url
                 }
             }
         }
+        let unproven = !result.isProof || facts.unconfirmedOutcomes > 0
+        if unproven { judge(result.outcomes.flatMap(\.witnesses)) }
         var items: [Item] = []
         for rule in analysis.rules {
             // URLs the rule matches on its own, looked for once per rule and only when needed.
@@ -97,6 +85,26 @@ public struct Coverage: Sendable {
                     }
                 }
                 items.append(item)
+            }
+        }
+        // Rules still without a URL, in a document the walk finished: the walks that read the
+        // URL's own text through every mode, as `diff` does, propose more URLs to judge.
+        if unproven, result.complete, items.contains(where: { $0.url == nil }) {
+            let bothShapes = analysis.hasTextQueries && analysis.hasItemQueries
+            for strategy in bothShapes ? [URLExplorer.Strategy.rawText, .rawQueryItems] : [.rawText] where workLeft > 0 {
+                let raw = URLExplorer(
+                    sides: [analysis], domain: domain, maxStates: limits.maxAnalysisStates, maxWork: min(1_000_000, workLeft),
+                    witnessesPerOutcome: 2
+                ).explore(strategy)
+                workLeft -= raw.work
+                judge(raw.outcomes.flatMap(\.witnesses))
+            }
+            for index in items.indices where items[index].url == nil {
+                let item = items[index]
+                if let url = judged[AppDecision(app: item.app, kind: item.decision, entry: item.entry, rule: item.rule)] {
+                    items[index].url = url
+                    items[index].reason = nil
+                }
             }
         }
         self.items = items

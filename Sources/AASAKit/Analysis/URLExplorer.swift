@@ -599,7 +599,25 @@ extension URLExplorer {
                         best[best.count - 1] = UInt8(byte)
                     }
                 }
-                escapes = best.sorted { ComponentText.rank($0) < ComponentText.rank($1) }
+                // A raw automaton that reads `%` itself (a raw pattern spelling `%20`) tells
+                // escapes apart by their hex digits: the bytes whose escapes spell each pair of
+                // the hex digits it distinguishes are written too.
+                var digits = Set<UInt8>()
+                for track in tracks where !track.decodes {
+                    let classes = track.determinizer.nfa.byteClasses().classOf
+                    let read = { (byte: UInt8) in track.foldsASCII && (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+                    let percent = Int(UInt8(ascii: "%"))
+                    guard classes[percent] != classes[percent - 1] || classes[percent] != classes[percent + 1] else { continue }
+                    var seenClasses = Set<UInt8>()
+                    for digit in "0123456789ABCDEF".utf8 where seenClasses.insert(classes[Int(read(digit))]).inserted { digits.insert(digit) }
+                }
+                let hex = Array("0123456789ABCDEF".utf8)
+                for high in digits {
+                    for low in digits {
+                        if let h = hex.firstIndex(of: high), let l = hex.firstIndex(of: low) { best.append(UInt8(h << 4 | l)) }
+                    }
+                }
+                escapes = Array(Set(best)).sorted { (ComponentText.rank($0), $0) < (ComponentText.rank($1), $1) }
             }
             var boundaries = [Bool](repeating: false, count: 257)
             for track in tracks {

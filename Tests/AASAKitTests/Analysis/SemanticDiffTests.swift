@@ -143,6 +143,19 @@ final class SemanticDiffTests: XCTestCase {
         XCTAssertEqual(try F.oracle(new, url).kind, .match, url)
     }
 
+    func testARawPatternSpellingAnEscapeIsReachedBesideDecodingRules() throws {
+        // With a decoding rule about, the walk writes "%" only as escapes: it must write the
+        // escape the raw pattern spells ("%20"), not only one per class the decoding rule reads.
+        let old = try F.components(#"[{"/": "/é", "caseSensitive": false, "percentEncoded": false}, {"/": "/a%20b"}]"#)
+        let new = try F.components(#"[{"/": "/é", "caseSensitive": false, "percentEncoded": false}, {"/": "/a%20b", "caseSensitive": false}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        let url = try XCTUnwrap(diff.changes.first?.urls.first)
+        XCTAssertTrue(url.contains("%20"), url)
+        XCTAssertEqual(try F.oracle(old, url).kind, .noMatch, url)
+        XCTAssertEqual(try F.oracle(new, url).kind, .match, url)
+    }
+
     func testADecodedItemChangeBesideATextQueryIsShownWithThePlainURL() throws {
         // An absent item reads as empty: "/b" opens the app in the new document only. The walk
         // per mode class pairs the raw rule's path with the decoded one's; the URL spelled
