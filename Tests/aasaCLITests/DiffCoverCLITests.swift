@@ -183,4 +183,64 @@ final class DiffCoverCLITests: XCTestCase {
             XCTAssertTrue(output.stdout.contains("3 passed, 0 failed"), output.stdout)
         }
     }
+
+    func test_cover_matrixKeepsAppIDsThatDifferOnlyInNormalisationApart() throws {
+        // "T.é" precomposed and decomposed are two apps to the matcher; Swift's `==` finds them
+        // equal, which merged their rows and made cover's own matrix fail `aasa test`.
+        let file = try write("doc.json", #"{"applinks": {"details": [{"appIDs": ["T.\u00e9"], "components": [{"/": "/a"}]}, {"appIDs": ["T.e\u0301"], "components": [{"/": "/b"}]}]}}"#)
+        let matrix = try CLIRunner.run(["cover", file, "--format", "matrix"])
+        XCTAssertEqual(matrix.status, 0, matrix.stdout + matrix.stderr)
+        let output = try CLIRunner.run(["test", file, "--matrix", try write("m.json", matrix.stdout), "--domain", "example.com"])
+        XCTAssertEqual(output.status, 0, output.stdout)
+        XCTAssertTrue(output.stdout.contains("2 passed, 0 failed"), output.stdout)
+    }
+
+    func test_test_refusesAMatrixThatCouldCheckNothingByMistake() throws {
+        let file = try write("doc.json", document(#"[{"/": "/a"}]"#))
+        let cases: [(String, String)] = [
+            (#"{"opens_ap": ["https://example.com/a"]}"#, #"unknown key "opens_ap""#),
+            (#"{"opens_app": ["https://example.com/a", 5]}"#, "opens_app[1] is not a string"),
+            (#"{"opens_web": {"T1234567890.a": [{"url": "https://example.com/b"}]}}"#, "opens_web.T1234567890.a[0] is not a string"),
+            (#"{}"#, "neither opens_app nor opens_web"),
+            (#"{"opens_app": ["#, "not JSON: invalid JSON at line 1"),
+        ]
+        for (matrix, message) in cases {
+            let output = try CLIRunner.run(["test", file, "--matrix", try write("m.json", matrix), "--domain", "example.com"])
+            XCTAssertEqual(output.status, 2, matrix + ": " + output.stdout + output.stderr)
+            XCTAssertTrue(output.stderr.contains(message), matrix + ": " + output.stderr)
+        }
+    }
+
+    func test_test_failureLinesShowAURLsLineBreaksAndControlsEscaped() throws {
+        let file = try write("doc.json", document(#"[{"/": "/a"}]"#))
+        let matrix = try write("m.json", #"{"opens_app": ["https://example.com/x\n1000 passed, 0 failed", "https://example.com/\u001b]0;title\u0007"]}"#)
+        let output = try CLIRunner.run(["test", file, "--matrix", matrix, "--domain", "example.com"])
+        XCTAssertEqual(output.status, 1, output.stdout)
+        XCTAssertEqual(output.stdout.split(separator: "\n").count, 3, output.stdout)
+        XCTAssertTrue(output.stdout.contains(#"https://example.com/x\u{A}1000 passed"#), output.stdout)
+        XCTAssertFalse(output.stdout.contains("\u{1B}]0;"), output.stdout)
+    }
+
+    func test_commandsThatCannotWriteTheirOutputExitFive() throws {
+        let file = try write("doc.json", document(#"[{"/": "/a"}]"#))
+        let matrix = try write("m.json", #"{"opens_app": ["https://example.com/a"]}"#)
+        let commands = [
+            "cover \(file)", "diff \(file) \(file)", "debug dfa \(file)", "test \(file) --matrix \(matrix) --domain example.com",
+            "explain \(file) --domain example.com --app T1234567890.a https://example.com/a",
+        ]
+        for command in commands {
+            let output = try CLIRunner.runShell("'\(CLIRunner.executable.path)' \(command) > /dev/full")
+            XCTAssertEqual(output.status, 5, command + ": " + output.stderr)
+            XCTAssertTrue(output.stderr.contains("cannot write the output"), command + ": " + output.stderr)
+        }
+    }
+
+    func test_explain_refusesAURLArgumentThatIsNotUTF8() throws {
+        let file = try write("doc.json", document(#"[{"/": "*"}]"#))
+        let output = try CLIRunner.runShell(
+            "'\(CLIRunner.executable.path)' explain \(file) --domain example.com --app T1234567890.a \"$(printf 'https://example.com/\\377')\"")
+        XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
+        XCTAssertTrue(output.stderr.contains("not valid UTF-8"), output.stderr)
+        XCTAssertEqual(output.stdout, "")
+    }
 }

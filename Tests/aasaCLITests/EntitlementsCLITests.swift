@@ -119,6 +119,51 @@ final class EntitlementsCLITests: XCTestCase {
         XCTAssertEqual(findings.first?["url"] as? String, "https://example.com/shop")
     }
 
+    /// A binary plist of `depth` arrays, each referring twice to the next: a few hundred bytes
+    /// that a reader copying each reference expands to 2^depth objects.
+    private func sharedReferencePlist(depth: Int) -> [UInt8] {
+        func string(_ text: String) -> [UInt8] {
+            let bytes = Array(text.utf8)
+            return (bytes.count < 15 ? [0x50 | UInt8(bytes.count)] : [0x5F, 0x10, UInt8(bytes.count)]) + bytes
+        }
+        func reference(_ index: Int) -> [UInt8] { [0, 0, UInt8(index >> 8), UInt8(index & 0xFF)] }
+        var objects: [[UInt8]] = [
+            [0xD2] + reference(1) + reference(2) + reference(3) + reference(4),
+            string("application-identifier"), string("x"), string(app), [0xA1] + reference(5),
+        ]
+        for _ in 0..<depth { objects.append([0xA2] + reference(objects.count + 1) + reference(objects.count + 1)) }
+        objects.append([0x08])
+        var body = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects {
+            offsets.append(body.count)
+            body += object
+        }
+        let table = body.count
+        for offset in offsets { body += reference(offset) }
+        func be64(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8((value >> ($0 * 8)) & 0xFF) } }
+        body += [0, 0, 0, 0, 0, 0, 4, 4] + be64(objects.count) + be64(0) + be64(table)
+        return body
+    }
+
+    func test_entitlements_aBinaryPlistOfSharedReferencesIsRefusedBeforeItIsExpanded() throws {
+        let folder = try makeTemporaryFolder("aasa-entitlements")
+        let rules = try rules(folder)
+        let hostile = folder.appendingPathComponent("shared.entitlements")
+        try Data(sharedReferencePlist(depth: 20)).write(to: hostile)
+        let run = try ChildProcess.run(["entitlements", hostile.path, "--rules", rules.path], folder: folder)
+        XCTAssertEqual(run.status, 3, run.summary)
+        XCTAssertTrue(run.stderr.contains("reads as more than 100000 objects"), run.summary)
+        RobustnessBounds(seconds: 10, residentMiB: 100).check(run, "a 20-level shared-reference plist")
+        // Shared references as writers make them (equal strings stored once), and containers
+        // of 15 entries and more (whose count is an object of its own), read as before.
+        let domains = (0..<40).map { $0 % 2 == 0 ? "applinks:example.com" : "applinks:other.example" }
+        let file = try plist(
+            folder, "many.entitlements", ["application-identifier": app, "com.apple.developer.associated-domains": domains], binary: true)
+        let output = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--format", "json"])
+        XCTAssertEqual(try records(output).count, 40, output.stdout + output.stderr)
+    }
+
     func test_entitlements_usageAndUnreadableFiles() throws {
         let folder = try makeTemporaryFolder("aasa-entitlements")
         let rules = try rules(folder)

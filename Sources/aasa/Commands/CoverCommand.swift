@@ -71,18 +71,21 @@ enum CoverCommand {
                 text += "entry \(item.entry) rule \(item.rule) \(item.decision.rawValue) \(item.app): \(target)\n"
             }
         }
-        print(text, terminator: "")
+        if let failure = writeStandardOutput(text, command: "cover") { return failure }
         return coverage.items.allSatisfy { $0.url != nil } ? .success : .failure
     }
 
     /// The covered URLs as an `aasa test` matrix: a URL decided by a match rule must open its
     /// app, one decided by an exclude rule must not.
     static func matrix(_ coverage: Coverage) -> String {
+        // App IDs compared byte for byte, as the matcher does: two IDs Swift's `==` finds
+        // canonically equivalent (é precomposed or not) are two apps.
+        func same(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.elementsEqual(rhs.utf8) }
         var apps: [String] = []
-        for item in coverage.items where !apps.contains(item.app) { apps.append(item.app) }
+        for item in coverage.items where !apps.contains(where: { same($0, item.app) }) { apps.append(item.app) }
         func section(_ kind: DecisionKind) -> String {
             let rows = apps.map { app in
-                let urls = coverage.items.filter { $0.app == app && $0.decision == kind }.compactMap(\.url)
+                let urls = coverage.items.filter { same($0.app, app) && $0.decision == kind }.compactMap(\.url)
                 return "    \(JSONWriter.escape(app)): [" + urls.map(JSONWriter.escape).joined(separator: ", ") + "]"
             }
             return "{\n" + rows.joined(separator: ",\n") + "\n  }"

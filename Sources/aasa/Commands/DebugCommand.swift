@@ -55,8 +55,7 @@ enum DebugCommand {
         if parsed.positionals[0] == "plan" {
             let plan = compiled.plan
             let header = "plan: rules \(compiled.rules.count), apps \(compiled.appIDs.count), automata \(plan.automata.count)\n"
-            print(header + plan.lines.map { $0 + "\n" }.joined(), terminator: "")
-            return .success
+            return writeStandardOutput(header + plan.lines.map { $0 + "\n" }.joined(), command: "debug") ?? .success
         }
         var text = "rules:\n"
         for (id, rule) in compiled.rules.enumerated() {
@@ -76,7 +75,6 @@ enum DebugCommand {
                 }
             }
         }
-        print(text, terminator: "")
-        return .success
+        return writeStandardOutput(text, command: "debug") ?? .success
     }
 }

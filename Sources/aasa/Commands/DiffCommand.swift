@@ -88,7 +88,7 @@ enum DiffCommand {
         case .noDifferenceFound(let reason):
             printError("aasa diff: no difference found, but equivalence is not proven: \(reason)")
         }
-        print(text, terminator: "")
+        if let failure = writeStandardOutput(text, command: "diff") { return failure }
         switch diff.verdict {
         case .equivalent: return .success
         case .different: return .failure

@@ -44,6 +44,12 @@ enum ExplainCommand {
         case .failure(let code): return code
         }
         let url = parsed.positionals[1]
+        // The argument as the process got it: a URL that is not UTF-8 cannot be split (what
+        // `match` says of it), not a URL with U+FFFD in its place.
+        if CommandSupport.notUTF8Arguments.contains(url) {
+            printError("aasa explain: cannot split \(VisibleText.escaped(url)): \(URLSplitError.invalidUTF8)")
+            return .failure
+        }
         if url.utf8.count > configuration.input.maxURLBytes {
             printError("aasa explain: \(URLSplitError.tooLong(length: url.utf8.count, limit: configuration.input.maxURLBytes))")
             return .failure
@@ -61,13 +67,12 @@ enum ExplainCommand {
             }
             return .failure
         }
-        print(render(explanation, url: url, app: app, domain: domain, document: document), terminator: "")
-        return .success
+        return writeStandardOutput(render(explanation, url: url, app: app, domain: domain, document: document), command: "explain") ?? .success
     }
 
     static func render(_ explanation: ReferenceExplanation, url: String, app: String, domain: String, document: AASADocument) -> String {
-        var text = "URL       \(url)\n"
-        text += "app       \(app)\n"
+        var text = "URL       \(VisibleText.escapedLine(url))\n"
+        text += "app       \(VisibleText.escapedLine(app))\n"
         let decision = explanation.decision
         var verdict = decision.kind.rawValue
         if let entry = decision.entry, let rule = decision.rule {
@@ -75,14 +80,14 @@ enum ExplainCommand {
         }
         text += "decision  \(verdict)\n"
         if !explanation.url.isHTTPS {
-            text += "note      the scheme is \"\(explanation.url.scheme)\", not https: it is matched the same way (http and https links open apps)\n"
+            text += "note      the scheme is \"\(VisibleText.escapedLine(explanation.url.scheme))\", not https: it is matched the same way (http and https links open apps)\n"
         }
         if !explanation.hostMatches {
-            text += "host      \"\(explanation.url.host)\" is not \(domain): no rule applies\n"
+            text += "host      \"\(VisibleText.escapedLine(explanation.url.host))\" is not \(domain): no rule applies\n"
             return text
         }
         if !document.appIDs.contains(app) {
-            text += "note      no entry of applinks.details names \(app)\n"
+            text += "note      no entry of applinks.details names \(VisibleText.escapedLine(app))\n"
         }
         if explanation.trail.isEmpty, document.appIDs.contains(app) {
             text += "note      the entries naming this app have no rules\n"

@@ -64,8 +64,9 @@ enum TestCommand {
         case .success(let value): failures = value
         case .failure(let code): return code
         }
-        for failure in failures { print("FAIL \(failure.text)") }
-        print("\(expectations.count - failures.count) passed, \(failures.count) failed")
+        var text = failures.map { "FAIL \(VisibleText.escapedLine($0.text))\n" }.joined()
+        text += "\(expectations.count - failures.count) passed, \(failures.count) failed\n"
+        if let failure = writeStandardOutput(text, command: "test") { return failure }
         return failures.isEmpty ? .success : .failure
     }
 
@@ -125,24 +126,51 @@ enum TestCommand {
         return .success(failures)
     }
 
+    /// The largest matrix read: a million URLs of typical length.
+    static let maxMatrixBytes = 64 << 20
+
+    /// The expectations of the matrix at `path`. A matrix that could check nothing by mistake
+    /// (a misspelt key, a URL that is not a string) is refused rather than passed.
     static func loadMatrix(_ path: String) -> Result<[Expectation], MatrixError> {
-        guard let data = FileManager.default.contents(atPath: path) else { return .failure(MatrixError("no such file")) }
-        guard case .object(let root)? = try? JSONParser.parse([UInt8](data)) else {
-            return .failure(MatrixError("not a JSON object"))
+        let bytes: [UInt8]
+        do {
+            bytes = try AASADocument.bytes(ofFile: path, maxBytes: maxMatrixBytes)
+        } catch .document(.tooLarge) {
+            return .failure(MatrixError("it is over \(maxMatrixBytes >> 20) MiB"))
+        } catch {
+            return .failure(MatrixError("\(error)"))
         }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            return .failure(MatrixError("not JSON: \(error)"))
+        }
+        guard case .object(let root) = value else { return .failure(MatrixError("not a JSON object")) }
+        let keys = ["opens_app", "opens_web"]
+        if let unknown = root.members.first(where: { member in !keys.contains { member.key.utf8.elementsEqual($0.utf8) } }) {
+            return .failure(MatrixError("unknown key \(JSONWriter.escape(unknown.key)) (a matrix has opens_app and opens_web)"))
+        }
+        guard keys.contains(where: { root[$0] != nil }) else { return .failure(MatrixError("neither opens_app nor opens_web is given")) }
         var expectations: [Expectation] = []
+        func append(_ urls: [JSONValue], app: String?, opens: Bool, at path: String) -> MatrixError? {
+            for (index, url) in urls.enumerated() {
+                guard case .string(let text) = url else { return MatrixError("\(path)[\(index)] is not a string") }
+                expectations.append(Expectation(url: text, app: app, opensApp: opens))
+            }
+            return nil
+        }
         for (key, opens) in [("opens_app", true), ("opens_web", false)] {
             switch root[key] {
             case nil:
                 continue
             case .array(let urls)?:
-                for case .string(let url) in urls { expectations.append(Expectation(url: url, app: nil, opensApp: opens)) }
+                if let error = append(urls, app: nil, opens: opens, at: key) { return .failure(error) }
             case .object(let byApp)?:
                 for member in byApp.members {
-                    guard case .array(let urls) = member.value else { return .failure(MatrixError("\(key).\(member.key) is not an array")) }
-                    for case .string(let url) in urls {
-                        expectations.append(Expectation(url: url, app: member.key, opensApp: opens))
-                    }
+                    let path = "\(key).\(VisibleText.escapedLine(member.key))"
+                    guard case .array(let urls) = member.value else { return .failure(MatrixError("\(path) is not an array")) }
+                    if let error = append(urls, app: member.key, opens: opens, at: path) { return .failure(error) }
                 }
             default:
                 return .failure(MatrixError("\(key) must be an array or an object keyed by app ID"))

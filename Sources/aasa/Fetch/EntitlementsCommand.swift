@@ -161,15 +161,16 @@ enum EntitlementsCommand {
                 line += ", \"app_id\": \(appID.map(JSONWriter.escape) ?? "null"), \"ok\": \(ok), \"findings\": ["
                 output += line + findings.map(\.json).joined(separator: ", ") + "]}\n"
             } else {
-                let modeText = mode.map { " (mode \($0))" } ?? ""
-                if findings.isEmpty { output += "\(entry)\(modeText): ok, the document names \(appID ?? "the app")\n" }
+                let modeText = VisibleText.escapedLine(mode.map { " (mode \($0))" } ?? "")
+                let entry = VisibleText.escapedLine(entry)
+                if findings.isEmpty { output += "\(entry)\(modeText): ok, the document names \(appID.map(VisibleText.escapedLine) ?? "the app")\n" }
                 for finding in findings {
-                    output += "\(entry)\(modeText): \(finding.severity.rawValue) [\(finding.code)] \(finding.message)\n"
-                    if let url = finding.url { output += "  \(url)\n" }
+                    output += "\(entry)\(modeText): \(finding.severity.rawValue) [\(finding.code)] \(VisibleText.escapedLine(finding.message))\n"
+                    if let url = finding.url { output += "  \(VisibleText.escapedLine(url))\n" }
                 }
             }
         }
-        print(format == "json" ? output : VisibleText.escaped(output), terminator: "")
+        if let failure = writeStandardOutput(format == "json" ? output : VisibleText.escaped(output), command: "entitlements") { return failure }
         return anyError ? .failure : .success
     }
 
@@ -184,6 +185,13 @@ enum EntitlementsCommand {
             let size = (attributes[.size] as? NSNumber)?.intValue, size <= 1 << 20,
             let data = FileManager.default.contents(atPath: file)
         else { return .failure(Problem("it cannot be read, or it is over 1 MiB")) }
+        switch BinaryPlistSize.check(Array(data)) {
+        case .notBinary, .within: break
+        case .malformed: return .failure(Problem("not a property list (XML or binary)"))
+        case .tooMany:
+            return .failure(
+                Problem("the binary property list reads as more than \(BinaryPlistSize.maxObjects) objects (its containers refer to shared objects over and over)"))
+        }
         guard let value = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) else {
             return .failure(Problem("not a property list (XML or binary)"))
         }

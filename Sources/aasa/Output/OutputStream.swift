@@ -66,6 +66,24 @@ final class OutputStream {
     }
 }
 
+/// Writes a command's whole text to standard output: `nil` when written (or when the reader
+/// went away, `| head`, which is not an error), `.inputOutput` with the reason on standard
+/// error when it could not be (a full disk), so that no command reports success over a cut
+/// output.
+func writeStandardOutput(_ text: String, command: String) -> ExitCode? {
+    let output = OutputStream(fileDescriptor: STDOUT_FILENO)
+    do {
+        try output.write(text)
+        try output.flush()
+    } catch OutputStream.WriteFailure.closed {
+        return nil
+    } catch {
+        printError("aasa \(command): \(error)")
+        return .inputOutput
+    }
+    return nil
+}
+
 /// Writes a line to standard error, unbuffered (diagnostics must not wait for the output).
 func printError(_ message: String) {
     StandardError.write(message.hasSuffix("\n") ? message : message + "\n")

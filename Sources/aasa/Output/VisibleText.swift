@@ -5,6 +5,17 @@
 /// already covers them.
 enum VisibleText {
     static func escaped(_ text: String) -> String {
+        escaped(text, hiding: isHidden)
+    }
+
+    /// As `escaped(_:)` for text shown on one line of its own (a URL, an app ID): line breaks
+    /// and tabs are escaped too, so that a value cannot print a line that looks like the
+    /// tool's ("1000 passed, 0 failed").
+    static func escapedLine(_ text: String) -> String {
+        escaped(text, hiding: { isHidden($0) || $0 == "\n" || $0 == "\t" })
+    }
+
+    private static func escaped(_ text: String, hiding isHidden: (Unicode.Scalar) -> Bool) -> String {
         guard text.unicodeScalars.contains(where: isHidden) else { return text }
         var shown = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -17,11 +28,12 @@ enum VisibleText {
         return String(shown)
     }
 
-    /// C0 controls but line feed and tab, DEL, and the C1 controls (which terminals also obey).
+    /// C0 controls but line feed and tab, DEL, the C1 controls (which terminals also obey), and
+    /// the bidirectional embeddings, overrides and isolates, which reorder what is shown after them.
     private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x0A, 0x09: return false
-        case 0x00...0x1F, 0x7F...0x9F: return true
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: return true
         default: return false
         }
     }
