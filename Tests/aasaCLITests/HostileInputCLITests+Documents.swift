@@ -38,6 +38,17 @@ extension HostileInputCLITests {
         }
     }
 
+    func test_debugDFA_boundsThePositionsItStepsNotOnlyItsStates() throws {
+        // 3 000 values of `*N*a` called three times: under 10 000 states, each of thousands of
+        // positions (650 MB and 10 s before the work bound).
+        let values = (0..<3_000).map { #""*\#($0)*a""# }.joined(separator: ",")
+        let text = #"{"applinks":{"substitutionVariables":{"v":[\#(values)]},"details":[{"appIDs":["T.a"],"components":[{"/":"/$(v)/$(v)/$(v)/*"}]}]}}"#
+        let document = try write(Array(text.utf8), "variables.json")
+        let run = try ChildProcess.run(["debug", "dfa", document], folder: folder)
+        XCTAssertEqual(run.status, 0, run.summary)
+        RobustnessBounds(seconds: 20, residentMiB: 300).check(run, "debug dfa of a wide variable")
+    }
+
     func test_hundredMegabyteDocument_isRefusedWithoutReadingIt() throws {
         let document = folder.appendingPathComponent("big.json")
         try hundredMegabyteDocument(at: document)

@@ -68,7 +68,10 @@ enum DebugCommand {
                 text += AutomatonDump.describe(dfa.nfa)
             } else {
                 do {
-                    let dense = try DenseDFA(nfa: dfa.nfa)
+                    // States alone do not bound the work: each can hold thousands of NFA
+                    // positions (a variable of thousands of `*…*` values), so the positions
+                    // stepped are bounded too, at about 64 MB of subsets.
+                    let dense = try DenseDFA(nfa: dfa.nfa, maxStates: 10_000, maxWork: 1 << 24)
                     text += AutomatonDump.describe(parsed.has("minimize") ? dense.minimized() : dense)
                 } catch {
                     text += "(\(error))\n"

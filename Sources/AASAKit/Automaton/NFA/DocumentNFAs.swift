@@ -83,7 +83,10 @@ struct DocumentNFAs {
                 constraints.append(.text)
             case .items(let predicates):
                 var ids: [Int32] = []
-                for (name, pattern) in predicates {
+                // A rule left out never matches: its predicates get no ids, so that a search
+                // on one rule carries only that rule's predicates in its states (a document of
+                // thousands of items made every state thousands of bits wide).
+                for (name, pattern) in predicates where compiled {
                     let id = Int32(predicateRule.count)
                     predicateRule.append(tag)
                     if compiled { itemPatterns[mode][ExactString(name), default: []].append((pattern, id)) }
