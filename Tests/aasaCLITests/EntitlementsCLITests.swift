@@ -119,6 +119,68 @@ final class EntitlementsCLITests: XCTestCase {
         XCTAssertEqual(findings.first?["url"] as? String, "https://example.com/shop")
     }
 
+    func test_entitlements_matrixDecidesWildcardSubdomainsAndFailsURLsNoEntryCovers() throws {
+        let folder = try makeTemporaryFolder("aasa-entitlements")
+        let rules = try rules(folder)
+        let file = try plist(
+            folder, "app.entitlements",
+            ["application-identifier": app, "com.apple.developer.associated-domains": ["applinks:*.example.com"]])
+        let matrix = folder.appendingPathComponent("m.json")
+        // The subdomain is decided on example.com's document (/app/* opens), and expected to
+        // stay on the web: a failure. The root is not covered by the wildcard, a typo'd host by
+        // nothing, and "nohost" cannot be split: each fails, where they were skipped.
+        try Data(
+            #"{"opens_app": ["https://example.com/app/1", "https://exmaple.com/app/1", "nohost"], "opens_web": ["https://www.example.com/app/2", "https://elsewhere.example/"]}"#
+                .utf8
+        ).write(to: matrix)
+        let output = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--matrix", matrix.path, "--format", "json"])
+        XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
+        let lines = try records(output)
+        let urls = lines.flatMap { ($0["findings"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String } }
+        XCTAssertEqual(
+            Set(urls), ["https://example.com/app/1", "https://exmaple.com/app/1", "nohost", "https://www.example.com/app/2"],
+            output.stdout)
+    }
+
+    func test_entitlements_rulesDirectoryIsListedAsClassifyListsIt() throws {
+        let folder = try makeTemporaryFolder("aasa-entitlements")
+        let rules = folder.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try Data(#"{"applinks": {"details": [{"appIDs": ["\#(app)"], "components": [{"/": "*"}]}]}}"#.utf8)
+            .write(to: rules.appendingPathComponent("Upper.Example.json"))
+        try FileManager.default.createSymbolicLink(
+            atPath: rules.appendingPathComponent("broken.example.json").path, withDestinationPath: "/nonexistent/aasa.json")
+        let file = try plist(
+            folder, "app.entitlements",
+            ["application-identifier": app, "com.apple.developer.associated-domains": ["applinks:upper.example", "applinks:broken.example"]])
+        let output = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--format", "json"])
+        let lines = try records(output)
+        XCTAssertEqual(lines.map(codes), [[], ["no-document"]], output.stdout)
+        XCTAssertTrue(output.stdout.contains("broken symbolic link"), output.stdout)
+        let missing = try CLIRunner.run(["entitlements", file, "--rules", folder.appendingPathComponent("nope").path])
+        XCTAssertEqual(missing.status, 3, missing.stdout + missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("cannot list the rules directory"), missing.stderr)
+    }
+
+    func test_entitlements_entriesOfNoServiceAndEntriesThatAreNotStringsAreInvalid() throws {
+        let folder = try makeTemporaryFolder("aasa-entitlements")
+        let rules = try rules(folder)
+        let file = try plist(
+            folder, "app.entitlements",
+            [
+                "application-identifier": app,
+                "com.apple.developer.associated-domains": ["applinks:example.com", "bogus", " applinks:example.com", 7, "webcredentials:example.com"],
+            ])
+        let output = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--format", "json"])
+        XCTAssertEqual(output.status, 1, output.stdout)
+        let lines = try records(output)
+        XCTAssertEqual(lines.first.map(codes), ["invalid-entry", "invalid-entry", "invalid-entry"], output.stdout)
+        XCTAssertEqual(lines.count, 2, "the file's findings, then the one applinks entry: \(output.stdout)")
+        let notArray = try plist(
+            folder, "string.entitlements", ["application-identifier": app, "com.apple.developer.associated-domains": "applinks:example.com"])
+        XCTAssertEqual(try CLIRunner.run(["entitlements", notArray, "--rules", rules.path]).status, 1)
+    }
+
     /// A binary plist of `depth` arrays, each referring twice to the next: a few hundred bytes
     /// that a reader copying each reference expands to 2^depth objects.
     private func sharedReferencePlist(depth: Int) -> [UInt8] {

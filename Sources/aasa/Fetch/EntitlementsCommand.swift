@@ -27,10 +27,13 @@ enum EntitlementsCommand {
             prints it). The app ID is application-identifier or
             com.apple.application-identifier (TEAMID.bundle.id), or --app-id. Each
             com.apple.developer.associated-domains entry applinks:DOMAIN[?mode=developer|managed]
-            is listed with its mode; a wildcard *.DOMAIN is served by DOMAIN's document.
+            is listed with its mode; a wildcard *.DOMAIN is served by DOMAIN's document and
+            covers DOMAIN's subdomains (DOMAIN itself needs an entry of its own). With --matrix,
+            each URL is decided on the document of the entry covering its host; a URL no entry
+            covers fails if it should open the app (and holds if it should stay on the web).
 
             Codes (severity): no-app-id (error), no-applinks (warning), invalid-entry (error:
-            not SERVICE:DOMAIN[?mode=...]), no-document (error: no document for the domain, or
+            not SERVICE:DOMAIN[?mode=...], or not a string), no-document (error: no document for the domain, or
             the fetch failed, with its reason), invalid-document (error), app-not-listed
             (error: the document names other apps only), matrix-failed (error).
 
@@ -40,7 +43,8 @@ enum EntitlementsCommand {
             and one line {"entry": null, ...} for findings about the file itself.
 
             EXIT STATUS: 0 no finding is an error; 1 some finding is an error; 2 usage error;
-            3 the entitlements file cannot be read or is not a property list.
+            3 the entitlements file or the rules directory cannot be read, or the file is not
+            a property list.
             """)
 
     /// Why a file or a document could not be had, as a person reads it.
@@ -86,11 +90,33 @@ enum EntitlementsCommand {
                     code: "no-app-id", severity: .error,
                     message: "no application-identifier in the file; give --app-id TEAMID.bundle.id"))
         }
-        let entries = (plist["com.apple.developer.associated-domains"] as? [Any] ?? []).compactMap { $0 as? String }
-        var applinks: [(entry: String, parsed: Result<AssociatedDomain, DomainNameError>)] = []
-        for entry in entries where entry.hasPrefix("applinks:") {
-            applinks.append((entry, AssociatedDomain.parse(entry)))
+        let key = "com.apple.developer.associated-domains"
+        var entries: [String] = []
+        switch plist[key] {
+        case nil: break
+        case let list as [Any]:
+            for (index, element) in list.enumerated() {
+                guard let entry = element as? String else {
+                    fileFindings.append(.init(code: "invalid-entry", severity: .error, message: "\(key)[\(index)] is not a string"))
+                    continue
+                }
+                entries.append(entry)
+            }
+        default:
+            fileFindings.append(.init(code: "invalid-entry", severity: .error, message: "\(key) is not an array of strings"))
         }
+        var applinks: [(entry: String, parsed: Result<AssociatedDomain, DomainNameError>)] = []
+        for entry in entries {
+            // Other services (webcredentials:, appclips:, activitycontinuation:) are not ours to
+            // check, but an entry of no known service is a typo that silently drops a domain.
+            if entry.hasPrefix("applinks:") {
+                applinks.append((entry, AssociatedDomain.parse(entry)))
+            } else if !Self.otherServices.contains(where: { entry.hasPrefix($0) }) {
+                fileFindings.append(
+                    .init(code: "invalid-entry", severity: .error, message: "\(JSONWriter.escape(entry)) is not SERVICE:DOMAIN (applinks:, webcredentials:, appclips:, activitycontinuation:)"))
+            }
+        }
+        if let expectations { fileFindings += uncoveredExpectations(expectations, applinks: applinks.compactMap { try? $0.parsed.get() }) }
         if applinks.isEmpty {
             fileFindings.append(
                 .init(
@@ -123,7 +149,12 @@ enum EntitlementsCommand {
             }
             documents = byDomain
         } else {
-            documents = loadRules(rulesPath ?? "", domains: domains, configuration: configuration)
+            switch loadRules(rulesPath ?? "", domains: domains, configuration: configuration) {
+            case .success(let found): documents = found
+            case .failure(let failure):
+                printError("aasa entitlements: \(failure)")
+                return .unreadableDocument
+            }
         }
         var output = ""
         var anyError = fileFindings.contains { $0.severity == .error }
@@ -149,7 +180,7 @@ enum EntitlementsCommand {
                 mode = associated.mode
                 let key = associated.port.map { "\(associated.domain):\($0)" } ?? associated.domain
                 findings += documentFindings(
-                    documents[key] ?? .failure(Problem("no document")), domain: associated.domain, appID: appID,
+                    documents[key] ?? .failure(Problem("no document")), domain: associated.domain, wildcard: associated.wildcard, appID: appID,
                     expectations: expectations,
                     configuration: configuration)
             }
@@ -199,19 +230,25 @@ enum EntitlementsCommand {
         return .success(dictionary)
     }
 
-    /// The documents of `domains` in a rules directory, or why there is none.
-    static func loadRules(_ path: String, domains: [String], configuration: Configuration) -> [String: Result<[UInt8], Problem>] {
-        let store = DocumentStore(root: path)
+    /// The documents of `domains` in a rules directory, or why there is none: the directory is
+    /// listed as `classify --rules` lists it (file names in any case, a broken link or a FIFO
+    /// claiming its domain), so that both find the same document for a domain.
+    static func loadRules(_ path: String, domains: [String], configuration: Configuration)
+        -> Result<[String: Result<[UInt8], Problem>], DomainDocuments.LoadFailure>
+    {
+        let listing: DomainDocuments.Listing
+        do {
+            listing = try DomainDocuments.listing(path)
+        } catch {
+            return .failure(error)
+        }
+        for warning in listing.warnings { printError("aasa entitlements: \(warning)") }
+        func key(_ domain: String) -> [UInt8] { domain.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 } }
+        var files: [[UInt8]: String] = [:]
+        for (domain, file) in listing.files { files[key(domain)] = file }
         var result: [String: Result<[UInt8], Problem>] = [:]
         for domain in domains {
-            let candidates = [
-                store.documentPath(domain),
-                ((path as NSString).appendingPathComponent(domain) as NSString).appendingPathComponent(
-                    "apple-app-site-association"),
-                (path as NSString).appendingPathComponent("\(domain).json"),
-            ]
-            // The order `classify --rules` uses: .well-known, then the plain file, then DOMAIN.json.
-            guard let file = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            guard let file = files[key(domain)] else {
                 result[domain] = .failure(Problem("no document for \(domain) in \(path)"))
                 continue
             }
@@ -222,11 +259,42 @@ enum EntitlementsCommand {
                 result[domain] = .failure(Problem("cannot read \(file): \(error)"))
             }
         }
-        return result
+        return .success(result)
+    }
+
+    static let otherServices = ["webcredentials:", "appclips:", "activitycontinuation:"]
+
+    /// Whether `host` is one an applinks entry is about: its domain, or a subdomain of it for a
+    /// wildcard entry (`*.example.com` covers `www.example.com`, not `example.com`, which
+    /// needs an entry of its own).
+    static func covers(domain: String, wildcard: Bool, host: String) -> Bool {
+        wildcard ? host.hasSuffix("." + domain) : host == domain
+    }
+
+    /// Matrix URLs no entry is about: one that cannot be split fails, and so does one expected
+    /// to open the app (no entry associates its host); one expected to stay on the web holds.
+    static func uncoveredExpectations(_ expectations: [TestCommand.Expectation], applinks: [AssociatedDomain]) -> [CheckCommand.Finding] {
+        var findings: [CheckCommand.Finding] = []
+        for expectation in expectations {
+            let host: String
+            do {
+                host = try URLSplitter.split(expectation.url).host.lowercased()
+            } catch {
+                findings.append(.init(code: "matrix-failed", severity: .error, message: "\(expectation.url): cannot be split: \(error)", url: expectation.url))
+                continue
+            }
+            if expectation.opensApp && !applinks.contains(where: { covers(domain: $0.domain, wildcard: $0.wildcard, host: host) }) {
+                findings.append(
+                    .init(
+                        code: "matrix-failed", severity: .error,
+                        message: "\(expectation.url) should open the app: no applinks entry covers \(host)", url: expectation.url))
+            }
+        }
+        return findings
     }
 
     static func documentFindings(
-        _ document: Result<[UInt8], Problem>, domain: String, appID: String?, expectations: [TestCommand.Expectation]?,
+        _ document: Result<[UInt8], Problem>, domain: String, wildcard: Bool, appID: String?, expectations: [TestCommand.Expectation]?,
         configuration: Configuration
     ) -> [CheckCommand.Finding] {
         let bytes: [UInt8]
@@ -254,13 +322,16 @@ enum EntitlementsCommand {
             ]
         }
         guard let expectations else { return [] }
-        let mine = expectations.filter { (try? URLSplitter.split($0.url).host.lowercased()) == domain }.map { expectation in
+        let mine = expectations.filter { expectation in
+            (try? URLSplitter.split(expectation.url).host.lowercased()).map { covers(domain: domain, wildcard: wildcard, host: $0) } ?? false
+        }.map { expectation in
             var forApp = expectation
             forApp.app = expectation.app ?? appID
             return forApp
         }
         guard !mine.isEmpty else { return [] }
-        switch TestCommand.evaluate(mine, document: parsed, domain: domain, engineName: "dfa", configuration: configuration) {
+        // A wildcard entry's document serves each subdomain: each URL is decided on its own host.
+        switch TestCommand.evaluate(mine, document: parsed, domain: wildcard ? nil : domain, engineName: "dfa", configuration: configuration) {
         case .success(let failures):
             return failures.map { .init(code: "matrix-failed", severity: .error, message: $0.text, url: $0.url) }
         case .failure:
