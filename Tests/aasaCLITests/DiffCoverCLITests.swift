@@ -235,6 +235,15 @@ final class DiffCoverCLITests: XCTestCase {
         }
     }
 
+    func test_debug_refusesOptionsItWouldIgnore() throws {
+        let file = try write("doc.json", document(#"[{"/": "/a"}]"#))
+        for arguments in [["debug", "nfa", file, "--minimize"], ["debug", "plan", file, "--minimize"], ["debug", "dfa", file, "--domain", ""]] {
+            let output = try CLIRunner.run(arguments)
+            XCTAssertEqual(output.status, 2, arguments.joined(separator: " ") + ": " + output.stderr)
+        }
+        XCTAssertEqual(try CLIRunner.run(["debug", "dfa", file, "--minimize", "--domain", "x.example"]).status, 0)
+    }
+
     func test_explain_refusesAURLArgumentThatIsNotUTF8() throws {
         let file = try write("doc.json", document(#"[{"/": "*"}]"#))
         let output = try CLIRunner.runShell(

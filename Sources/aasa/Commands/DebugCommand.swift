@@ -37,6 +37,16 @@ enum DebugCommand {
         case .success(let value): (parsed, configuration) = value
         case .failure(let code): return code
         }
+        if parsed.has("minimize"), parsed.positionals.first != "dfa" {
+            return CommandSupport.usageError(spec, "--minimize goes with dfa only")
+        }
+        var domain = "example.com"
+        if let given = parsed.value("domain") {
+            switch CommandSupport.documentDomain(given) {
+            case .success(let host): domain = host
+            case .failure(let error): return CommandSupport.usageError(spec, error.message)
+            }
+        }
         guard parsed.positionals.count == 2, ["nfa", "dfa", "plan"].contains(parsed.positionals[0]) else {
             return CommandSupport.usageError(spec, "expected 'nfa', 'dfa' or 'plan' and a <file>")
         }
@@ -47,7 +57,7 @@ enum DebugCommand {
         }
         let compiled: CompiledDocument
         do {
-            compiled = try CompiledDocument(document: document, domain: parsed.value("domain") ?? "example.com", configuration: configuration)
+            compiled = try CompiledDocument(document: document, domain: domain, configuration: configuration)
         } catch {
             printError("aasa debug: cannot compile \(parsed.positionals[1]): \(error)")
             return .unreadableDocument

@@ -17,8 +17,8 @@ enum ExplainCommand {
             decoding, NFC, folding and slash rules), the pattern, and the verdict, with the rule's
             effective flags.
 
-            EXIT STATUS: 0 explained; 1 the URL cannot be split; 2 usage error; 3 the document
-            cannot be read.
+            EXIT STATUS: 0 explained; 1 the URL cannot be split or is over the work limit
+            (url-work); 2 usage error; 3 the document cannot be read.
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
