@@ -16,8 +16,9 @@ enum TestCommand {
             The matrix is {"opens_app": [urls], "opens_web": [urls]}: a URL under opens_app must
             open at least one app (some app's decision is match), one under opens_web must open
             none. Keyed by app ID, {"opens_app": {"<app>": [urls]}, "opens_web": {"<app>": [urls]}},
-            each URL is checked for that app alone. Every failure is listed with the decision and
-            the rule that decided it.
+            each URL is checked for that app alone. Other keys, and URLs that are not strings,
+            are refused (a matrix that could check nothing by mistake). Every failure is listed
+            with the decision and the rule that decided it.
 
             EXIT STATUS: 0 every expectation holds; 1 some failed; 2 usage error or unreadable
             matrix; 3 the document cannot be read.
