@@ -41,7 +41,7 @@ public struct Coverage: Sendable {
         var judged: [AppDecision: String] = [:]
         var seen = Set<String>()
         func judge(_ urls: [String]) {
-            for url in urls.flatMap(WitnessURL.withEmptyItem) where seen.count < Self.maxJudgedURLs && seen.insert(url).inserted {
+            for url in WitnessCheck.toJudge(urls, seen: &seen) {
                 for decision in check.decisions(url, side: 0) ?? [] where decision.kind != .noMatch && judged[decision] == nil {
                     judged[decision] = url
                 }
@@ -90,8 +90,7 @@ public struct Coverage: Sendable {
         // Rules still without a URL, in a document the walk finished: the walks that read the
         // URL's own text through every mode, as `diff` does, propose more URLs to judge.
         if unproven, result.complete, items.contains(where: { $0.url == nil }) {
-            let bothShapes = analysis.hasTextQueries && analysis.hasItemQueries
-            for strategy in bothShapes ? [URLExplorer.Strategy.rawText, .rawQueryItems] : [.rawText] where workLeft > 0 {
+            for strategy in URLExplorer.Strategy.rawTextWalks([analysis]) where workLeft > 0 {
                 let raw = URLExplorer(
                     sides: [analysis], domain: domain, maxStates: limits.maxAnalysisStates, maxWork: min(1_000_000, workLeft),
                     witnessesPerOutcome: 2
@@ -110,9 +109,6 @@ public struct Coverage: Sendable {
         self.items = items
         isProof = result.isProof
     }
-
-    /// The most URLs the matcher judges short of a proof: a fraction of the walks' own cost.
-    static let maxJudgedURLs = 4_096
 
     /// URLs that rule `rule` matches on its own (shortest first): when the whole document is
     /// too big to explore, or its outcome had no confirmed URL, each is a candidate the matcher

@@ -98,8 +98,7 @@ public struct SemanticDiff: Sendable {
         // left of the walk's budgets, so a diff costs no more than one walk.
         if !result.witnessesAreReal && (!result.complete || changes.contains { $0.urls.isEmpty }) {
             var spent = (states: result.states, work: result.work)
-            let bothShapes = sides.contains(where: \.hasTextQueries) && sides.contains(where: \.hasItemQueries)
-            for strategy in bothShapes ? [URLExplorer.Strategy.rawText, .rawQueryItems] : [.rawText] {
+            for strategy in URLExplorer.Strategy.rawTextWalks(sides) {
                 let rest = URLExplorer(
                     sides: sides, domain: domain, maxStates: max(explorer.maxStates - spent.states, 0),
                     maxWork: max(explorer.maxWork - spent.work, 0), witnessesPerOutcome: explorer.witnessesPerOutcome)
@@ -121,7 +120,7 @@ public struct SemanticDiff: Sendable {
         if !result.isProof || unconfirmed {
             let known = changes.count
             var judged = Set<String>()
-            for url in written.flatMap(WitnessURL.withEmptyItem) where judged.count < Self.maxJudgedURLs && judged.insert(url).inserted {
+            for url in WitnessCheck.toJudge(written, seen: &judged) {
                 guard let old = check.decisions(url, side: 0), let new = check.decisions(url, side: 1) else { continue }
                 let decision = byApp([old, new])
                 for app in apps {
@@ -150,8 +149,4 @@ public struct SemanticDiff: Sendable {
             verdict = .noDifferenceFound(reason: reasons.joined(separator: "; "))
         }
     }
-
-    /// The most URLs the matcher judges when the walks prove nothing: it bounds the judging at
-    /// a fraction of the walks' own cost.
-    static let maxJudgedURLs = 4_096
 }

@@ -109,6 +109,12 @@ struct URLExplorer {
         /// `rawText` writing query items where rules of both shapes exist (text query rules
         /// are then not taken down by the query).
         case rawQueryItems
+
+        /// The walks on the URL's own text that `sides` need: the query as items too when
+        /// their rules have both query shapes.
+        static func rawTextWalks(_ sides: [AnalysisDocument]) -> [Strategy] {
+            sides.contains(where: \.hasTextQueries) && sides.contains(where: \.hasItemQueries) ? [.rawText, .rawQueryItems] : [.rawText]
+        }
     }
 
     func explore(_ strategy: Strategy = .standard) -> Result {
@@ -602,20 +608,19 @@ extension URLExplorer {
                 // A raw automaton that reads `%` itself (a raw pattern spelling `%20`) tells
                 // escapes apart by their hex digits: the bytes whose escapes spell each pair of
                 // the hex digits it distinguishes are written too.
-                var digits = Set<UInt8>()
+                var nibbles = Set<UInt8>()
                 for track in tracks where !track.decodes {
                     let classes = track.determinizer.nfa.byteClasses().classOf
                     let read = { (byte: UInt8) in track.foldsASCII && (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
                     let percent = Int(UInt8(ascii: "%"))
                     guard classes[percent] != classes[percent - 1] || classes[percent] != classes[percent + 1] else { continue }
                     var seenClasses = Set<UInt8>()
-                    for digit in "0123456789ABCDEF".utf8 where seenClasses.insert(classes[Int(read(digit))]).inserted { digits.insert(digit) }
-                }
-                let hex = Array("0123456789ABCDEF".utf8)
-                for high in digits {
-                    for low in digits {
-                        if let h = hex.firstIndex(of: high), let l = hex.firstIndex(of: low) { best.append(UInt8(h << 4 | l)) }
+                    for (nibble, digit) in "0123456789ABCDEF".utf8.enumerated() where seenClasses.insert(classes[Int(read(digit))]).inserted {
+                        nibbles.insert(UInt8(nibble))
                     }
+                }
+                for high in nibbles {
+                    for low in nibbles { best.append(high << 4 | low) }
                 }
                 escapes = Array(Set(best)).sorted { (ComponentText.rank($0), $0) < (ComponentText.rank($1), $1) }
             }

@@ -23,6 +23,21 @@ struct WitnessCheck {
         try? matchers[side].decide(url, app: nil).decisions
     }
 
+    /// The most URLs the matcher judges when the walks prove nothing: a fraction of the walks'
+    /// own cost.
+    static let maxJudgedURLs = 4_096
+
+    /// The URLs of `urls` to judge short of a proof: each also with an empty query item
+    /// (`WitnessURL.withEmptyItem`), those not in `seen` yet, until `seen` holds
+    /// `maxJudgedURLs`.
+    static func toJudge(_ urls: [String], seen: inout Set<String>) -> [String] {
+        var fresh: [String] = []
+        for url in urls.flatMap(WitnessURL.withEmptyItem) where seen.count < maxJudgedURLs && seen.insert(url).inserted {
+            fresh.append(url)
+        }
+        return fresh
+    }
+
     /// Whether every document decides `url` as `expected` (per side, per app).
     func confirms(_ url: String, expected: [[AppDecision]]) -> Bool {
         for (side, decisions) in expected.enumerated() where self.decisions(url, side: side) != decisions {

@@ -89,7 +89,7 @@ struct DocumentNFAs {
                 for (name, pattern) in predicates where compiled {
                     let id = Int32(predicateRule.count)
                     predicateRule.append(tag)
-                    if compiled { itemPatterns[mode][ExactString(name), default: []].append((pattern, id)) }
+                    itemPatterns[mode][ExactString(name), default: []].append((pattern, id))
                     ids.append(id)
                 }
                 constraints.append(ids.isEmpty ? .universal : .items(predicates: ids))
