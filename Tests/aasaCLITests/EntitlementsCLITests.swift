@@ -94,6 +94,16 @@ final class EntitlementsCLITests: XCTestCase {
             "\(lines[1])")
         let noApp = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--format", "json"])
         XCTAssertEqual(try records(noApp).first.map(codes), ["no-app-id"])
+        // An entry whose document loads is not "ok" when there is no app to look for in it.
+        let unchecked = try CLIRunner.run([
+            "entitlements",
+            try plist(folder, "no-app.entitlements", ["com.apple.developer.associated-domains": ["applinks:example.com"]]),
+            "--rules", rules.path, "--format", "json",
+        ])
+        XCTAssertEqual(unchecked.status, 1)
+        let uncheckedLines = try records(unchecked)
+        XCTAssertEqual(uncheckedLines.map(codes), [["no-app-id"], ["no-app-id"]], unchecked.stdout)
+        XCTAssertEqual(uncheckedLines.last?["ok"] as? Bool, false, unchecked.stdout)
         let none = try CLIRunner.run([
             "entitlements", try plist(folder, "none.entitlements", ["application-identifier": app]), "--rules", rules.path,
         ])

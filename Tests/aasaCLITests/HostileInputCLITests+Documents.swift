@@ -38,6 +38,25 @@ extension HostileInputCLITests {
         }
     }
 
+    /// 1 100 rules of eight query items each (123 KB): no exploration proves the document, so
+    /// `cover` searches rule by rule, and those searches share one budget that counts the states
+    /// they store. Counting only positions stepped, every rule used up its own state budget and
+    /// the searches took six times the budget's time.
+    func test_coverRuleByRuleSearches_shareOneBudgetThatCountsTheirStates() throws {
+        let rules = (0..<1_100).map { rule in
+            "{\"?\":{" + (0..<8).map { #""k\#($0)":"*\#(rule)*""# }.joined(separator: ",") + "}}"
+        }.joined(separator: ",")
+        let text = #"{"applinks":{"details":[{"appIDs":["T.a"],"components":[\#(rules)]}]}}"#
+        XCTAssertLessThan(text.utf8.count, 128 << 10)
+        let document = try write(Array(text.utf8), "items.json")
+        let run = try ChildProcess.run(["cover", document, "--domain", "example.com"], folder: folder)
+        XCTAssertEqual(run.status, 1, "rules without a URL: \(run.summary)")
+        let output = String(decoding: run.stdout, as: UTF8.self)
+        XCTAssertTrue(output.contains("not searched: the analysis spent its work budget on earlier rules"), run.summary)
+        XCTAssertEqual(output.split(separator: "\n").filter { $0.hasPrefix("entry 0 rule") }.count, 1_100, run.summary)
+        RobustnessBounds(seconds: 25, residentMiB: 400).check(run, "cover of 1 100 eight-item rules")
+    }
+
     func test_debugDFA_boundsThePositionsItStepsNotOnlyItsStates() throws {
         // 3 000 values of `*N*a` called three times: under 10 000 states, each of thousands of
         // positions (650 MB and 10 s before the work bound).

@@ -62,11 +62,14 @@ struct AnalysisDocument {
     /// Prepares `document`; with `onlyRule`, only that rule is compiled (the others never
     /// match), to look for URLs that one rule matches when the whole document is too big to
     /// explore.
-    init(document: AASADocument, domain: String, maxNFAStates: Int, onlyRule: Int? = nil) throws(AutomatonError) {
+    /// `resolved` is the document's rules when the caller has them (`DocumentNFAs`).
+    init(
+        document: AASADocument, domain: String, maxNFAStates: Int, onlyRule: Int? = nil, resolved: [EffectiveRule]? = nil
+    ) throws(AutomatonError) {
         self.document = document
         self.domain = domain
         appIDs = document.appIDs
-        let nfas = try DocumentNFAs(document: document, maxNFAStates: maxNFAStates, onlyRule: onlyRule)
+        let nfas = try DocumentNFAs(document: document, maxNFAStates: maxNFAStates, onlyRule: onlyRule, resolved: resolved)
         self.nfas = nfas
         let rules = nfas.rules
         let resolve = nfas.resolve

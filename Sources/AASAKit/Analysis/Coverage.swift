@@ -61,8 +61,7 @@ public struct Coverage: Sendable {
                 if item.url == nil, facts.deciding[rule.id][app] != nil || !result.isProof {
                     if alone == nil, workLeft > 0 {
                         let found = try Self.urlsMatchedByRuleAlone(
-                            rule.id, document: document, domain: domain, maxNFAStates: maxNFAStates,
-                            maxWork: min(1_000_000, workLeft))
+                            rule.id, of: analysis, maxNFAStates: maxNFAStates, maxWork: min(1_000_000, workLeft))
                         alone = found.urls
                         workLeft -= found.work
                     }
@@ -114,12 +113,20 @@ public struct Coverage: Sendable {
     /// too big to explore, or its outcome had no confirmed URL, each is a candidate the matcher
     /// then checks against the whole document.
     static func urlsMatchedByRuleAlone(
-        _ rule: Int, document: AASADocument, domain: String, maxNFAStates: Int, maxWork: Int
+        _ rule: Int, of analysis: AnalysisDocument, maxNFAStates: Int, maxWork: Int
     ) throws(AutomatonError) -> (urls: [String], work: Int) {
-        let alone = try AnalysisDocument(document: document, domain: domain, maxNFAStates: maxNFAStates, onlyRule: rule)
-        let result = URLExplorer(sides: [alone], domain: domain, maxStates: 5_000, maxWork: maxWork, witnessesPerOutcome: 4).explore()
-        // Compiling the rule's automata reads the whole document: charged too.
-        let work = result.work + document.entries.reduce(0) { $0 + $1.rules.count }
+        let alone = try AnalysisDocument(
+            document: analysis.document, domain: analysis.domain, maxNFAStates: maxNFAStates, onlyRule: rule,
+            resolved: analysis.rules)
+        let result = URLExplorer(
+            sides: [alone], domain: analysis.domain, maxStates: 5_000, maxWork: maxWork, witnessesPerOutcome: 4
+        ).explore()
+        // Compiling the rule's automata walks every rule: charged too. So is each state the
+        // search stored, as a few allocations and the words of rule sets that hashing it reads:
+        // a state is cheap to step but not to store, and a thousand searches that each fill
+        // their state budget would otherwise cost many times what the work budget says.
+        let perState = 8 + (alone.rules.count + alone.predicateRule.count) / 64
+        let work = result.work + result.states * perState + alone.rules.count
         return (result.outcomes.filter { $0.alive[0].contains(rule) }.flatMap(\.witnesses), work)
     }
 }

@@ -32,7 +32,8 @@ enum EntitlementsCommand {
             each URL is decided on the document of the entry covering its host; a URL no entry
             covers fails if it should open the app (and holds if it should stay on the web).
 
-            Codes (severity): no-app-id (error), no-applinks (warning), invalid-entry (error:
+            Codes (severity): no-app-id (error: for the file, and for each entry whose
+            document it leaves unchecked), no-applinks (warning), invalid-entry (error:
             not SERVICE:DOMAIN[?mode=...], or not a string), no-document (error: no document for the domain, or
             the fetch failed, with its reason), invalid-document (error), app-not-listed
             (error: the document names other apps only), matrix-failed (error).
@@ -310,7 +311,15 @@ enum EntitlementsCommand {
                 .init(code: "invalid-document", severity: .error, message: "the document of \(domain) is not usable: \(error)")
             ]
         }
-        guard let appID else { return [] }
+        // Without an app ID the document was read but not checked: saying "ok" would claim it
+        // names the app.
+        guard let appID else {
+            return [
+                .init(
+                    code: "no-app-id", severity: .error,
+                    message: "the document of \(domain) loads, but there is no app ID to look for in it; give --app-id")
+            ]
+        }
         guard parsed.appIDs.contains(where: { $0.utf8.elementsEqual(appID.utf8) }) else {
             let named = parsed.appIDs.prefix(5).joined(separator: ", ")
             return [

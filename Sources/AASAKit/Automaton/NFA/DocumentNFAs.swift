@@ -45,13 +45,16 @@ struct DocumentNFAs {
     /// With `splitMinimum`, a mode's path patterns of the shape `literal * literal` go to a
     /// `SuffixSplit` when there are at least that many of them (the matcher's compilation).
     ///
+    /// `resolved` is `EffectiveRule.resolve(document)` when the caller has it already: a
+    /// search rule by rule compiles the same document once per rule.
+    ///
     /// - Throws: `AutomatonError` past `maxNFAStates` in one automaton.
     init(
         document: AASADocument, maxNFAStates: Int,
         maxVariablePositions: Int = Configuration.Automata().maxVariablePositions, onlyRule: Int? = nil,
-        splitMinimum: Int? = nil
+        resolved: [EffectiveRule]? = nil, splitMinimum: Int? = nil
     ) throws(AutomatonError) {
-        let rules = EffectiveRule.resolve(document)
+        let rules = resolved ?? EffectiveRule.resolve(document)
         self.rules = rules
         let variables = document.applinks?.substitutionVariables ?? SubstitutionVariables()
         let resolve: NFACompiler.VariableResolver = { variables.resolve($0) }
