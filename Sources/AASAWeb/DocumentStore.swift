@@ -15,27 +15,40 @@ public struct DocumentStore: Sendable {
     public init(root: String) { self.root = root }
 
     public func folder(_ domain: String) -> String {
-        ((root as NSString).appendingPathComponent(domain) as NSString).appendingPathComponent(".well-known")
+        PathName.join(PathName.join(root, domain), ".well-known")
     }
 
     public func documentPath(_ domain: String) -> String {
-        (folder(domain) as NSString).appendingPathComponent("apple-app-site-association")
+        PathName.join(folder(domain), "apple-app-site-association")
     }
 
     public func metadataPath(_ domain: String) -> String {
-        (folder(domain) as NSString).appendingPathComponent(FetchMetadata.fileName)
+        PathName.join(folder(domain), FetchMetadata.fileName)
     }
 
-    /// The metadata of the stored document, when both are there.
+    /// The metadata of the stored document, when both are there and the document is still the
+    /// one the metadata describes (its size and SHA-256). A document damaged or edited since
+    /// must not be kept by a 304 that validated another: then there are no validators, and the
+    /// next fetch is a full one. Both files are read bounded, and only if they are regular files.
     public func metadata(_ domain: String) -> FetchMetadata? {
-        guard FileManager.default.fileExists(atPath: documentPath(domain)),
-            let data = FileManager.default.contents(atPath: metadataPath(domain))
+        guard let json = try? AASADocument.bytes(ofFile: metadataPath(domain), maxBytes: 64 << 10, regularFileOnly: true),
+            let metadata = FetchMetadata(json: json), metadata.bytes >= 0,
+            let document = try? AASADocument.bytes(ofFile: documentPath(domain), maxBytes: metadata.bytes, regularFileOnly: true),
+            SHA256.hex(document) == metadata.sha256
         else { return nil }
-        return FetchMetadata(json: [UInt8](data))
+        return metadata
     }
 
     /// Stores the document and then its metadata; returns why it could not, or `nil`.
     public func save(_ domain: String, document: [UInt8], metadata: FetchMetadata) -> String? {
+        // A symbolic link where the domain's folders belong would take the write elsewhere
+        // (a shared rules directory, a link left by someone else): refused, not followed.
+        for folder in [PathName.join(root, domain), folder(domain)] {
+            var info = stat()
+            if lstat(folder, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+                return "cannot write in \(folder): \(info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a directory")"
+            }
+        }
         do {
             try FileManager.default.createDirectory(atPath: folder(domain), withIntermediateDirectories: true)
         } catch {
@@ -47,9 +60,8 @@ public struct DocumentStore: Sendable {
 
     /// Writes `bytes` to a temporary file beside `path` and renames it over `path`.
     public static func writeAtomically(_ bytes: [UInt8], to path: String) -> String? {
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        var template = Array((directory as NSString).appendingPathComponent(".\(name).tmp-XXXXXX").utf8CString)
+        let (directory, name) = PathName.split(path)
+        var template = Array(PathName.join(directory, ".\(name).tmp-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard descriptor >= 0 else { return "cannot write in \(directory): \(String(cString: strerror(errno)))" }
         let temporary = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }

@@ -93,4 +93,73 @@ extension ClassifyTests {
         let match = try CLIRunner.run(["match", document.path, "--domain", "ex.com:443", "https://ex.com/a"])
         XCTAssertEqual(match.status, 2, match.stderr)
     }
+
+    /// A one-letter file name is as good a name as any: `-o a` once trapped in Foundation's
+    /// path splitting before anything was written.
+    func test_outputsWithOneLetterNames_areWrittenInTheCurrentFolder() throws {
+        let document = try writeDocument()
+        let input = try writeInput()
+        let aasa = CLIRunner.executable.path
+        let run = try CLIRunner.runShell(
+            "cd '\(folder.path)' && '\(aasa)' classify --rules '\(document.path)' --domain ex.com --quiet --input '\(input.path)' -o a --stats s"
+                + " && '\(aasa)' compile '\(document.path)' --domain ex.com -o c")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(try String(contentsOf: folder.appendingPathComponent("a"), encoding: .utf8).contains(#""decision": "match""#))
+        XCTAssertTrue(try String(contentsOf: folder.appendingPathComponent("s"), encoding: .utf8).contains(#""records":1"#))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("c").path))
+        // A name ending in '/' names a folder: refused before any work, for every output.
+        for extra in [["-o", "x/"], ["--stats", "x/"]] {
+            let refused = try CLIRunner.runShell(
+                "cd '\(folder.path)' && '\(aasa)' classify --rules '\(document.path)' --domain ex.com --quiet --input '\(input.path)' \(extra.joined(separator: " "))")
+            XCTAssertEqual(refused.status, 5, "\(extra): \(refused.stderr)")
+            XCTAssertTrue(refused.stderr.contains("cannot write x/: Is a directory"), refused.stderr)
+        }
+        let compiled = try CLIRunner.runShell("cd '\(folder.path)' && '\(aasa)' compile '\(document.path)' --domain ex.com -o x/")
+        XCTAssertEqual(compiled.status, 5, compiled.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("x").path))
+    }
+
+    /// `compile` replaces its output whole by renaming a new file over it. Over its own input that
+    /// would destroy the documents; inside a rules directory it would be read as a document; over
+    /// a device it would replace the device. A symbolic link is followed to the file it names.
+    func test_compile_refusesToReplaceItsInputOrAnythingButAFile() throws {
+        let document = try writeDocument()
+        let original = try Data(contentsOf: document)
+        let own = try CLIRunner.run(["compile", document.path, "--domain", "ex.com", "-o", document.path])
+        XCTAssertEqual(own.status, 2, own.stderr)
+        XCTAssertTrue(own.stderr.contains("refusing to write over it"), own.stderr)
+        XCTAssertEqual(try Data(contentsOf: document), original)
+        let rules = folder.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try original.write(to: rules.appendingPathComponent("ex.com.json"))
+        let inside = try CLIRunner.run(["compile", rules.path, "-o", rules.appendingPathComponent("all.aasac").path])
+        XCTAssertEqual(inside.status, 2, inside.stderr)
+        XCTAssertTrue(inside.stderr.contains("inside the input directory"), inside.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rules.path), ["ex.com.json"])
+
+        let fifo = folder.appendingPathComponent("fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        for device in ["/dev/null", fifo] {
+            let run = try CLIRunner.run(["compile", document.path, "--domain", "ex.com", "-o", device])
+            XCTAssertEqual(run.status, 5, run.stderr)
+            XCTAssertTrue(run.stderr.contains("not a regular file"), run.stderr)
+        }
+        var info = stat()
+        XCTAssertEqual(lstat(fifo, &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFIFO, "the FIFO is still a FIFO")
+        XCTAssertEqual(stat("/dev/null", &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFCHR, "/dev/null is still a device")
+
+        let target = folder.appendingPathComponent("target.aasac")
+        try Data("old".utf8).write(to: target)
+        let link = folder.appendingPathComponent("link.aasac")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let linked = try CLIRunner.run(["compile", document.path, "--domain", "ex.com", "-o", link.path])
+        XCTAssertEqual(linked.status, 0, linked.stderr)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link.path), target.path, "the link stays a link")
+        XCTAssertNotEqual(try Data(contentsOf: target), Data("old".utf8), "the file it names holds the artifact")
+        let classify = try CLIRunner.run(["classify", "--compiled", link.path, "--quiet"], stdin: Data("https://ex.com/a\n".utf8))
+        XCTAssertEqual(classify.status, 0, classify.stderr)
+        XCTAssertTrue(classify.stdout.contains(#""decision": "match""#), classify.stdout)
+    }
 }

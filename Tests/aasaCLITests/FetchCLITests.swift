@@ -285,6 +285,62 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(try fetch([lastModified], out: out).1[0]["outcome"] as? String, "fetched")
     }
 
+    /// The stored validators go back to the server as request headers: one edited (or served)
+    /// with a line break would add headers of its own. Such a validator is dropped whole, not
+    /// sent: the origin, which answers 304 only to the right If-None-Match, sends the document.
+    func test_fetch_storedValidatorsWithLineBreaksAreNotSentBack() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let etag = domain("etag")
+        XCTAssertEqual(try fetch([etag], out: out).1[0]["outcome"] as? String, "fetched")
+        let metaPath = documentPath(out, etag) + ".meta.json"
+        let stored = try String(contentsOfFile: metaPath, encoding: .utf8)
+        let edited = stored.replacingOccurrences(of: #""etag": "\"v1\"""#, with: #""etag": "\"v1\"\r\nX-Evil: yes""#)
+        XCTAssertNotEqual(edited, stored)
+        try edited.write(toFile: metaPath, atomically: true, encoding: .utf8)
+        let (output, records) = try fetch([etag], out: out)
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertEqual(records[0]["outcome"] as? String, "fetched", "only If-Modified-Since was sent, which this origin ignores")
+        XCTAssertTrue(try String(contentsOfFile: metaPath, encoding: .utf8).contains(#""etag": "\"v1\"""#))
+    }
+
+    /// A 304 says the server's copy is the one the validators name; it says nothing of a stored
+    /// copy damaged since. Such a copy makes the refresh unconditional, and it is replaced.
+    func test_fetch_aDamagedStoredDocumentIsFetchedWholeAgain() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let etag = domain("etag")
+        XCTAssertEqual(try fetch([etag], out: out).1[0]["outcome"] as? String, "fetched")
+        let path = documentPath(out, etag)
+        let good = try Data(contentsOf: URL(fileURLWithPath: path))
+        var damaged = good
+        damaged[damaged.count / 2] ^= 0x20
+        try damaged.write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try fetch([etag], out: out).1[0]["outcome"] as? String, "fetched")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), good)
+        XCTAssertEqual(try fetch([etag], out: out).1[0]["outcome"] as? String, "not-modified", "intact again: conditional")
+        try Data(repeating: 0x20, count: 1 << 20).write(to: URL(fileURLWithPath: path + ".meta.json"))
+        XCTAssertEqual(try fetch([etag], out: out).1[0]["outcome"] as? String, "fetched", "unreadable metadata: unconditional")
+    }
+
+    /// A symbolic link where a domain's folder belongs would take the write somewhere else.
+    func test_fetch_refusesToWriteThroughALinkedDomainFolder() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let elsewhere = try makeTemporaryFolder("aasa-elsewhere")
+        let good = domain("good")
+        let linked = domain("good")
+        try FileManager.default.createSymbolicLink(
+            at: out.appendingPathComponent(good), withDestinationURL: elsewhere)
+        try FileManager.default.createDirectory(at: out.appendingPathComponent(linked), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            at: out.appendingPathComponent(linked).appendingPathComponent(".well-known"), withDestinationURL: elsewhere)
+        let (output, records) = try fetch([good, linked], out: out)
+        XCTAssertEqual(output.status, 1, output.stdout)
+        for record in records {
+            XCTAssertEqual(record["failure"] as? String, "storage", "\(record)")
+            XCTAssertTrue((record["error"] as? String ?? "").contains("a symbolic link"), "\(record)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [])
+    }
+
     /// A 304 is an answer only to a request that carried a validator: to a plain GET (no copy
     /// stored, or one stored without an ETag or Last-Modified) it validated nothing.
     func test_fetch_a304ToAnUnconditionalRequestIsAnHTTPStatusFailure() throws {
@@ -375,6 +431,23 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(try CLIRunner.run(["fetch", "example.com"]).status, 2, "no --out")
         XCTAssertEqual(try CLIRunner.run(["fetch", "--out", out.path]).status, 2, "no domain")
         XCTAssertEqual(try CLIRunner.run(["fetch", "example.com", "--out", out.path, "--source", "mirror"]).status, 2)
+        // --domains: read from a pipe with '-', bounded, and a bad line is quoted short.
+        let piped = try CLIRunner.run(["fetch", "--domains", "-", "--out", out.path], stdin: Data("# list\nhttps://a.example/x\n".utf8))
+        XCTAssertEqual(piped.status, 2)
+        XCTAssertTrue(piped.stderr.contains("'https://a.example/x' is a URL or a path, not a domain (try a.example)"), piped.stderr)
+        let long = try CLIRunner.run(
+            ["fetch", "--domains", "-", "--out", out.path], stdin: Data((String(repeating: "a\u{1B}", count: 500_000) + "\n").utf8))
+        XCTAssertEqual(long.status, 2)
+        XCTAssertLessThan(long.stderr.utf8.count, 1_000, "a megabyte line is named, not printed")
+        XCTAssertTrue(long.stderr.contains("\\u{1B}") && long.stderr.contains("(1000000 bytes)"), long.stderr)
+        let huge = out.appendingPathComponent("huge.txt")
+        XCTAssertTrue(FileManager.default.createFile(atPath: huge.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: huge)
+        try handle.truncate(atOffset: 65 << 20)
+        try handle.close()
+        let tooLarge = try CLIRunner.run(["fetch", "--domains", huge.path, "--out", out.path])
+        XCTAssertEqual(tooLarge.status, 2)
+        XCTAssertTrue(tooLarge.stderr.contains("larger than 64 MiB"), tooLarge.stderr)
         let help = try CLIRunner.run(["help", "fetch"])
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.stdout.contains("--connect-to"), help.stdout)
@@ -556,5 +629,16 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(without.0.status, 0, "without --state a difference stays a warning")
         let bad = try CLIRunner.run(["check", differs, "--alert-after", "soon"])
         XCTAssertEqual(bad.status, 2)
+        // A clock no machine shows is ignored, and a damaged state file is named, never a trap.
+        for now in ["1e300", "inf", "nan", "-5"] {
+            let odd = try check([differs], arguments, environment: "AASA_CHECK_NOW=\(now)")
+            XCTAssertEqual(odd.1.count, 1, "\(now): \(odd.0.stderr)")
+        }
+        let stateText = try String(contentsOfFile: state, encoding: .utf8)
+        XCTAssertTrue(stateText.contains("first_seen"), stateText)
+        try #"{"differences": {"\#(differs)": {"fingerprint": "x", "first_seen": -1e300}}}"#.write(toFile: state, atomically: true, encoding: .utf8)
+        let damaged = try CLIRunner.run(["check", differs] + network(try loopback()) + arguments)
+        XCTAssertEqual(damaged.status, 2, damaged.stderr)
+        XCTAssertTrue(damaged.stderr.contains("is not a state file"), damaged.stderr)
     }
 }

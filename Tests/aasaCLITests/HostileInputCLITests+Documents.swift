@@ -142,7 +142,25 @@ extension HostileInputCLITests {
             XCTAssertEqual(run.status, 3, "cut at \(length): \(run.summary)")
             XCTAssertTrue(run.stderr.hasPrefix("aasa classify: cannot load \(cut.path): "), "cut at \(length): \(run.summary)")
             refusal.check(run, "an artifact cut at \(length) of \(bytes.count) bytes")
+            if length == 0 { XCTAssertTrue(run.stderr.contains("truncated"), "empty is not 'wrong magic': \(run.summary)") }
         }
+    }
+
+    /// An artifact is mapped, so only a regular file will do: a FIFO nobody writes is refused at
+    /// once (it used to block the open for ever), and one piped in is named as a pipe rather
+    /// than reported as damaged.
+    func test_artifactThatIsNotAFile_isRefusedAtOnceAndNamed() throws {
+        let artifact = folder.appendingPathComponent("rules.aasac")
+        XCTAssertEqual(try CLIRunner.run(["compile", corpus, "-o", artifact.path]).status, 0)
+        let fifo = folder.appendingPathComponent("artifact.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let waiting = try ChildProcess.run(["classify", "--compiled", fifo], folder: folder)
+        XCTAssertEqual(waiting.status, 3, waiting.summary)
+        XCTAssertTrue(waiting.stderr.contains("it is a FIFO, not a regular file (an artifact is mapped, not streamed)"), waiting.summary)
+        refusal.check(waiting, "a FIFO given as the artifact")
+        let piped = try CLIRunner.runShell("cat '\(artifact.path)' | '\(CLIRunner.executable.path)' classify --compiled /dev/stdin")
+        XCTAssertEqual(piped.status, 3, piped.stderr)
+        XCTAssertTrue(piped.stderr.contains("not a regular file (an artifact is mapped, not streamed)"), piped.stderr)
     }
 
     func test_deepNesting_isRefusedQuicklyAtAnySize() throws {

@@ -81,6 +81,26 @@ final class HostileInputCLITests: XCTestCase {
         XCTAssertTrue(test.stdout.contains("is over the limit of 20 bytes"), test.stdout)
     }
 
+    /// A record is about a hundred bytes however short its line, and a batch's records wait in
+    /// memory for their turn: a megabyte batch of `x` lines was 50 MB of records, times every
+    /// batch in flight (1.8 GB at --jobs 32). Batches are cut by lines as well as bytes.
+    func test_manyTinyLines_keepMemoryBoundedAtAnyJobs() throws {
+        let input = folder.appendingPathComponent("tiny.txt").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: input, contents: Data(repeating: 0, count: 0)))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: input))
+        let block = Data(String(repeating: "x\n", count: 1 << 20).utf8)
+        for _ in 0..<6 { handle.write(block) }
+        try handle.close()
+        let output = folder.appendingPathComponent("tiny.out").path
+        let run = try ChildProcess.run(["classify", "--rules", corpus, "--input", input, "--jobs", "16", "--quiet"], stdout: output, folder: folder)
+        XCTAssertEqual(run.status, 0, run.summary)
+        RobustnessBounds(seconds: 120, residentMiB: 200).check(run, "6 M one-letter lines at --jobs 16")
+        var lines = 0
+        let records = try XCTUnwrap(FileHandle(forReadingAtPath: output))
+        while let chunk = try records.read(upToCount: 1 << 22), !chunk.isEmpty { lines += chunk.count { $0 == 0x0A } }
+        XCTAssertEqual(lines, 6 << 20, "one record a line")
+    }
+
     /// Each hostile line gives exactly one record, in order, with the outcome SPEC 14 and SPEC 4
     /// give it; nothing here is covered by the line reader's unit tests at the CLI level.
     func test_hostileLines_eachGiveTheirOneRecordInOrder() throws {

@@ -325,13 +325,18 @@ public enum CompiledArtifact {
 
     /// Maps the file at `path` and checks its header and index; domains decode on demand.
     public static func open(path: String, configuration: Configuration = .default) throws(ArtifactError) -> Mapped {
-        let descriptor = Foundation.open(path, O_RDONLY)
+        // O_NONBLOCK: a FIFO opens at once (instead of waiting for a writer that may never
+        // come) and is refused below with the pipes and devices, which cannot be mapped.
+        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw .unreadable("\(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw .unreadable("\(path): cannot stat") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .unreadable("\(path): \(DocumentFileError.notRegularFile(.init(mode: info.st_mode))) (an artifact is mapped, not streamed)")
+        }
         let size = Int(info.st_size)
-        guard size >= headerSize else { throw size >= magic.count ? .truncated : .notAnArtifact }
+        guard size >= headerSize else { throw size >= magic.count || size == 0 ? .truncated : .notAnArtifact }
         guard let file = MappedFile(descriptor: descriptor, size: size) else {
             throw .unreadable("\(path): cannot map the file")
         }

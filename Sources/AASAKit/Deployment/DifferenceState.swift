@@ -31,10 +31,16 @@ public struct DifferenceState: Sendable, Equatable {
         else { return nil }
         for member in differences.members {
             guard case .object(let entry) = member.value, case .string(let fingerprint)? = entry["fingerprint"],
-                case .number(let seen)? = entry["first_seen"], let firstSeen = Double(seen)
+                case .number(let seen)? = entry["first_seen"], let firstSeen = Double(seen), Self.plausible(firstSeen)
             else { return nil }
             entries[member.key] = Entry(fingerprint: fingerprint, firstSeen: firstSeen)
         }
+    }
+
+    /// Whether `seconds` since 1970 is a time this file could hold: finite, and between 1970 and
+    /// the year 9999. A hand-edited `-1e300` or `nan` is a damaged file, not a time to subtract.
+    public static func plausible(_ seconds: Double) -> Bool {
+        seconds.isFinite && seconds >= 0 && seconds <= 253_402_300_799
     }
 
     /// The fingerprint of a difference between two copies.

@@ -26,11 +26,22 @@ public struct FetchMetadata: Sendable, Equatable {
         self.url = url
         self.status = status
         self.contentType = contentType
-        self.etag = etag
-        self.lastModified = lastModified
+        self.etag = Self.replayable(etag)
+        self.lastModified = Self.replayable(lastModified)
         self.bytes = bytes
         self.sha256 = sha256
         self.fetchedAt = fetchedAt
+    }
+
+    /// A validator the next request may send back as it came: at most 1 024 bytes of visible
+    /// ASCII and inner spaces. Anything else (a CR or LF that would start a header of the
+    /// server's choosing, bytes that are not text, a value cut short) is dropped, and the next
+    /// fetch is unconditional: one full transfer, never a forged request.
+    static func replayable(_ value: String?) -> String? {
+        guard let value, !value.isEmpty, value.utf8.count <= 1024,
+            value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), value.first != " ", value.last != " "
+        else { return nil }
+        return value
     }
 
     /// Pretty, stable JSON (a person may read it).

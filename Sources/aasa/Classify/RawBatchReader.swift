@@ -11,13 +11,19 @@ struct RawBatchReader {
     private let fileDescriptor: Int32
     private let maxLineBytes: Int
     private let batchBytes: Int
+    /// At most this many lines a batch. A batch's output, not its input, is what stays in
+    /// memory while it waits its turn, and a record is about 100 bytes however short its line:
+    /// a megabyte of `x` lines gave 50 MB of records a batch, times the batches in flight. Real
+    /// logs (lines of 64 bytes or more) fill the byte budget first and are not cut.
+    private let batchLines: Int
     private var carry: [UInt8] = []
     private var atEOF = false
 
-    init(fileDescriptor: Int32, maxLineBytes: Int, batchBytes: Int = 1 << 20) {
+    init(fileDescriptor: Int32, maxLineBytes: Int, batchBytes: Int = 1 << 20, batchLines: Int = 16_384) {
         self.fileDescriptor = fileDescriptor
         self.maxLineBytes = maxLineBytes
         self.batchBytes = batchBytes
+        self.batchLines = batchLines
     }
 
     /// Reads the first bytes and tells what they are; a byte order mark is dropped here, before
@@ -39,23 +45,32 @@ struct RawBatchReader {
         if atEOF && carry.isEmpty { return nil }
         var buffer = carry
         carry = []
+        // What is left over may already hold a whole batch of lines: no read until it is used.
+        if let cut = lineCap(in: buffer) { return split(&buffer, after: cut) }
+        if atEOF { return LineBatch(raw: buffer) }
         buffer.reserveCapacity(buffer.count + batchBytes)
         while true {
             let before = buffer.count
             let count = try readMore(into: &buffer, upTo: batchBytes)
             if count == 0 {
                 atEOF = true
+                if let cut = lineCap(in: buffer) { return split(&buffer, after: cut) }
                 return buffer.isEmpty ? nil : LineBatch(raw: buffer)
             }
-            if let newline = lastNewline(in: buffer, from: before) {
-                carry = Array(buffer[(newline + 1)...])
-                buffer.removeSubrange((newline + 1)...)
-                return LineBatch(raw: buffer)
+            if let newline = lineCap(in: buffer) ?? lastNewline(in: buffer, from: before) {
+                return split(&buffer, after: newline)
             }
             if buffer.count > maxLineBytes + 2 + batchBytes {
                 return try assembleLongLine(buffer)
             }
         }
+    }
+
+    /// The batch up to and including the newline at `newline`; the rest is carried.
+    private mutating func split(_ buffer: inout [UInt8], after newline: Int) -> LineBatch {
+        carry = Array(buffer[(newline + 1)...])
+        buffer.removeSubrange((newline + 1)...)
+        return LineBatch(raw: buffer)
     }
 
     /// A line with no newline within the window: assembled here, byte for byte as a worker
@@ -106,6 +121,21 @@ struct RawBatchReader {
         buffer.removeSubrange((before + max(count, 0))...)
         if count < 0 { throw InputReadError(code: Int32(-count)) }
         return count
+    }
+
+    /// The newline that ends line `batchLines` of `buffer`, when more bytes follow it.
+    private func lineCap(in buffer: [UInt8]) -> Int? {
+        // Fewer bytes than the cap hold fewer lines. Otherwise a count first (a loop the
+        // compiler vectorises), and the cut is searched for only in the rare batch over the cap.
+        guard buffer.count > batchLines else { return nil }
+        let lines = buffer.withUnsafeBufferPointer { bytes in bytes.reduce(0) { $0 &+ ($1 == 0x0A ? 1 : 0) } }
+        guard lines > batchLines || (lines == batchLines && buffer.last != 0x0A) else { return nil }
+        var seen = 0
+        for index in buffer.indices where buffer[index] == 0x0A {
+            seen += 1
+            if seen == batchLines { return index }
+        }
+        return nil
     }
 
     private func lastNewline(in buffer: [UInt8], from start: Int) -> Int? {

@@ -115,7 +115,7 @@ enum CommandSupport {
     /// command given an artifact where documents belong can point to `--compiled` instead of
     /// reporting invalid JSON.
     static func isCompiledArtifact(_ path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var info = stat()

@@ -50,6 +50,13 @@ enum CompileCommand {
         if CommandSupport.isCompiledArtifact(source) {
             return CommandSupport.usageError(spec, "\(source) is already a compiled artifact: give it to 'aasa classify --compiled'")
         }
+        // An artifact renamed over its own documents (`compile doc.json -o doc.json`) would
+        // destroy them; one inside a rules directory would be read as a document next time.
+        var readFiles = ReadFiles()
+        readFiles.add(path: source, as: "the input")
+        if let clash = readFiles.clash(output) {
+            return CommandSupport.usageError(spec, "\(output) is \(clash); refusing to write over it")
+        }
         // Before compiling, which can take seconds: a path that cannot be written is known now.
         let file: AtomicOutputFile
         switch AtomicOutputFile.open(output) {

@@ -88,15 +88,21 @@ enum CheckCommand {
         var state: DifferenceState?
         let statePath = parsed.value("state")
         if let statePath {
-            if let data = FileManager.default.contents(atPath: statePath) {
-                guard let value = DifferenceState(json: [UInt8](data)) else {
-                    return CommandSupport.usageError(spec, "--state \(statePath) is not a state file aasa check wrote")
+            var info = stat()
+            if lstat(statePath, &info) != 0, errno == ENOENT {
+                state = DifferenceState()
+            } else {
+                // A state file holds a line per differing domain: 64 MiB is far past any fleet.
+                let bytes: [UInt8]
+                do {
+                    bytes = try AASADocument.bytes(ofFile: statePath, maxBytes: 64 << 20, regularFileOnly: true)
+                } catch {
+                    return CommandSupport.usageError(spec, "cannot read --state \(VisibleText.excerpt(statePath)): \(error)")
+                }
+                guard let value = DifferenceState(json: bytes) else {
+                    return CommandSupport.usageError(spec, "--state \(VisibleText.excerpt(statePath)) is not a state file aasa check wrote")
                 }
                 state = value
-            } else if FileManager.default.fileExists(atPath: statePath) {
-                return CommandSupport.usageError(spec, "cannot read --state \(statePath)")
-            } else {
-                state = DifferenceState()
             }
         }
         var configuration = Configuration()
@@ -141,11 +147,13 @@ enum CheckCommand {
                 } else {
                     if findings.isEmpty {
                         output +=
-                            "\(domain): ok (\(origin.record.url), \(origin.record.bytes ?? 0) bytes; CDN copy \(comparison.name))\n"
+                            "\(domain): ok (\(VisibleText.escapedLine(origin.record.url)), \(origin.record.bytes ?? 0) bytes; CDN copy \(comparison.name))\n"
                     }
                     for finding in findings {
-                        output += "\(domain): \(finding.severity.rawValue) [\(finding.code)] \(finding.message)\n"
-                        if let url = finding.url { output += "  \(url)\n" }
+                        // One line each, whatever the server's text holds: a line break in a
+                        // URL or a message would print a line that looks like the tool's own.
+                        output += "\(domain): \(finding.severity.rawValue) [\(finding.code)] \(VisibleText.escapedLine(finding.message))\n"
+                        if let url = finding.url { output += "  \(VisibleText.escapedLine(url))\n" }
                     }
                 }
             }
@@ -155,7 +163,6 @@ enum CheckCommand {
                 output += "\(plural(counts.warnings, "warning"))\n"
             }
             guard !outputClosed else { continue }
-            if format == "text" { output = VisibleText.escaped(output) }
             do {
                 try stream.write(output)
                 try stream.flush()
@@ -270,9 +277,13 @@ enum CheckCommand {
     }
 
     /// Seconds since 1970; `AASA_CHECK_NOW` overrides it so that tests can move time forward
-    /// without sleeping.
+    /// without sleeping (a value that is not a plausible time is ignored).
     static func clock() -> Double {
-        if let text = ProcessInfo.processInfo.environment["AASA_CHECK_NOW"], let value = Double(text) { return value }
+        if let text = ProcessInfo.processInfo.environment["AASA_CHECK_NOW"], let value = Double(text),
+            DifferenceState.plausible(value)
+        {
+            return value
+        }
         return Date().timeIntervalSince1970
     }
 
@@ -285,11 +296,13 @@ enum CheckCommand {
             unit = value
             number = number.dropLast()
         }
-        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        guard let value = Double(number), value.isFinite, value >= 0, (value * unit).isFinite else { return nil }
         return value * unit
     }
 
-    static func describe(_ seconds: Double) -> String {
+    static func describe(_ given: Double) -> String {
+        // Times come from a state file and the clock: kept where `Int` can hold them.
+        let seconds = given.isFinite ? min(max(given, 0), 1e15) : 0
         if seconds >= 7200 { return "\(Int(seconds / 3600))h" }
         if seconds >= 120 { return "\(Int(seconds / 60))m" }
         return "\(Int(seconds))s"

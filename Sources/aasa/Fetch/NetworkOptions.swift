@@ -32,18 +32,23 @@ struct NetworkOptions {
 
     /// Parses the shared options; a `UsageError` names what is wrong.
     /// `requireDomains`: false for commands whose domains come from elsewhere (entitlements).
+    /// The largest `--domains` file read (`docs/limits.md`).
+    static let maxDomainsFileBytes = 64 << 20
+
     static func parse(_ parsed: ParsedArguments, requireDomains: Bool = true) -> Result<NetworkOptions, UsageError> {
         var options = NetworkOptions()
         options.transfers.userAgent = "aasa/\(AASAVersion.current)"
         var inputs = parsed.positionals
         if let file = parsed.value("domains") {
-            let data: Data?
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                data = FileManager.default.contents(atPath: file)
+            // Bounded like a document: a list of millions of domains fits, a runaway file or
+            // an endless pipe is named rather than read into memory.
+            let data: [UInt8]
+            do {
+                data = try AASADocument.bytes(ofFile: file == "-" ? "/dev/stdin" : file, maxBytes: maxDomainsFileBytes)
+            } catch {
+                let reason = if case .document(.tooLarge) = error { "larger than \(maxDomainsFileBytes >> 20) MiB" } else { error.description }
+                return .failure(UsageError(message: "cannot read --domains \(VisibleText.excerpt(file)): \(reason)"))
             }
-            guard let data else { return .failure(UsageError(message: "cannot read --domains \(file)")) }
             for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
                 let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
                 let trimmed = text.trimmingCharacters(in: .whitespaces)

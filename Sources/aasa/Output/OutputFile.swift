@@ -1,3 +1,4 @@
+import AASAKit
 import Foundation
 
 /// An output file named on the command line (`classify -o`, `--stats`), opened before any work,
@@ -20,7 +21,7 @@ final class OutputFile {
     static func open(_ path: String) -> Result<OutputFile, OutputFileError> {
         var info = stat()
         let existed = stat(path, &info) == 0
-        if existed, info.st_mode & S_IFMT == S_IFDIR { return .failure(OutputFileError(path: path, code: EISDIR)) }
+        if path.hasSuffix("/") || (existed && info.st_mode & S_IFMT == S_IFDIR) { return .failure(OutputFileError(path: path, code: EISDIR)) }
         let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { return .failure(OutputFileError(path: path, code: errno)) }
         return .success(OutputFile(path: path, fileDescriptor: descriptor, created: !existed))
@@ -60,8 +61,21 @@ final class OutputFile {
 struct OutputFileError: Error, CustomStringConvertible {
     let path: String
     let code: Int32
+    /// Said instead of `strerror(code)` when the refusal is ours, not the system's.
+    var reason: String?
 
-    var description: String { "cannot write \(path): \(String(cString: strerror(code)))" }
+    init(path: String, code: Int32) {
+        self.path = path
+        self.code = code
+    }
+
+    init(path: String, reason: String) {
+        self.path = path
+        self.code = 0
+        self.reason = reason
+    }
+
+    var description: String { "cannot write \(path): \(reason ?? String(cString: strerror(code)))" }
 }
 
 /// A file written whole or not at all (`aasa compile -o`): the bytes go to a temporary file in
@@ -76,14 +90,29 @@ final class AtomicOutputFile {
         self.temporary = temporary
     }
 
+    /// A symbolic link is followed: the file it names is replaced and the link stays. Anything
+    /// but a regular file (a device, a FIFO, a socket) is refused: renaming over it would put
+    /// the artifact where the device was, and writing into it would not be whole or nothing.
     static func open(_ path: String) -> Result<AtomicOutputFile, OutputFileError> {
+        if path.hasSuffix("/") { return .failure(OutputFileError(path: path, code: EISDIR)) }
+        var target = path
         var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return .failure(OutputFileError(path: path, code: EISDIR)) }
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = "." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
-        let temporaryPath = directory.isEmpty ? name : (directory as NSString).appendingPathComponent(name)
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            guard let resolved = realpath(path, nil) else { return .failure(OutputFileError(path: path, code: errno)) }
+            target = String(cString: resolved)
+            free(resolved)
+        }
+        if stat(target, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFDIR: return .failure(OutputFileError(path: path, code: EISDIR))
+            default: return .failure(OutputFileError(path: path, reason: "not a regular file (an artifact replaces a file whole)"))
+            }
+        }
+        let (directory, name) = PathName.split(target)
+        let temporaryPath = PathName.join(directory, "." + name + ".\(getpid()).tmp")
         switch OutputFile.open(temporaryPath) {
-        case .success(let file): return .success(AtomicOutputFile(path: path, temporary: file))
+        case .success(let file): return .success(AtomicOutputFile(path: target, temporary: file))
         case .failure(let error): return .failure(OutputFileError(path: path, code: error.code))
         }
     }

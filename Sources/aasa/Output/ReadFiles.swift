@@ -1,3 +1,4 @@
+import AASAKit
 import Foundation
 
 /// The files a run reads, by identity (device and inode) rather than by name, so that an output
@@ -41,7 +42,7 @@ struct ReadFiles {
             refusal = .usage
             return file.name
         }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathName.split(path).directory
         if let real = Self.realPath(parent.isEmpty ? "." : parent),
             let directory = directories.first(where: { real == $0.path || real.hasPrefix($0.path == "/" ? "/" : $0.path + "/") })
         {

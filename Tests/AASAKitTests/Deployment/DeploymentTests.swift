@@ -36,6 +36,39 @@ final class DeploymentTests: XCTestCase {
         XCTAssertNil(FetchMetadata(json: Array("{\"url\": 1}".utf8)))
     }
 
+    /// A validator is sent back on the next request as it was stored: one with a line break
+    /// would write headers of the server's (or the file editor's) choosing into that request.
+    func test_fetchMetadata_keepsOnlyValidatorsSafeToSendBack() {
+        func stored(_ etag: String) -> String? {
+            let metadata = FetchMetadata(
+                url: "https://example.com/x", status: 200, contentType: nil, etag: etag, lastModified: etag, bytes: 1,
+                sha256: "00", fetchedAt: "2026-01-01T00:00:00Z")
+            XCTAssertEqual(metadata.etag, metadata.lastModified)
+            return FetchMetadata(json: Array(metadata.json.utf8))?.etag
+        }
+        XCTAssertEqual(stored("W/\"a b\""), "W/\"a b\"")
+        XCTAssertEqual(stored("Tue, 01 Dec 2026 10:00:00 GMT"), "Tue, 01 Dec 2026 10:00:00 GMT")
+        for bad in ["\"v1\"\r\nX-Evil: yes", "\"v1\"\rX", "\"v1\"\n", "\u{FFFD}", "caf\u{E9}", "a\u{7F}", "\t\"v\"", " x", "",
+            String(repeating: "a", count: 1025)]
+        {
+            XCTAssertNil(stored(bad), bad.debugDescription)
+        }
+        let edited = #"{"url": "u", "status": 200, "etag": "\"v\"\r\nX-Evil: 1", "bytes": 1, "sha256": "00", "fetched_at": "t"}"#
+        XCTAssertNil(FetchMetadata(json: Array(edited.utf8))?.etag)
+        XCTAssertNotNil(FetchMetadata(json: Array(edited.utf8)), "the rest of the metadata still reads")
+    }
+
+    /// A damaged state file is reported, not subtracted from: `-1e300` seconds would be a
+    /// difference that lasted longer than any integer holds.
+    func test_differenceState_refusesTimesNoClockGives() {
+        for seen in ["-1e300", "1e300", "-1", "1e12"] {
+            let json = #"{"differences": {"a.example": {"fingerprint": "x", "first_seen": \#(seen)}}}"#
+            XCTAssertNil(DifferenceState(json: Array(json.utf8)), seen)
+        }
+        let json = #"{"differences": {"a.example": {"fingerprint": "x", "first_seen": 1700000000.5}}}"#
+        XCTAssertEqual(DifferenceState(json: Array(json.utf8))?.entries["a.example"]?.firstSeen, 1_700_000_000.5)
+    }
+
     private let original =
         #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/app/*"}]}]}}"#
 

@@ -3,16 +3,29 @@
 /// the window title, clear the screen or paint a fake "ok") are shown as `\u{1B}` instead of
 /// being obeyed; line breaks and tabs stay. JSON output needs none of this: its escaping
 /// already covers them.
-enum VisibleText {
-    static func escaped(_ text: String) -> String {
+public enum VisibleText {
+    public static func escaped(_ text: String) -> String {
         escaped(text, hiding: isHidden)
     }
 
     /// As `escaped(_:)` for text shown on one line of its own (a URL, an app ID): line breaks
     /// and tabs are escaped too, so that a value cannot print a line that looks like the
     /// tool's ("1000 passed, 0 failed").
-    static func escapedLine(_ text: String) -> String {
+    public static func escapedLine(_ text: String) -> String {
         escaped(text, hiding: { isHidden($0) || $0 == "\n" || $0 == "\t" })
+    }
+
+    /// As `escapedLine(_:)`, cut after `limit` characters ("…" and the whole size follow), for
+    /// a message that quotes input of any length: a 300 MB line is named, not printed.
+    public static func excerpt(_ text: String, limit: Int = 80) -> String {
+        var count = 0
+        var end = text.startIndex
+        while end < text.endIndex, count < limit {
+            end = text.index(after: end)
+            count += 1
+        }
+        guard end < text.endIndex else { return escapedLine(text) }
+        return escapedLine(String(text[..<end])) + "… (\(text.utf8.count) bytes)"
     }
 
     private static func escaped(_ text: String, hiding isHidden: (Unicode.Scalar) -> Bool) -> String {
