@@ -2,7 +2,9 @@
 /// file), `BytesKey` (bytes as a dictionary key), `SparseSet` (a set of small integers cleared in
 /// constant time, for the determiniser's closures), and the types that hold the engine's unchecked memory access, each saying why it
 /// is unsafe and what keeps it safe: `BufferView` (`ByteView`), `ScratchBuffer`, `UnsharedCell`,
-/// `MappedFile`, `FileDescriptorRead`, `RecordFragments` and `DecisionBuffer`. Nothing here knows
+/// `MappedFile`, `FileDescriptorRead`, `RecordFragments` and `DecisionBuffer`; and the two the
+/// commands share for what they print and write: `VisibleText` (terminal-safe quoting of text
+/// from elsewhere) and `PathName` (a path's folder and name). Nothing here knows
 /// about documents, URLs or rules, and no SPEC behaviour lives here beyond what this type's
 /// comparison means.
 ///
