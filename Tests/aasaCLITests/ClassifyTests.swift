@@ -156,6 +156,38 @@ final class ClassifyTests: XCTestCase {
         XCTAssertEqual(refused.status, 2, refused.stderr)
     }
 
+    /// A TSV or CSV output is a table whatever rows come in: a short row's missing fields are
+    /// empty, a long row is an error record cut to the header's columns, an unreadable line
+    /// keeps the columns too; and no two columns (or JSON keys) share a name.
+    func test_classify_tableOutputKeepsTheHeadersColumnsOnEveryRow() throws {
+        let csv = folder.appendingPathComponent("ragged.csv")
+        try Data("url,id,id,domain\nhttps://museum.example/a,1,2,d\nhttps://museum.example/b,3\nhttps://museum.example/c,4,5,6,7\n\"open\n".utf8).write(to: csv)
+        let table = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", csv.path, "--input-format", "csv", "--format", "csv"])
+        XCTAssertEqual(table.status, 0, table.stderr)
+        let rows = table.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        XCTAssertEqual(rows.first, "url,domain,apps,rules,error,id,id.1,domain.1")
+        XCTAssertEqual(rows.count, 5, table.stdout)
+        func fieldCount(_ row: Substring) -> Int {
+            var count = 1
+            var quoted = false
+            for character in row {
+                if character == "\"" { quoted.toggle() } else if character == ",", !quoted { count += 1 }
+            }
+            return count
+        }
+        XCTAssertEqual(rows.map(fieldCount), [8, 8, 8, 8, 8], table.stdout)
+        XCTAssertTrue(rows[2].hasSuffix(",3,,"), String(rows[2]))
+        XCTAssertTrue(rows[3].contains("the row has 5 fields, the header 4") && rows[3].hasSuffix(",4,5,6"), String(rows[3]))
+        let json = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", csv.path, "--input-format", "csv"])
+        XCTAssertTrue(json.stdout.contains(#""fields": {"id":"1","id.1":"2","domain":"d"}"#), json.stdout)
+        // NDJSON in, TSV out: a line that is not JSON still has its (empty) fields column.
+        let tsv = try CLIRunner.run(
+            ["classify", "--rules", corpus.path, "--input-format", "ndjson", "--url-field", "u", "--format", "tsv"],
+            stdin: Data("{\"u\": \"https://museum.example/a\", \"n\": 1}\nnot json\n".utf8))
+        let tsvRows = tsv.stdout.split(separator: "\n")
+        XCTAssertEqual(tsvRows.map { $0.filter { $0 == "\t" }.count }, [5, 5, 5], tsv.stdout)
+    }
+
     func test_classify_exitStatuses() throws {
         let missing = try CLIRunner.run(["classify", "--rules", folder.appendingPathComponent("nope").path])
         XCTAssertEqual(missing.status, 3)

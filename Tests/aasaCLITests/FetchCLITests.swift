@@ -452,6 +452,14 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.stdout.contains("--connect-to"), help.stdout)
         XCTAssertFalse(help.stdout.contains("LIMITS"), "fetch's --limit is a byte count")
+        XCTAssertTrue(help.stdout.contains("5 the --out folder cannot be created"), help.stdout)
+        let file = out.appendingPathComponent("file")
+        try Data().write(to: file)
+        let under = try CLIRunner.run(["fetch", "example.com", "--out", file.appendingPathComponent("rules").path])
+        XCTAssertEqual(under.status, 5, under.stderr)
+        let tooMany = try CLIRunner.run(["fetch", "example.com", "--out", out.path, "--jobs", "300"])
+        XCTAssertEqual(tooMany.status, 2, "more connections than a slice has domains would do nothing")
+        XCTAssertTrue(tooMany.stderr.contains("--jobs needs a number from 1 to 256"), tooMany.stderr)
     }
 
     func test_fetch_thousandDomainsAtOnceInInputOrder() throws {
@@ -603,6 +611,15 @@ final class FetchCLITests: XCTestCase {
         let finding = (fail.1[0]["findings"] as? [[String: Any]])?.first
         XCTAssertEqual(finding?["code"] as? String, "matrix-failed")
         XCTAssertEqual(finding?["url"] as? String, "https://\(good)/shop/1")
+    }
+
+    func test_check_stateThatCannotBeWrittenIsStatusFive() throws {
+        let folder = try makeTemporaryFolder("aasa-check")
+        let state = folder.appendingPathComponent("no/such/folder/state.json").path
+        let run = try check([domain("differs")], ["--state", state])
+        XCTAssertEqual(run.0.status, 5, run.0.stderr)
+        XCTAssertEqual(run.1.count, 1, "the report is written before the state")
+        XCTAssertTrue(try CLIRunner.run(["help", "check"]).stdout.contains("5 the report or the --state file"))
     }
 
     func test_check_stateTurnsALastingDifferenceIntoAnAlert() throws {

@@ -60,6 +60,28 @@ extension HostileInputCLITests {
         XCTAssertTrue(compile.stderr.contains(reason), compile.summary, file: file, line: line)
     }
 
+    /// A file name is text from whoever filled the folder: an escape sequence or a line break
+    /// in it is shown escaped in every message that names the domain, never obeyed.
+    func test_rulesDirectory_namesWithControlCharactersAreShownEscaped() throws {
+        let rules = try rulesWithAGoodDomain()
+        for name in ["x\u{1B}[31m.example.json", "y\nFAKE: ok.example.json"] {
+            try Data("{bad".utf8).write(to: rules.appendingPathComponent(name))
+        }
+        let input = try write(Array("https://good.example/a\n".utf8), "in-\(UUID().uuidString).txt")
+        let classify = try runBounded(["classify", "--rules", rules.path, "--input", input, "--jobs", "1"])
+        let compile = try runBounded(["compile", rules.path, "-o", folder.appendingPathComponent("escaped.aasac").path])
+        XCTAssertEqual(compile.status, 0, compile.summary)
+        for run in [classify, compile] {
+            XCTAssertFalse(run.stderr.unicodeScalars.contains { $0.value == 0x1B }, run.stderr)
+            XCTAssertFalse(run.stderr.contains("\nFAKE"), run.stderr)
+        }
+        XCTAssertTrue(compile.stderr.contains(#"x\u{1B}[31m.example"#) && compile.stderr.contains(#"y\u{A}FAKE: ok.example"#), compile.stderr)
+        // --domain names a single file's domain: with a directory it would be ignored.
+        let ignored = try runBounded(["compile", rules.path, "--domain", "good.example", "-o", folder.appendingPathComponent("d.aasac").path])
+        XCTAssertEqual(ignored.status, 2, ignored.summary)
+        XCTAssertTrue(ignored.stderr.contains("--domain names a single file's domain"), ignored.summary)
+    }
+
     func test_rulesDirectory_fifoNamedDomainJSONIsALoadErrorNotAHang() throws {
         let rules = try rulesWithAGoodDomain()
         XCTAssertEqual(mkfifo(rules.appendingPathComponent("fifo.example.json").path, 0o644), 0)

@@ -10,11 +10,14 @@ public enum RecordFormat: String, Sendable, CaseIterable {
 
     var delimiter: UInt8 { self == .csv ? UInt8(ascii: ",") : UInt8(ascii: "\t") }
 
+    /// The columns of a TSV or CSV record, before any passed through from the input.
+    public static let columns = ["url", "domain", "apps", "rules", "error"]
+
     /// The header line (empty for NDJSON); `extraColumns` are passed-through input columns.
     public func header(extraColumns: [String] = []) -> [UInt8] {
         guard self != .ndjson else { return [] }
         var out: [UInt8] = []
-        for (index, name) in (["url", "domain", "apps", "rules", "error"] + extraColumns).enumerated() {
+        for (index, name) in (Self.columns + extraColumns).enumerated() {
             if index > 0 { out.append(delimiter) }
             appendField(Array(name.utf8), to: &out)
         }

@@ -190,7 +190,7 @@ enum ClassifyCommand {
         if let artifactPath {
             do {
                 rules = ClassifierRules(artifact: try CompiledArtifact.open(path: artifactPath, configuration: configuration)) {
-                    domain, reason in printError("aasa classify: cannot use the document of \(domain): \(reason)")
+                    domain, reason in printError(VisibleText.escapedLine("aasa classify: cannot use the document of \(domain): \(reason)"))
                 }
             } catch {
                 let hint = error == .notAnArtifact ? " (AASA documents go to --rules)" : ""
@@ -277,7 +277,10 @@ enum ClassifyCommand {
                 } else {
                     return refused(CommandSupport.usageError(spec, "--url-column '\(wanted)' is not in the header: \(names.joined(separator: ", "))"))
                 }
-                parser.otherColumnNames = names.enumerated().filter { $0.offset != parser.urlColumn }.map(\.element)
+                let others = names.enumerated().filter { $0.offset != parser.urlColumn }.map(\.element)
+                // Each name once: a repeated input name, or one of the record's own columns in
+                // a TSV/CSV output, would make two columns (or two JSON keys) of one name.
+                parser.otherColumnNames = InputRecordParser.uniqueNames(others, besides: format == .ndjson ? [] : RecordFormat.columns)
                 extraColumnNames = format == .ndjson ? [] : parser.otherColumnNames
             } else if inputFormat == .ndjson {
                 extraColumnNames = format == .ndjson ? [] : ["fields"]

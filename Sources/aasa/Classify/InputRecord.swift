@@ -34,7 +34,7 @@ struct InputRecordParser {
             return .url(Array(line), Classifier.Extra())
         case .ndjson:
             guard case .object(let object)? = try? JSONParser.parse(UnsafeRawBufferPointer(line)) else {
-                return .invalid("the line is not a JSON object", Classifier.Extra())
+                return .invalid("the line is not a JSON object", blankExtra)
             }
             var others = JSONObject()
             for member in object.members where !member.key.utf8.elementsEqual(urlField.utf8) {
@@ -51,23 +51,58 @@ struct InputRecordParser {
             return .url(Array(trimmed.utf8), extra)
         case .csv:
             guard let fields = Self.csvFields(line) else {
-                return .invalid(Self.unterminatedQuote, Classifier.Extra())
+                return .invalid(Self.unterminatedQuote, blankExtra)
             }
             guard urlColumn < fields.count else {
-                return .invalid("the row has no column \(urlColumn + 1)", Classifier.Extra())
+                return .invalid("the row has no column \(urlColumn + 1)", blankExtra)
             }
-            let others = fields.enumerated().filter { $0.offset != urlColumn }.map(\.element)
+            // Every record has the header's columns, so that a TSV or CSV output stays a table:
+            // a short row's missing fields are empty, and a long row is an error record (its
+            // extra fields have no column to go in) with the fields that have one.
+            var others = fields.enumerated().filter { $0.offset != urlColumn }.map(\.element)
+            let surplus = others.count - otherColumnNames.count
+            if surplus > 0 { others.removeLast(surplus) }
             var json: [UInt8] = []
             var object = JSONObject()
-            for (index, value) in others.enumerated() {
-                let name = index < otherColumnNames.count ? otherColumnNames[index] : "column\(index + 1)"
+            for (name, value) in zip(otherColumnNames, others) {
                 object.members.append((name, .string(String(decoding: value, as: UTF8.self))))
             }
             JSONWriter.append(.object(object), to: &json)
+            if surplus < 0 { others += repeatElement([], count: -surplus) }
             let extra = Classifier.Extra(json: outputFormat == .ndjson ? json : nil, columns: outputFormat == .ndjson ? [] : others)
+            if surplus > 0 {
+                return .invalid("the row has \(fields.count) fields, the header \(fields.count - surplus)", extra)
+            }
             let url = Self.trimmed(String(decoding: fields[urlColumn], as: UTF8.self))
             guard !url.isEmpty else { return .emptyURL(extra) }
             return .url(Array(url.utf8), extra)
+        }
+    }
+
+    /// The pass-through part of a record whose line could not be read: nothing, but with every
+    /// column a TSV or CSV output has, so that the output stays a table.
+    var blankExtra: Classifier.Extra {
+        guard outputFormat != .ndjson else { return Classifier.Extra() }
+        switch format {
+        case .lines: return Classifier.Extra()
+        case .ndjson: return Classifier.Extra(json: [])
+        case .csv: return Classifier.Extra(columns: Array(repeating: [], count: otherColumnNames.count))
+        }
+    }
+
+    /// `names` with each repeat (and each name in `reserved`) renamed `name.1`, `name.2`…, as
+    /// pandas does, so that no two columns or JSON keys share a name.
+    static func uniqueNames(_ names: [String], besides reserved: [String]) -> [String] {
+        var taken = Set(reserved + names)
+        var seen = Set(reserved)
+        return names.map { name in
+            guard !seen.insert(name).inserted else { return name }
+            var suffix = 1
+            while taken.contains("\(name).\(suffix)") { suffix += 1 }
+            let renamed = "\(name).\(suffix)"
+            taken.insert(renamed)
+            seen.insert(renamed)
+            return renamed
         }
     }
 

@@ -47,6 +47,10 @@ enum CompileCommand {
             }
         }
         let source = parsed.positionals[0]
+        var isDirectory: ObjCBool = false
+        if domain != nil, FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory), isDirectory.boolValue {
+            return CommandSupport.usageError(spec, "--domain names a single file's domain; a directory's documents are named by their files")
+        }
         if CommandSupport.isCompiledArtifact(source) {
             return CommandSupport.usageError(spec, "\(source) is already a compiled artifact: give it to 'aasa classify --compiled'")
         }

@@ -30,10 +30,10 @@ enum RulesLoader {
                 printError(Self.emptyDirectory(command, path))
                 return .failure(.unreadableDocument)
             }
-            for warning in listing.warnings { printError("aasa \(command): warning: \(warning)") }
+            for warning in listing.warnings { printError(VisibleText.escapedLine("aasa \(command): warning: \(warning)")) }
             return .success(
                 ClassifierRules(listing: listing, engine: engine, configuration: configuration) { domain, reason in
-                    printError("aasa \(command): cannot use the document of \(domain): \(reason)")
+                    printError(VisibleText.escapedLine("aasa \(command): cannot use the document of \(domain): \(reason)"))
                 })
         }
         let documents: DomainDocuments
@@ -52,10 +52,10 @@ enum RulesLoader {
             guard let domain else { return .failure(.usage) }
             documents = DomainDocuments.single(file: path, domain: domain, configuration: configuration)
         }
-        for warning in documents.warnings { printError("aasa \(command): warning: \(warning)") }
+        for warning in documents.warnings { printError(VisibleText.escapedLine("aasa \(command): warning: \(warning)")) }
         let rules = ClassifierRules(documents: documents, engine: engine, configuration: configuration, threads: threads)
         for failure in rules.failures {
-            printError("aasa \(command): cannot use the document of \(failure.domain): \(failure.reason)")
+            printError(VisibleText.escapedLine("aasa \(command): cannot use the document of \(failure.domain): \(failure.reason)"))
         }
         if !isDirectory.boolValue, !rules.failures.isEmpty { return .failure(.unreadableDocument) }
         return .success(rules)

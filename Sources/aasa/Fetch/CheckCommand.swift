@@ -39,7 +39,9 @@ enum CheckCommand {
                "equivalence": "equivalent"|"differs"|"unproven"|"unavailable"}
             (fetch records as aasa fetch prints them).
 
-            EXIT STATUS: 0 no finding is an error; 1 some finding is an error; 2 usage error.
+            EXIT STATUS: 0 no finding is an error; 1 some finding is an error; 2 usage error
+            (an unreadable --state or --matrix included); 5 the report or the --state file
+            cannot be written.
             """)
 
     struct Finding {

@@ -36,8 +36,9 @@ enum FetchCommand {
             http-status, too-large, invalid-document, storage. A progress line goes to standard error when
             it is a terminal.
 
-            EXIT STATUS: 0 every domain was fetched or not modified; 1 some failed; 2 usage
-            error (a URL given as a domain, a bad option).
+            EXIT STATUS: 0 every domain was fetched or not modified; 1 some failed (a document
+            that could not be stored included); 2 usage error (a URL given as a domain, a bad
+            option); 5 the --out folder cannot be created or the records cannot be written.
             """)
 
     /// Domains fetched per batch.

@@ -15,7 +15,7 @@ struct NetworkOptions {
 
     static let specOptions: [CommandSpec.Option] = [
         .init(name: "domains", valueName: "file", help: "Read domains from FILE, one a line (# comments; - for stdin)."),
-        .init(name: "jobs", valueName: "n", help: "Connections at once (default 32)."),
+        .init(name: "jobs", valueName: "n", help: "Connections at once (default 32, at most 256: domains go in slices of 256)."),
         .init(name: "connect-timeout", valueName: "seconds", help: "Time to connect (default 10)."),
         .init(name: "timeout", valueName: "seconds", help: "Time for a whole request (default 30)."),
         .init(name: "retries", valueName: "n", help: "Retries of a transient failure: no connection, 5xx, 429 (default 2)."),
@@ -70,12 +70,13 @@ struct NetworkOptions {
         func number(_ name: String, _ range: ClosedRange<Double>) -> Result<Double?, UsageError> {
             guard let text = parsed.value(name) else { return .success(nil) }
             guard let value = Double(text), value.isFinite, range.contains(value) else {
-                return .failure(UsageError(message: "--\(name) needs a number from \(range.lowerBound) to \(range.upperBound)"))
+                func shown(_ bound: Double) -> String { bound == bound.rounded() ? String(Int(bound)) : String(bound) }
+                return .failure(UsageError(message: "--\(name) needs a number from \(shown(range.lowerBound)) to \(shown(range.upperBound))"))
             }
             return .success(value)
         }
         do {
-            if let value = try number("jobs", 1...1024).get() {
+            if let value = try number("jobs", 1...Double(FetchCommand.sliceSize)).get() {
                 guard value == value.rounded() else { return .failure(UsageError(message: "--jobs needs a whole number")) }
                 options.transfers.jobs = Int(value)
             }
