@@ -224,6 +224,13 @@ public final class Transfers {
             response.body = []
             return response
         }
+        if let problem = state.headerProblem {
+            response.failure = .invalidResponse
+            response.status = nil
+            response.body = []
+            response.error = "the response cannot be read: \(problem)"
+            return response
+        }
         switch code {
         case CURLE_OK:
             return response
@@ -241,6 +248,10 @@ public final class Transfers {
             CURLE_HTTP2_STREAM, CURLE_OUT_OF_MEMORY, CURLE_RANGE_ERROR, CURLE_FILESIZE_EXCEEDED:
             // The server answered; what it sent is not HTTP libcurl can read (libcurl reports a
             // header past its size limit as out of memory).
+            response.failure = .invalidResponse
+        case CURLE_RECV_ERROR where status > 0:
+            // The server answered, then sent what cannot be read (a chunk size that is not
+            // hexadecimal): not a connection to try again.
             response.failure = .invalidResponse
         default:
             response.failure = .connection
@@ -298,6 +309,11 @@ final class TransferState {
     var tooLarge = false
     /// The blank line after the headers has come: further header lines are trailers.
     var headersEnded = false
+    /// Header fields of the current response, counted as they come (repeats included).
+    var headerFields = 0
+    /// What makes the current response's headers unreadable as one answer: more fields than
+    /// any server sends, or two Content-Lengths that disagree (which one framed the body?).
+    var headerProblem: String?
     let errorBuffer: UnsafeMutablePointer<CChar>
     var headerList: UnsafeMutablePointer<curl_slist>?
     var connectToList: UnsafeMutablePointer<curl_slist>?
@@ -356,9 +372,16 @@ private let headerCallback: aasa_data_callback = { data, size, count, context in
         // A new response (after a 100 Continue, say): only the last one's headers count.
         state.headers = [:]
         state.headersEnded = false
+        state.headerFields = 0
+        state.headerProblem = nil
     } else if line.isEmpty {
         state.headersEnded = true
-    } else if !state.headersEnded, let colon = line.firstIndex(of: ":"), state.headers.count < 200 {
+    } else if !state.headersEnded, state.headerFields >= 200 {
+        // Kept no further, and the response is refused: a Content-Encoding or a second
+        // Content-Length past the cut would otherwise go unseen.
+        state.headerProblem = state.headerProblem ?? "more than 200 header fields"
+    } else if !state.headersEnded, let colon = line.firstIndex(of: ":") {
+        state.headerFields += 1
         // After the blank line only trailers come (a chunked body's), and the response is
         // judged by its headers: a trailer must not replace the Content-Type the body was sent
         // with. A repeated header keeps every value, comma-joined as HTTP combines fields, so
@@ -366,6 +389,9 @@ private let headerCallback: aasa_data_callback = { data, size, count, context in
         let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
         let value = String(line[line.index(after: colon)...].prefix(8192)).trimmingCharacters(in: .whitespaces)
         if let earlier = state.headers[name] {
+            if name == "content-length", earlier != value {
+                state.headerProblem = state.headerProblem ?? "two Content-Length headers that disagree (\(earlier.prefix(20)) and \(value.prefix(20)))"
+            }
             state.headers[name] = String((earlier + ", " + value).prefix(8192))
         } else {
             state.headers[name] = value

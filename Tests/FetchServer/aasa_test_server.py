@@ -172,6 +172,33 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\nContent-Type: application/json\r\n\r\n" + DOC_A)
             self.close_connection = True
             return
+        if kind == "badchunk" and well_known:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n" + DOC_A + b"\r\n0\r\n\r\n")
+            self.close_connection = True
+            return
+        if kind == "hugeheaders" and well_known:
+            padding = b"".join(b"X-Padding-%d: %s\r\n" % (i, b"p" * 1000) for i in range(300))
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + padding
+                             + b"Content-Length: %d\r\n\r\n" % len(DOC_A) + DOC_A)
+            self.close_connection = True
+            return
+        if kind == "continues" and well_known:
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n" * 1000 + b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             + b"Content-Length: %d\r\n\r\n" % len(DOC_A) + DOC_A)
+            self.close_connection = True
+            return
+        if kind == "twolengths" and well_known:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nContent-Length: 5\r\n\r\n"
+                             % len(DOC_A) + DOC_A)
+            self.close_connection = True
+            return
+        if kind == "lateencoding" and well_known:
+            padding = b"".join(b"X-Padding-%d: p\r\n" % i for i in range(250))
+            body = gzip.compress(DOC_A)
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + padding
+                             + b"Content-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+            self.close_connection = True
+            return
         if kind == "escape" and well_known:
             location = "https://x.example/\x1b]0;pwned\x07\x1b[2J\x1b[31mFAKE: ok"
             return self.send(301, b"", "text/html", [("Location", location)])

@@ -381,6 +381,16 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(trailer[0]["content_type"] as? String, "text/html", "the header the body came with, not the trailer")
         let twice = try fetch([domain("twotypes")], out: out).1
         XCTAssertEqual(twice[0]["content_type"] as? String, "text/html, application/json", "both values, not the last alone")
+        // Broken framing is the response's fault, named as such and not retried as a lost
+        // connection; a response of a thousand header fields is refused, not read in part.
+        let badChunk = domain("badchunk")
+        let broken = try fetch([badChunk, domain("twolengths"), domain("lateencoding"), domain("continues")], out: out).1
+        XCTAssertEqual(broken.map { $0["failure"] as? String }, ["invalid-response", "invalid-response", "invalid-response", nil], "\(broken)")
+        XCTAssertTrue((broken[0]["error"] as? String ?? "").contains("chunked"), "\(broken)")
+        XCTAssertEqual(try connections(try loopback())[badChunk], 1, "not retried")
+        XCTAssertTrue((broken[1]["error"] as? String ?? "").contains("two Content-Length headers that disagree"), "\(broken)")
+        XCTAssertTrue((broken[2]["error"] as? String ?? "").contains("more than 200 header fields"), "\(broken)")
+        XCTAssertEqual(broken[3]["outcome"] as? String, "fetched", "a thousand 100 Continue lines before the answer are still an answer")
     }
 
     /// The CA bundle `--ca-file` makes in the temporary directory goes when `timeout` (or
