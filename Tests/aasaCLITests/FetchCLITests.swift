@@ -623,6 +623,20 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(finding?["url"] as? String, "https://\(good)/shop/1")
     }
 
+    /// Runs over parts of one fleet may share one state file: each keeps the others' domains.
+    func test_check_concurrentRunsOnOneStateFileKeepEveryDomain() throws {
+        let folder = try makeTemporaryFolder("aasa-check")
+        let state = folder.appendingPathComponent("state.json").path
+        let server = try loopback()
+        let domains = (0..<4).map { _ in domain("differs") }
+        let options = network(server).map { "'\($0)'" }.joined(separator: " ")
+        let runs = domains.map { "'\(CLIRunner.executable.path)' check \($0) --state '\(state)' --format json \(options) > /dev/null &" }
+        let all = try CLIRunner.runShell(runs.joined(separator: "\n") + "\nfor job in $(jobs -p); do wait $job || exit 1; done")
+        XCTAssertEqual(all.status, 0, all.stderr)
+        let stored = try String(contentsOfFile: state, encoding: .utf8)
+        for domain in domains { XCTAssertTrue(stored.contains(domain), "\(domain) lost: \(stored)") }
+    }
+
     func test_check_stateThatCannotBeWrittenIsStatusFive() throws {
         let folder = try makeTemporaryFolder("aasa-check")
         let state = folder.appendingPathComponent("no/such/folder/state.json").path

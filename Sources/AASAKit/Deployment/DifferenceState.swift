@@ -71,6 +71,12 @@ public struct DifferenceState: Sendable, Equatable {
         entries[domain] = nil
     }
 
+    /// Takes `other`'s entries (or their absence) for `domains`, keeping this state's for the
+    /// rest: what one run learned, merged into a file other runs also wrote.
+    public mutating func adopt(_ other: DifferenceState, for domains: [String]) {
+        for domain in domains { entries[domain] = other.entries[domain] }
+    }
+
     /// The state file's text, domains sorted so that the file diffs well.
     public var json: String {
         let rows = entries.sorted { $0.key < $1.key }.map { domain, entry in

@@ -22,7 +22,7 @@ enum ClassifyCommand {
             .init(name: "jobs", valueName: "n", help: "Worker threads (default: all cores). Output order is input order."),
             .init(name: "engine", valueName: "dfa|reference", help: "dfa (default) or reference."),
             .init(name: "summary", valueName: "text|json|none", help: "The end-of-run summary on stderr (default text; none with --quiet)."),
-            .init(name: "stats", valueName: "file", help: "Also write the summary as JSON to this file (also when the run stops early)."),
+            .init(name: "stats", valueName: "file", help: "Also write the summary as JSON to this file (also when the run stops early; a run refused before it starts writes none)."),
         ] + CommandSupport.configurationOptions,
         flags: [
             .init(name: "strict", help: "Exit 1 when some records are errors (default: error records are data, exit 0)."),

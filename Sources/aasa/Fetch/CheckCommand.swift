@@ -175,11 +175,32 @@ enum CheckCommand {
                 return .inputOutput
             }
         }
-        if let statePath, let state, let problem = DocumentStore.writeAtomically(Array(state.json.utf8), to: statePath) {
+        if let statePath, let state, let problem = saveState(state, checked: options.domains, to: statePath) {
             printError("aasa check: \(problem)")
             return .inputOutput
         }
         return anyError ? .failure : .success
+    }
+
+    /// Writes what this run learned of the domains it checked into the state file as it is now,
+    /// under a lock on the file's folder: runs over parts of one fleet (or a cron job that
+    /// overlaps the next) share one file without one run's write dropping another's domains.
+    static func saveState(_ state: DifferenceState, checked: [String], to path: String) -> String? {
+        let folder = PathName.split(path).directory
+        let lock = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard lock >= 0 else { return "cannot write \(path): \(String(cString: strerror(errno)))" }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else { return "cannot lock the folder of \(path): \(String(cString: strerror(errno)))" }
+        }
+        var merged = state
+        if let bytes = try? AASADocument.bytes(ofFile: path, maxBytes: 64 << 20, regularFileOnly: true),
+            let current = DifferenceState(json: bytes)
+        {
+            merged = current
+            merged.adopt(state, for: checked)
+        }
+        return DocumentStore.writeAtomically(Array(merged.json.utf8), to: path)
     }
 
     static func originFindings(_ origin: DocumentFetcher.Fetched, domain: String, configuration: Configuration) -> [Finding] {
