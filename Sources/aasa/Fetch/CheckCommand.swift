@@ -80,10 +80,15 @@ enum CheckCommand {
         }
         defer { options.cleanUp() }
         options.transfers.progress = true
-        var expectations: [TestCommand.Expectation]?
+        // By host, split once: each domain answers for its own URLs, and a matrix of many
+        // domains' URLs is not searched again for every domain checked.
+        var expectations: [String: [TestCommand.Expectation]]?
         if let path = parsed.value("matrix") {
             switch TestCommand.loadMatrix(path) {
-            case .success(let value): expectations = value
+            case .success(let value):
+                expectations = Dictionary(grouping: value.compactMap { expectation in
+                    (try? URLSplitter.split(expectation.url).host.lowercased()).map { ($0, expectation) }
+                }, by: \.0).mapValues { $0.map(\.1) }
             case .failure(let message): return CommandSupport.usageError(spec, "cannot read the matrix \(path): \(message)")
             }
         }
@@ -129,8 +134,8 @@ enum CheckCommand {
                 let origin = origins[index]
                 let cdn = cdns[index]
                 var findings = originFindings(origin, domain: domain, configuration: configuration)
-                if let expectations, let body = origin.body {
-                    findings += matrixFindings(expectations, body: body, domain: domain, configuration: configuration)
+                if let mine = expectations?[domain], let body = origin.body {
+                    findings += matrixFindings(mine, body: body, domain: domain, configuration: configuration)
                 }
                 let comparison = CopyComparison.compare(
                     origin: origin.body, cdn: cdn.body, domain: domain, configuration: configuration)
@@ -225,13 +230,10 @@ enum CheckCommand {
         return findings
     }
 
+    /// `mine`: the matrix's expectations whose URL's host is `domain`.
     static func matrixFindings(
-        _ expectations: [TestCommand.Expectation], body: [UInt8], domain: String, configuration: Configuration
+        _ mine: [TestCommand.Expectation], body: [UInt8], domain: String, configuration: Configuration
     ) -> [Finding] {
-        // One matrix serves many domains: each domain answers for its own URLs.
-        let mine = expectations.filter { expectation in
-            (try? URLSplitter.split(expectation.url).host.lowercased()) == domain
-        }
         guard !mine.isEmpty, let document = try? AASADocument(bytes: body, configuration: configuration) else { return [] }
         switch TestCommand.evaluate(mine, document: document, domain: domain, engineName: "dfa", configuration: configuration) {
         case .success(let failures):
