@@ -101,6 +101,23 @@ final class HostileInputCLITests: XCTestCase {
         XCTAssertEqual(lines, 6 << 20, "one record a line")
     }
 
+    /// A batch cut at its line cap carries whole lines into the next, and a long line follows
+    /// them: each keeps its own record, in order, the long one an error record.
+    func test_longLineAfterACutBatch_leavesTheLinesBeforeItTheirRecords() throws {
+        var input = Data(String(repeating: "https://museum.example/a\n", count: 20_000).utf8)
+        input.append(Data(repeating: UInt8(ascii: "b"), count: 3 << 20))
+        input.append(Data("\nhttps://museum.example/z\n".utf8))
+        let path = try write(Array(input), "cut-then-long.txt")
+        let output = folder.appendingPathComponent("cut-then-long.out").path
+        let run = try ChildProcess.run(["classify", "--rules", corpus, "--input", path, "--jobs", "2", "--quiet"], stdout: output, folder: folder)
+        XCTAssertEqual(run.status, 0, run.summary)
+        let records = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(records.count, 20_002)
+        XCTAssertEqual(records.prefix(20_000).filter { $0.hasPrefix(#"{"url": "https://museum.example/a""#) }.count, 20_000)
+        XCTAssertTrue(records[20_000].contains("is over the limit"), String(records[20_000].prefix(300)))
+        XCTAssertTrue(records[20_001].hasPrefix(#"{"url": "https://museum.example/z""#))
+    }
+
     /// Each hostile line gives exactly one record, in order, with the outcome SPEC 14 and SPEC 4
     /// give it; nothing here is covered by the line reader's unit tests at the CLI level.
     func test_hostileLines_eachGiveTheirOneRecordInOrder() throws {

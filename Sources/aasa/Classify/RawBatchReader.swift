@@ -49,17 +49,20 @@ struct RawBatchReader {
         if let cut = lineCap(in: buffer) { return split(&buffer, after: cut) }
         if atEOF { return LineBatch(raw: buffer) }
         buffer.reserveCapacity(buffer.count + batchBytes)
+        // Where a newline may still be: anywhere at first (what was carried after a cut at
+        // `batchLines` holds whole lines), then only in what each read added.
+        var unsearched = 0
         while true {
-            let before = buffer.count
             let count = try readMore(into: &buffer, upTo: batchBytes)
             if count == 0 {
                 atEOF = true
                 if let cut = lineCap(in: buffer) { return split(&buffer, after: cut) }
                 return buffer.isEmpty ? nil : LineBatch(raw: buffer)
             }
-            if let newline = lineCap(in: buffer) ?? lastNewline(in: buffer, from: before) {
+            if let newline = lineCap(in: buffer) ?? lastNewline(in: buffer, from: unsearched) {
                 return split(&buffer, after: newline)
             }
+            unsearched = buffer.count
             if buffer.count > maxLineBytes + 2 + batchBytes {
                 return try assembleLongLine(buffer)
             }
