@@ -128,17 +128,26 @@ struct RawBatchReader {
 
     /// The newline that ends line `batchLines` of `buffer`, when more bytes follow it.
     private func lineCap(in buffer: [UInt8]) -> Int? {
-        // Fewer bytes than the cap hold fewer lines. Otherwise a count first (a loop the
-        // compiler vectorises), and the cut is searched for only in the rare batch over the cap.
+        // Fewer bytes than the cap hold fewer lines. Otherwise newline to newline with `memchr`,
+        // stopping at the cap: a loop over every byte cost a sixth of a classify run.
+        // PERF: `aasa classify --rules corpus --jobs 1` of the first 8 MB of
+        // ../shared/corpus/urls/citizenlab_test-lists.txt (callgrind): 89.0 M instructions
+        // with a byte loop, 75.5 M with this (its share about 2%).
         guard buffer.count > batchLines else { return nil }
-        let lines = buffer.withUnsafeBufferPointer { bytes in bytes.reduce(0) { $0 &+ ($1 == 0x0A ? 1 : 0) } }
-        guard lines > batchLines || (lines == batchLines && buffer.last != 0x0A) else { return nil }
-        var seen = 0
-        for index in buffer.indices where buffer[index] == 0x0A {
-            seen += 1
-            if seen == batchLines { return index }
+        return buffer.withUnsafeBufferPointer { all -> Int? in
+            guard let base = all.baseAddress else { return nil }
+            var offset = 0
+            var seen = 0
+            // SAFETY: `offset < all.count` when `memchr` is called, and it reads at most the
+            // `all.count - offset` bytes from `base + offset`, all inside the buffer.
+            while offset < all.count, let found = memchr(base + offset, 0x0A, all.count - offset) {
+                let index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                seen += 1
+                if seen == batchLines { return index + 1 < all.count ? index : nil }
+                offset = index + 1
+            }
+            return nil
         }
-        return nil
     }
 
     private func lastNewline(in buffer: [UInt8], from start: Int) -> Int? {
