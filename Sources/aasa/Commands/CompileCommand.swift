@@ -23,9 +23,12 @@ enum CompileCommand {
             such, and their URLs get error records, as with --rules. A corrupt, truncated or
             other-version artifact is refused with a message.
 
+            OUTPUT: a regular file, replaced whole or not at all (a symbolic link is followed
+            and stays); a device, a FIFO, a path ending in '/' is refused, and so are the input
+            itself and a path inside the input directory (usage error).
+
             EXIT STATUS: 0 written; 2 usage error; 3 the documents cannot be read; 5 the
-            artifact cannot be written (checked before compiling; the file is replaced whole or
-            not at all).
+            artifact cannot be written (checked before compiling).
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
