@@ -147,6 +147,37 @@ final class DiffCoverCLITests: XCTestCase {
         XCTAssertTrue(typo.stderr.contains("named by neither document"), typo.stderr)
     }
 
+    /// The analyses compile what the matcher compiles, under the same limits: a document
+    /// `match` refuses for its variable positions is refused by `lint`, `cover` and `diff` too,
+    /// and a raised limit (or analysis budget) reaches them as it reaches `match`.
+    func test_analyses_followTheLimitsGivenOnTheCommandLine() throws {
+        let variables = #"{"applinks": {"substitutionVariables": {"v": ["a", "b", "c"]}, "details": [{"appIDs": ["T.a"], "components": [{"/": "/x/$(v)"}, {"/": "/y/$(v)"}, {"/": "/z/$(v)"}]}]}}"#
+        let narrow = try write("variables.json", variables)
+        let other = try write("variables-2.json", variables.replacingOccurrences(of: "/z/", with: "/w/"))
+        let limit = ["--limit", "variable-positions=2"]
+        let match = try CLIRunner.run(["match", narrow, "--domain", "ex.com", "https://ex.com/x/a"] + limit)
+        XCTAssertEqual(match.status, 3, match.stderr)
+        let lint = try CLIRunner.run(["lint", narrow, "--format", "json"] + limit)
+        XCTAssertEqual(lint.status, 1, lint.stdout + lint.stderr)
+        XCTAssertTrue(lint.stdout.contains("over-limit"), lint.stdout)
+        XCTAssertEqual(try CLIRunner.run(["cover", narrow] + limit).status, 3)
+        XCTAssertEqual(try CLIRunner.run(["diff", narrow, other] + limit).status, 3)
+        XCTAssertEqual(try CLIRunner.run(["diff", narrow, other]).status, 1, "under the default limit, a difference")
+
+        // Two rules swapped that never overlap: equivalent, but only a walk proves it.
+        let ab = try write("ab.json", #"{"applinks": {"details": [{"appIDs": ["T.a"], "components": [{"/": "/a/*"}, {"/": "/b/*"}]}]}}"#)
+        let ba = try write("ba.json", #"{"applinks": {"details": [{"appIDs": ["T.a"], "components": [{"/": "/b/*"}, {"/": "/a/*"}]}]}}"#)
+        XCTAssertEqual(try CLIRunner.run(["diff", ab, ba]).status, 0)
+        for budget in ["analysis-states=2", "analysis-work=5"] {
+            let starved = try CLIRunner.run(["diff", ab, ba, "--limit", budget])
+            XCTAssertEqual(starved.status, 4, "\(budget): not proven within the budget: \(starved.stdout)")
+        }
+        let lintWork = try CLIRunner.run(["lint", ab, "--limit", "analysis-work=5"])
+        XCTAssertTrue(lintWork.stdout.contains("work budget (raise it with --limit analysis-work=<n>)"), lintWork.stdout)
+        let lintStates = try CLIRunner.run(["lint", ab, "--limit", "analysis-states=2"])
+        XCTAssertTrue(lintStates.stdout.contains("state budget (raise it with --limit analysis-states=<n>)"), lintStates.stdout)
+    }
+
     func test_limit_jsonDepthAboveItsMaximumIsAUsageError() throws {
         let file = try write("doc.json", document(#"[{"/": "/a/*"}]"#))
         let output = try CLIRunner.run(["match", file, "--domain", "example.com", "--limit", "json-depth=5000", "https://example.com/a"])

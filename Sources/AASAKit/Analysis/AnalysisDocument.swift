@@ -62,14 +62,19 @@ struct AnalysisDocument {
     /// Prepares `document`; with `onlyRule`, only that rule is compiled (the others never
     /// match), to look for URLs that one rule matches when the whole document is too big to
     /// explore.
-    /// `resolved` is the document's rules when the caller has them (`DocumentNFAs`).
+    /// `resolved` is the document's rules when the caller has them (`DocumentNFAs`). `limits`:
+    /// the `nfa-states` and `variable-positions` the matcher is held to hold here too, so that
+    /// an analysis refuses what `match` refuses and follows a raised limit as far.
     init(
-        document: AASADocument, domain: String, maxNFAStates: Int, onlyRule: Int? = nil, resolved: [EffectiveRule]? = nil
+        document: AASADocument, domain: String, limits: Configuration.Automata, onlyRule: Int? = nil,
+        resolved: [EffectiveRule]? = nil
     ) throws(AutomatonError) {
         self.document = document
         self.domain = domain
         appIDs = document.appIDs
-        let nfas = try DocumentNFAs(document: document, maxNFAStates: maxNFAStates, onlyRule: onlyRule, resolved: resolved)
+        let nfas = try DocumentNFAs(
+            document: document, maxNFAStates: limits.maxNFAStates, maxVariablePositions: limits.maxVariablePositions,
+            onlyRule: onlyRule, resolved: resolved)
         self.nfas = nfas
         let rules = nfas.rules
         let resolve = nfas.resolve

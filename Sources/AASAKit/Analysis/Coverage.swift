@@ -22,8 +22,7 @@ public struct Coverage: Sendable {
     /// Covers `document` on `domain`, within `configuration`'s automaton limits.
     /// - Throws: `AutomatonError` when the rules exceed a compile limit.
     public init(document: AASADocument, domain: String, configuration: Configuration = .default) throws(AutomatonError) {
-        let maxNFAStates = configuration.automata.maxNFAStates
-        let analysis = try AnalysisDocument(document: document, domain: domain, maxNFAStates: maxNFAStates)
+        let analysis = try AnalysisDocument(document: document, domain: domain, limits: configuration.automata)
         let limits = configuration.automata
         let result = URLExplorer(
             sides: [analysis], domain: domain, maxStates: limits.maxAnalysisStates, maxWork: limits.maxAnalysisWork,
@@ -61,7 +60,7 @@ public struct Coverage: Sendable {
                 if item.url == nil, facts.deciding[rule.id][app] != nil || !result.isProof {
                     if alone == nil, workLeft > 0 {
                         let found = try Self.urlsMatchedByRuleAlone(
-                            rule.id, of: analysis, maxNFAStates: maxNFAStates, maxWork: min(1_000_000, workLeft))
+                            rule.id, of: analysis, limits: configuration.automata, maxWork: min(1_000_000, workLeft))
                         alone = found.urls
                         workLeft -= found.work
                     }
@@ -113,10 +112,10 @@ public struct Coverage: Sendable {
     /// too big to explore, or its outcome had no confirmed URL, each is a candidate the matcher
     /// then checks against the whole document.
     static func urlsMatchedByRuleAlone(
-        _ rule: Int, of analysis: AnalysisDocument, maxNFAStates: Int, maxWork: Int
+        _ rule: Int, of analysis: AnalysisDocument, limits: Configuration.Automata, maxWork: Int
     ) throws(AutomatonError) -> (urls: [String], work: Int) {
         let alone = try AnalysisDocument(
-            document: analysis.document, domain: analysis.domain, maxNFAStates: maxNFAStates, onlyRule: rule,
+            document: analysis.document, domain: analysis.domain, limits: limits, onlyRule: rule,
             resolved: analysis.rules)
         let result = URLExplorer(
             sides: [alone], domain: analysis.domain, maxStates: 5_000, maxWork: maxWork, witnessesPerOutcome: 4

@@ -44,13 +44,15 @@ public struct SemanticDiff: Sendable {
             verdict = .equivalent
             return
         }
-        let maxNFAStates = configuration.automata.maxNFAStates
+        let limits = configuration.automata
         let sides = [
-            try AnalysisDocument(document: old, domain: domain, maxNFAStates: maxNFAStates),
-            try AnalysisDocument(document: new, domain: domain, maxNFAStates: maxNFAStates),
+            try AnalysisDocument(document: old, domain: domain, limits: limits),
+            try AnalysisDocument(document: new, domain: domain, limits: limits),
         ]
         let check = try WitnessCheck(sides: sides, configuration: configuration)
-        let explorer = URLExplorer(sides: sides, domain: domain, witnessesPerOutcome: max(witnesses, 1) + 1)
+        let explorer = URLExplorer(
+            sides: sides, domain: domain, maxStates: limits.maxAnalysisStates, maxWork: limits.maxAnalysisWork,
+            witnessesPerOutcome: max(witnesses, 1) + 1)
         // The proof: every real outcome is among these; with several text modes or query
         // shapes, some outcomes may pair texts no one URL has, and their URLs fail the check.
         let result = explorer.explore(.perModeClass)

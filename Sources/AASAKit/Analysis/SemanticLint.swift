@@ -11,7 +11,7 @@ public enum SemanticLint {
         let analysis: AnalysisDocument
         let check: WitnessCheck
         do {
-            analysis = try AnalysisDocument(document: document, domain: domain, maxNFAStates: configuration.automata.maxNFAStates)
+            analysis = try AnalysisDocument(document: document, domain: domain, limits: configuration.automata)
             check = try WitnessCheck(sides: [analysis], configuration: configuration)
         } catch {
             if case .overLimit(let limit, _, _, let location) = error {

@@ -46,6 +46,8 @@ struct URLExplorer {
         /// What the walk spent of its budgets (states visited, NFA positions stepped).
         var states = 0
         var work = 0
+        /// The limit an incomplete walk ran out of (`analysis-states` or `analysis-work`).
+        var exhausted: Configuration.Limit?
 
         /// Whether "no URL does X" follows from X being absent from the outcomes.
         var isProof: Bool { exact && complete }
@@ -53,7 +55,10 @@ struct URLExplorer {
         /// Why the outcomes are not a proof, for people; empty when they are.
         func incompleteness(_ sides: [AnalysisDocument]) -> [String] {
             var reasons: [String] = []
-            if !complete { reasons.append("the exploration hit its state budget") }
+            if !complete {
+                let limit = exhausted ?? .analysisStates
+                reasons.append("the exploration hit its \(limit == .analysisWork ? "work" : "state") budget (\(limit.hint))")
+            }
             if !exact && policy == .common {
                 reasons.append("rules compare text in ways the search cannot read alike (percentEncoded differs, or caseSensitive differs with non-ASCII literals or query items)")
             }
@@ -73,11 +78,9 @@ struct URLExplorer {
     let maxWork: Int
     let witnessesPerOutcome: Int
 
-    init(
-        sides: [AnalysisDocument], domain: String, maxStates: Int = Configuration.Automata().maxAnalysisStates,
-        maxWork: Int = Configuration.Automata().maxAnalysisWork,
-        witnessesPerOutcome: Int = 1
-    ) {
+    /// The budgets have no defaults: every analysis passes its configuration's, so that
+    /// `--limit analysis-states` and `analysis-work` reach each one.
+    init(sides: [AnalysisDocument], domain: String, maxStates: Int, maxWork: Int, witnessesPerOutcome: Int = 1) {
         self.sides = sides
         self.domain = domain
         self.maxStates = maxStates
@@ -157,6 +160,7 @@ struct URLExplorer {
         result.states = search.nodes.count
         result.work = search.work
         result.outcomes = search.outcomes
+        if !result.complete { result.exhausted = search.nodes.count > maxStates ? .analysisStates : .analysisWork }
         return result
     }
 
