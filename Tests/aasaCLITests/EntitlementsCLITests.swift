@@ -249,4 +249,24 @@ final class EntitlementsCLITests: XCTestCase {
         XCTAssertEqual(output.status, 3)
         XCTAssertTrue(output.stderr.contains("not a property list"), output.stderr)
     }
+
+    /// With --rules, the network options mean nothing: refused, not ignored; --limit applies to
+    /// the documents as on every command (a bare byte count is document-bytes).
+    func test_entitlements_networkOptionsNeedFetchAndLimitsApplyToTheDocuments() throws {
+        let folder = try makeTemporaryFolder("aasa-entitlements")
+        let rules = try rules(folder)
+        let file = try plist(folder, "app.entitlements", [
+            "com.apple.developer.associated-domains": ["applinks:example.com"], "application-identifier": app,
+        ])
+        let timeout = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--timeout", "-5"])
+        XCTAssertEqual(timeout.status, 2, timeout.stderr)
+        XCTAssertTrue(timeout.stderr.contains("--timeout is for --fetch"), timeout.stderr)
+        XCTAssertEqual(try CLIRunner.run(["entitlements", file, "--rules", rules.path]).status, 0)
+        for limit in ["document-bytes=20", "20"] {
+            let small = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--limit", limit])
+            XCTAssertEqual(small.status, 1, "\(limit): the 100-byte document is over the limit: \(small.stdout)")
+            XCTAssertTrue(small.stdout.contains("over the limit"), small.stdout)
+        }
+        XCTAssertEqual(try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--limit", "no-such=1"]).status, 2)
+    }
 }

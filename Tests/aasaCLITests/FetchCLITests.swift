@@ -248,6 +248,8 @@ final class FetchCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: documentPath(out, invalid)))
         let raised = try fetch([big], out: out, ["--limit", "256K"]).1
         XCTAssertEqual(raised[0]["outcome"] as? String, "fetched", "\(raised)")
+        let named = try fetch([domain("big")], out: out, ["--limit", "document-bytes=256K"]).1
+        XCTAssertEqual(named[0]["outcome"] as? String, "fetched", "the NAME=N form raises the same limit: \(named)")
     }
 
     func test_fetch_untrustedCertificatesAreRefused() throws {
@@ -467,6 +469,11 @@ final class FetchCLITests: XCTestCase {
         try Data().write(to: file)
         let under = try CLIRunner.run(["fetch", "example.com", "--out", file.appendingPathComponent("rules").path])
         XCTAssertEqual(under.status, 5, under.stderr)
+        // --limit takes NAME=N as on every command, and a bare byte count (document-bytes).
+        let badLimit = try CLIRunner.run(["fetch", "example.com", "--out", out.path, "--limit", "document-bytes=lots"])
+        XCTAssertEqual(badLimit.status, 2)
+        XCTAssertTrue(badLimit.stderr.contains("--limit document-bytes needs a whole number"), badLimit.stderr)
+        XCTAssertEqual(try CLIRunner.run(["fetch", "example.com", "--out", out.path, "--limit", "nfa-states=lots"]).status, 2)
         let tooMany = try CLIRunner.run(["fetch", "example.com", "--out", out.path, "--jobs", "300"])
         XCTAssertEqual(tooMany.status, 2, "more connections than a slice has domains would do nothing")
         XCTAssertTrue(tooMany.stderr.contains("--jobs needs a number from 1 to 256"), tooMany.stderr)

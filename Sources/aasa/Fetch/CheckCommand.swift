@@ -112,8 +112,7 @@ enum CheckCommand {
                 state = value
             }
         }
-        var configuration = Configuration()
-        configuration.document.maxBytes = max(configuration.document.maxBytes, options.transfers.limit)
+        let configuration = options.configuration
         let transfers = Transfers(options: options.transfers)
         let fetcher = DocumentFetcher(transfers: transfers, cdnTemplate: options.cdnTemplate)
         let now = clock()

@@ -124,7 +124,7 @@ enum EntitlementsCommand {
                     code: "no-applinks", severity: .warning,
                     message: "com.apple.developer.associated-domains has no applinks: entry"))
         }
-        var configuration = Configuration()
+        var configuration: Configuration
         let documents: [String: Result<[UInt8], Problem>]
         let domains = applinks.compactMap { try? $0.parsed.get() }.map { associated in
             associated.port.map { "\(associated.domain):\($0)" } ?? associated.domain
@@ -139,7 +139,7 @@ enum EntitlementsCommand {
             case .failure(let error): return CommandSupport.usageError(spec, error.message)
             }
             defer { options.cleanUp() }
-            configuration.document.maxBytes = max(configuration.document.maxBytes, options.transfers.limit)
+            configuration = options.configuration
             let unique = Array(Set(domains)).sorted()
             let fetched = DocumentFetcher(transfers: Transfers(options: options.transfers)).origin(unique)
             var byDomain: [String: Result<[UInt8], Problem>] = [:]
@@ -150,6 +150,14 @@ enum EntitlementsCommand {
             }
             documents = byDomain
         } else {
+            // The network options mean nothing without --fetch: refused, not ignored.
+            if let given = NetworkOptions.specOptions.first(where: { $0.name != "limit" && parsed.value($0.name) != nil }) {
+                return CommandSupport.usageError(spec, "--\(given.name) is for --fetch")
+            }
+            switch NetworkOptions.limits(parsed) {
+            case .success(let value): configuration = value
+            case .failure(let error): return CommandSupport.usageError(spec, error.message)
+            }
             switch loadRules(rulesPath ?? "", domains: domains, configuration: configuration) {
             case .success(let found): documents = found
             case .failure(let failure):

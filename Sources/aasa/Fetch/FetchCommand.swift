@@ -71,8 +71,7 @@ enum FetchCommand {
         let store = DocumentStore(root: out)
         let transfers = Transfers(options: options.transfers)
         let fetcher = DocumentFetcher(transfers: transfers, cdnTemplate: options.cdnTemplate)
-        var configuration = Configuration()
-        configuration.document.maxBytes = max(configuration.document.maxBytes, options.transfers.limit)
+        let configuration = options.configuration
         let stream = OutputStream(fileDescriptor: STDOUT_FILENO)
         var failed = 0
         var outputClosed = false

@@ -8,6 +8,9 @@ struct NetworkOptions {
     var domains: [String] = []
     var transfers = Transfers.Options()
     var cdnTemplate = NetworkOptions.appleCDN
+    /// The limits the documents are read under (`--limit NAME=N`); `document-bytes` is also the
+    /// most a transfer accepts.
+    var configuration = Configuration()
     /// The temporary CA bundle to delete when the command ends.
     var temporaryBundle: String?
 
@@ -21,7 +24,9 @@ struct NetworkOptions {
         .init(name: "retries", valueName: "n", help: "Retries of a transient failure: no connection, 5xx, 429 (default 2)."),
         .init(name: "retry-delay", valueName: "seconds", help: "First backoff before a retry, doubled each time (default 1)."),
         .init(
-            name: "limit", valueName: "bytes", help: "Largest document accepted (default 131072, Apple's limit; K, M suffixes)."),
+            name: "limit", valueName: "name=n|bytes",
+            help: "Raise or lower a limit, as on every command (repeatable; see docs/limits.md); a bare byte count is document-bytes, the largest document a server may send (default 131072, Apple's limit; K, M suffixes).",
+            repeatable: true),
         .init(name: "ca-file", valueName: "pem", help: "Trust these CA certificates too (added to the system store)."),
         .init(name: "cdn-url", valueName: "template", help: "The CDN URL, {domain} replaced (default Apple's CDN)."),
         .init(
@@ -90,12 +95,11 @@ struct NetworkOptions {
         } catch {
             return .failure(error)
         }
-        if let text = parsed.value("limit") {
-            guard let bytes = byteCount(text), bytes >= 1, bytes <= 1 << 30 else {
-                return .failure(UsageError(message: "--limit needs a byte count such as 131072 or 128K"))
-            }
-            options.transfers.limit = bytes
+        switch limits(parsed) {
+        case .success(let configuration): options.configuration = configuration
+        case .failure(let error): return .failure(error)
         }
+        options.transfers.limit = options.configuration.document.maxBytes
         if let template = parsed.value("cdn-url") {
             guard template.contains("{domain}"), template.hasPrefix("https://") || template.hasPrefix("http://") else {
                 return .failure(UsageError(message: "--cdn-url needs an http(s) URL containing {domain}"))
@@ -125,15 +129,19 @@ struct NetworkOptions {
         return .success(options)
     }
 
-    /// "131072", "128K", "1M".
-    static func byteCount(_ text: String) -> Int? {
-        let multipliers: [Character: Int] = ["K": 1024, "k": 1024, "M": 1 << 20, "m": 1 << 20]
-        if let last = text.last, let multiplier = multipliers[last] {
-            return Int(text.dropLast()).flatMap {
-                $0.multipliedReportingOverflow(by: multiplier).overflow ? nil : $0 * multiplier
+
+    /// The configuration `--limit` makes: `NAME=N` as on every command, and a bare byte count
+    /// as `document-bytes`, the form these commands took first.
+    static func limits(_ parsed: ParsedArguments) -> Result<Configuration, UsageError> {
+        var configuration = Configuration()
+        for text in parsed.values("limit") {
+            do {
+                try configuration.setLimit(text.contains("=") ? text : "document-bytes=\(text)")
+            } catch {
+                return .failure(UsageError(message: error.message))
             }
         }
-        return Int(text)
+        return .success(configuration)
     }
 
     func cleanUp() {
