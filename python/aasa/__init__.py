@@ -117,6 +117,22 @@ def _text(pointer: Optional[int], length: int) -> Optional[str]:
     return None if pointer is None else ctypes.string_at(pointer, length).decode("utf-8", "surrogateescape")
 
 
+def _c_text(text: str, what: str) -> bytes:
+    """``text`` as the C string the library reads: a NUL would end it early, so that
+    "museum.example\\0.other" named museum.example; refused as ``open()`` refuses it."""
+    encoded = text.encode("utf-8")
+    if b"\0" in encoded:
+        raise ValueError(f"embedded null byte in the {what}")
+    return encoded
+
+
+def _path(path: Union[str, os.PathLike]) -> bytes:
+    encoded = os.fsencode(path)
+    if b"\0" in encoded:
+        raise ValueError("embedded null byte in the path")
+    return encoded
+
+
 def _encode(url: URLLike) -> bytes:
     # surrogateescape: a str decoded from arbitrary bytes that way goes back as those bytes.
     # Any other lone surrogate is written as its (invalid) UTF-8 bytes, which the library
@@ -184,7 +200,12 @@ class _Options:
             if not isinstance(value, int) or not 0 <= value < 1 << 64:
                 _lib.aasa_options_free(self.handle)
                 raise AASAError(2, f"the limit {name} needs a whole number from 0 to 2**64 - 1, got {value!r}")
-            status = _lib.aasa_options_set_limit(self.handle, name.encode(), value)
+            try:
+                encoded = _c_text(name, "limit name")
+            except ValueError:
+                _lib.aasa_options_free(self.handle)
+                raise
+            status = _lib.aasa_options_set_limit(self.handle, encoded, value)
             if status != 0:
                 _lib.aasa_options_free(self.handle)
                 _check(status)
@@ -257,6 +278,19 @@ class _Handle:
             self.apps[domain] = apps
         return apps
 
+    # One owner frees the library's rules once: a copy shares this handle, and a pickle (which
+    # would carry the raw pointer into another process, or free it twice here) is refused.
+    def __copy__(self) -> "_Handle":
+        return self
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "_Handle":
+        return self
+
+    def __reduce__(self) -> Any:
+        raise TypeError(
+            "aasa.Rules hold the library's memory and cannot be pickled: ship the artifact "
+            "(aasa compile) and open it where it is used (Rules.from_artifact)")
+
     def __del__(self) -> None:
         # At interpreter exit the module's globals may already be gone.
         if _lib is not None:
@@ -283,6 +317,13 @@ class Results(SequenceABC):
 
     def __len__(self) -> int:
         return len(self._urls)
+
+    # Read-only: a copy is this object (its arrays are never written).
+    def __copy__(self) -> "Results":
+        return self
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "Results":
+        return self
 
     def _make(self, index: int) -> Result:
         url = self._urls[index]
@@ -398,18 +439,18 @@ class Rules:
     def from_directory(cls, path: Union[str, os.PathLike], limits: Optional[Mapping[str, int]] = None) -> "Rules":
         """Documents named after their domain: ``DOMAIN.json``, ``DOMAIN/apple-app-site-association``
         or ``DOMAIN/.well-known/apple-app-site-association`` (``aasa classify --rules DIR``)."""
-        return cls._open(_lib.aasa_rules_open_directory, os.fsencode(path), limits=limits)
+        return cls._open(_lib.aasa_rules_open_directory, _path(path), limits=limits)
 
     @classmethod
     def from_artifact(cls, path: Union[str, os.PathLike], limits: Optional[Mapping[str, int]] = None) -> "Rules":
         """An artifact written by ``aasa compile`` (``aasa classify --compiled FILE``)."""
-        return cls._open(_lib.aasa_rules_open_artifact, os.fsencode(path), limits=limits)
+        return cls._open(_lib.aasa_rules_open_artifact, _path(path), limits=limits)
 
     @classmethod
     def from_document(cls, document: Union[str, bytes], domain: str, limits: Optional[Mapping[str, int]] = None) -> "Rules":
         """One document's JSON for one domain (``aasa classify --rules FILE --domain D``)."""
         data = document.encode("utf-8") if isinstance(document, str) else bytes(document)
-        return cls._open(_lib.aasa_rules_open_document, data, len(data), domain.encode("utf-8"), limits=limits)
+        return cls._open(_lib.aasa_rules_open_document, data, len(data), _c_text(domain, "domain"), limits=limits)
 
     def _live(self) -> "_Handle":
         """The handle, held by the caller for the whole library call: `close()` on another
@@ -429,7 +470,8 @@ class Rules:
         """A result per URL, in order, from one call into the library: a read-only sequence
         (``len``, indexing, slicing, iteration, ``==`` with a list) whose ``Result`` objects
         are made as they are read, so a large batch costs little until its results are used."""
-        given = urls if isinstance(urls, list) else list(urls)
+        # A copy, even of a list: the results must not change when the caller reuses the list.
+        given = list(urls)
         owner, batch = self._live(), ctypes.c_void_p()
         handle = owner.pointer
         data = _joined(given)

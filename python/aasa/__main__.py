@@ -6,18 +6,20 @@
 
 The records are the tool's, byte for byte: lines are read as it reads them (a leading byte order
 mark dropped, blank lines skipped unless ``--blank-lines record``) and handed to the library in
-batches. Exit status as the tool's: 0, 2 for bad arguments, 3 for rules that cannot be used, 5
-for an input or output that cannot be opened.
+batches. Exit status as the tool's: 0, 2 for bad arguments (a bad ``--limit`` included), 3 for
+rules that cannot be used, 5 for an input or output that cannot be opened. Unlike the tool, a
+line is held whole while it is read: for input whose lines may be huge, use ``aasa classify``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import BinaryIO, Iterator, List, Optional
 
-from . import AASAError, Rules
+from . import AASAError, Rules, _Options
 
 BATCH = 4096
 
@@ -57,9 +59,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         name, _, value = item.partition("=")
         shift = {"k": 10, "m": 20, "g": 30}.get(value[-1:].lower(), 0)
         digits = value[:-1] if shift else value
-        if not digits.isdigit():
+        # ASCII digits only, as the tool reads them ("²" and "١٠" are digits to str.isdigit).
+        if not re.fullmatch(r"[0-9]+", digits):
             parser.error(f"--limit needs NAME=VALUE with a whole number (K, M, G suffixes allowed), got {item!r}")
         limits[name] = int(digits) << shift
+    # A limit the library refuses is a usage error (2), as the tool's, not unusable rules (3).
+    try:
+        with _Options(limits):
+            pass
+    except (AASAError, ValueError) as error:
+        parser.error(str(error))
     try:
         if args.compiled:
             rules = Rules.from_artifact(args.compiled, limits)

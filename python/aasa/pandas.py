@@ -13,10 +13,12 @@ if TYPE_CHECKING:
 def classify(series: "pandas.Series", rules: Rules) -> "pandas.DataFrame":
     """Columns ``url``, ``domain``, ``apps`` (list), ``decisions`` (list of dicts as in the NDJSON
     records), ``error``, missing values as pandas shows them (None or NaN); the index is the series' index, so the frame joins back onto its source.
-    A missing value (NaN, None) is classified as an empty URL (an "empty line" error)."""
+    A missing value (NaN, None, ``pd.NA``, ``NaT``) is classified as an empty URL (an "empty
+    line" error)."""
     import pandas
 
-    urls = ["" if value is None or value != value else value for value in series.tolist()]
+    # pandas.isna, not ``value != value``: comparing pd.NA gives pd.NA, whose truth is an error.
+    urls = ["" if pandas.isna(value) else value for value in series.tolist()]
     results = rules.classify(urls)
     return pandas.DataFrame(
         {

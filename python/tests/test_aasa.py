@@ -203,6 +203,48 @@ def test_document_decisions_and_limits():
         aasa.Rules.from_directory("/nonexistent")
 
 
+def test_copies_share_the_rules_and_pickling_is_refused():
+    import copy
+    import pickle
+
+    with aasa.Rules.from_directory(ROOT / "corpus") as rules:
+        results = rules.classify(["https://museum.example/"])
+        for copied in (copy.copy(rules), copy.deepcopy(rules)):
+            assert copied.decide("https://museum.example/").domain == "museum.example"
+        assert copy.deepcopy(results) == results
+        with pytest.raises(TypeError, match="cannot be pickled"):
+            pickle.dumps(rules)
+        # The copies and the failed pickle own nothing: the rules still work.
+        assert rules.decide("https://museum.example/").domain == "museum.example"
+
+
+def test_results_do_not_follow_the_list_they_were_made_from():
+    with aasa.Rules.from_directory(ROOT / "corpus") as rules:
+        batch = ["https://museum.example/", "https://food.example/"]
+        results = rules.classify(batch)
+        batch.clear()
+        batch.append("https://elsewhere.example/")
+        assert len(results) == 2 and [r.url for r in results] == ["https://museum.example/", "https://food.example/"]
+
+
+def test_nul_in_a_path_domain_or_limit_name_is_refused_not_cut():
+    document = '{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"], "components": [{"/": "*"}]}]}}'
+    with pytest.raises(ValueError, match="null byte"):
+        aasa.Rules.from_directory(str(ROOT / "corpus") + "\0/nonexistent")
+    with pytest.raises(ValueError, match="null byte"):
+        aasa.Rules.from_document(document, "museum.example\0.attacker.example")
+    with pytest.raises(ValueError, match="null byte"):
+        aasa.Rules.from_document(document, "museum.example", limits={"url-bytes\0x": 10})
+
+
+def test_python_m_aasa_refuses_bad_limits_as_usage_errors():
+    for limit in ("no-such=1", "url-bytes=\u00b2", "url-bytes=\u0661\u0660", "url-bytes=0", "url-bytes=99999999999999999999999"):
+        run = subprocess.run([sys.executable, "-m", "aasa", "--rules", str(ROOT / "corpus"), "--limit", limit],
+                             input=b"", stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        assert run.returncode == 2, (limit, run.stderr)
+        assert b"Traceback" not in run.stderr
+
+
 def test_python_m_aasa_mirrors_classify(tmp_path):
     lines = b"\xef\xbb\xbf" + b"\n".join([b"https://museum.example/", *ODD, b"", b"https://old.example/x"]) + b"\n"
     for blank in ("skip", "record"):
@@ -219,6 +261,9 @@ def test_pandas():
     series = pandas.Series(["https://museum.example/", None, "https://nowhere.example/"], index=[10, 20, 30])
     with aasa.Rules.from_directory(ROOT / "corpus") as rules:
         frame = aasa.pandas.classify(series, rules)
+        # pandas' own missing value, in its string dtype, is a missing URL too.
+        typed = aasa.pandas.classify(pandas.Series(["https://museum.example/", pandas.NA], dtype="string"), rules)
+    assert pandas.isna(typed["error"][0]) and typed["error"][1] == "empty line"
     assert list(frame.columns) == ["url", "domain", "apps", "decisions", "error"]
     assert list(frame.index) == [10, 20, 30]
     assert frame.loc[10, "domain"] == "museum.example" and frame.loc[20, "error"] == "empty line"
