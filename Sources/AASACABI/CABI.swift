@@ -275,8 +275,11 @@ private func handOut(_ rules: ClassifierRules, _ configuration: Configuration, i
     return AASA_OK
 }
 
-private func string(_ pointer: UnsafePointer<CChar>) -> String {
-    String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
+/// The C string as text, or nil when it is not UTF-8: decoding it with replacement characters
+/// would name another file (`rules-\xE9` read as `rules-\u{FFFD}`, which may exist) or another
+/// domain.
+private func string(_ pointer: UnsafePointer<CChar>) -> String? {
+    String(validating: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
 }
 
 @_cdecl("aasa_rules_open_directory")
@@ -285,7 +288,7 @@ public func aasa_rules_open_directory(
 ) -> aasa_status {
     guard let path, let out else { return fail(AASA_ERROR_ARGUMENT, "the path or the rules pointer is NULL") }
     let configuration = CABI.options(options)?.configuration ?? .default
-    let directory = string(path)
+    guard let directory = string(path) else { return fail(AASA_ERROR_ARGUMENT, "the path is not UTF-8") }
     let documents: DomainDocuments
     do {
         documents = try DomainDocuments.directory(directory, configuration: configuration)
@@ -307,7 +310,7 @@ public func aasa_rules_open_artifact(
 ) -> aasa_status {
     guard let path, let out else { return fail(AASA_ERROR_ARGUMENT, "the path or the rules pointer is NULL") }
     let configuration = CABI.options(options)?.configuration ?? .default
-    let file = string(path)
+    guard let file = string(path) else { return fail(AASA_ERROR_ARGUMENT, "the path is not UTF-8") }
     do {
         let rules = ClassifierRules(artifact: try CompiledArtifact.load(path: file, configuration: configuration))
         return handOut(rules, configuration, into: out)
@@ -324,7 +327,7 @@ public func aasa_rules_open_document(
     guard let domain, let out else { return fail(AASA_ERROR_ARGUMENT, "the domain or the rules pointer is NULL") }
     guard let document = bytesArgument(bytes, length) else { return fail(AASA_ERROR_ARGUMENT, "the document is NULL with a length above 0") }
     let configuration = CABI.options(options)?.configuration ?? .default
-    let name = string(domain)
+    guard let name = string(domain) else { return fail(AASA_ERROR_ARGUMENT, "the domain is not UTF-8") }
     // A domain no URL's host can equal would make every URL quietly get no document.
     if let problem = DomainName.documentDomainProblem(name) { return fail(AASA_ERROR_ARGUMENT, "\(problem), not '\(name)'") }
     let documents = DomainDocuments.single(bytes: Array(document), name: "the document of \(name)", domain: name, configuration: configuration)

@@ -201,8 +201,9 @@ extension Configuration {
         public var hint: String { "raise it with --limit \(rawValue)=<n>" }
 
         /// The largest value `setLimit` accepts for this limit. JSON depth stops at 4 096: a
-        /// parsed tree is freed recursively, one stack frame per level, so a deeper document
-        /// could overflow a thread's stack (a document of 65 000 levels did, under a raised limit).
+        /// document's tree is freed without recursion once decoded (`JSONValue.dismantle`), but
+        /// lint and the JSON writer still walk a tree a stack frame or more per level, so a
+        /// deeper document could overflow a thread's stack (one of 65 000 levels did).
         public var maximum: Int {
             self == .jsonDepth ? 4_096 : Self.ceiling
         }

@@ -228,6 +228,11 @@ static void test_bad_input(const char *rules_dir) {
     CHECK(aasa_rules_open_document("{}", 2, "", NULL, &rules) == AASA_ERROR_ARGUMENT, "an empty domain");
     CHECK(aasa_rules_open_document("\xff\xfe{}", 4, "example.com", NULL, &rules) == AASA_ERROR_RULES, "not UTF-8");
     CHECK(aasa_rules_open_document("{}", 2, NULL, NULL, &rules) == AASA_ERROR_ARGUMENT, "NULL domain");
+    /* Bytes that are not UTF-8 are refused: read with replacement characters they would name
+     * another directory or another domain. */
+    CHECK(aasa_rules_open_document("{}", 2, "ex\xff.com", NULL, &rules) == AASA_ERROR_ARGUMENT, "a domain not UTF-8");
+    CHECK(aasa_rules_open_directory("/tmp/rules-\xe9", NULL, &rules) == AASA_ERROR_ARGUMENT, "a path not UTF-8");
+    CHECK(aasa_rules_open_artifact("/tmp/rules-\xe9.aasac", NULL, &rules) == AASA_ERROR_ARGUMENT, "an artifact path not UTF-8");
 
     aasa_options *options = aasa_options_new();
     uint64_t value = 0;
@@ -437,6 +442,37 @@ static void test_columns(const aasa_rules *rules, const lines *urls, const aasa_
     printf("ok: columns of %zu URLs (line feeds and ends) equal aasa_classify's results; bad arguments refused\n", urls->count);
 }
 
+/* A document nested as deep as json-depth allows, opened on a thread with a small stack: its
+ * parsed tree must be freed without recursing a frame or more per level. */
+static void *open_deep(void *unused) {
+    (void)unused;
+    enum { depth = 4090 };
+    static char document[2 * depth + 256];
+    size_t n = (size_t)sprintf(document, "{\"applinks\":{\"details\":[{\"appIDs\":[\"A.b\"],\"components\":[{\"/\":\"/a\",\"x\":");
+    memset(document + n, '[', depth);
+    memset(document + n + depth, ']', depth);
+    n += 2 * depth;
+    n += (size_t)sprintf(document + n, "}]}]}}");
+    aasa_options *options = aasa_options_new();
+    CHECK(aasa_options_set_limit(options, "json-depth", 4096) == AASA_OK, "json-depth 4096");
+    aasa_rules *rules = NULL;
+    CHECK(aasa_rules_open_document(document, n, "a.example", options, &rules) == AASA_OK, "deep document: %s", aasa_last_error());
+    aasa_rules_free(rules);
+    aasa_options_free(options);
+    return NULL;
+}
+
+static void test_deep_document_on_a_small_stack(void) {
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setstacksize(&attributes, 128 * 1024);
+    pthread_t thread;
+    CHECK(pthread_create(&thread, &attributes, open_deep, NULL) == 0, "thread with a 128 KiB stack");
+    pthread_join(thread, NULL);
+    pthread_attr_destroy(&attributes);
+    printf("ok: a document 4090 levels deep opens on a thread with a 128 KiB stack\n");
+}
+
 int main(int argc, char **argv) {
     if (argc != 5) {
         fprintf(stderr, "usage: test_aasa RULES_DIR ARTIFACT URLS CLI_NDJSON\n");
@@ -444,6 +480,7 @@ int main(int argc, char **argv) {
     }
     test_document();
     test_bad_input(argv[1]);
+    test_deep_document_on_a_small_stack();
 
     lines urls = split_lines(argv[3]);
     aasa_rules *directory = NULL, *artifact = NULL;

@@ -21,7 +21,10 @@ extension AASADocument {
         } catch {
             throw .invalidJSON(error)
         }
-        try self.init(json: json, configuration: configuration)
+        let decoded = Result { () throws(DocumentError) in try Self(json: json, configuration: configuration) }
+        // The tree is freed here, without recursion: a document may be loaded on any thread.
+        JSONValue.dismantle(consume json)
+        self = try decoded.get()
     }
 
     /// Decodes an already parsed document (the case suite stores documents inline as JSON).

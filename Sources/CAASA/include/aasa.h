@@ -78,7 +78,8 @@ typedef struct aasa_rules aasa_rules;
 /* Documents named after their domain in a directory: DOMAIN.json,
  * DOMAIN/apple-app-site-association or DOMAIN/.well-known/apple-app-site-association. A document
  * that does not load does not fail the call: its URLs get error results, as in the tool.
- * `options` may be NULL (defaults). On success *rules is the new handle. */
+ * `options` may be NULL (defaults). On success *rules is the new handle. Paths, here and below,
+ * are UTF-8 (AASA_ERROR_ARGUMENT otherwise). */
 aasa_status aasa_rules_open_directory(const char *path, const aasa_options *options, aasa_rules **rules);
 
 /* An artifact written by `aasa compile`; the limits of `options` apply to its URLs. */
@@ -86,7 +87,8 @@ aasa_status aasa_rules_open_artifact(const char *path, const aasa_options *optio
 
 /* One document's bytes (the JSON of an apple-app-site-association file) for one domain (a
  * NUL-terminated host name, matched ASCII case-insensitively; AASA_ERROR_ARGUMENT for one no
- * URL's host can be: empty, a URL or a path, a port, white space). The bytes are copied. */
+ * URL's host can be: empty, a URL or a path, a port, white space, bytes that are not UTF-8).
+ * The bytes are copied. */
 aasa_status aasa_rules_open_document(const void *bytes, size_t length, const char *domain,
                                      const aasa_options *options, aasa_rules **rules);
 
