@@ -27,7 +27,8 @@ enum ExitCode: Int32, Error {
           0  done: every input line got its record (error records included), or the check passed
           1  a check failed: --strict and some records are errors, a test expectation failed,
              lint found an error, diff found differences, cover found a rule without a URL,
-             fetch could not fetch some domain, check found an error
+             explain could not split the URL, fetch could not fetch some domain, check or
+             entitlements found an error
           2  usage error (the message says what is wrong)
           3  a document, the rules or the compiled artifact could not be read
           4  diff found no difference but could not prove equivalence

@@ -42,7 +42,7 @@ let overview = """
       fetch      Download domains' AASA files (origin or Apple's CDN) into a rules directory, refreshing them.
       check      Check a deployment: origin status, TLS, type, lint, the CDN copy by meaning, a test matrix.
       entitlements  Check an app's applinks: domains against their AASA files (rules directory or fetched).
-      debug      Print a document's compiled automata (nfa | dfa), as stable text.
+      debug      Print a document's compiled automata (nfa | dfa | plan), as stable text.
 
     Run 'aasa <command> --help' for a command's options. Semantics: docs/semantics.md.
 
@@ -55,14 +55,12 @@ guard let name = arguments.first else {
     exit(ExitCode.usage.rawValue)
 }
 if name == "--version" || name == "-V" || name == "version" {
-    print(AASAVersion.line)
-    exit(ExitCode.success.rawValue)
+    exit(CommandSupport.printed(AASAVersion.line + "\n").rawValue)
 }
 if name == "--help" || name == "-h" || name == "help" {
     // `aasa help classify` is what people type after reading the overview.
     guard name == "help", let topic = arguments.dropFirst().first else {
-        print(overview)
-        exit(ExitCode.success.rawValue)
+        exit(CommandSupport.printed(overview + "\n").rawValue)
     }
     guard let command = commands[topic] else {
         printError("aasa help: unknown command '\(topic)'\n\n\(overview)")

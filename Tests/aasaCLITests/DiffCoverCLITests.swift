@@ -263,6 +263,13 @@ final class DiffCoverCLITests: XCTestCase {
             let output = try CLIRunner.runShell("'\(CLIRunner.executable.path)' \(command) > /dev/full")
             XCTAssertEqual(output.status, 5, command + ": " + output.stderr)
             XCTAssertTrue(output.stderr.contains("cannot write the output"), command + ": " + output.stderr)
+            let name = command.split(separator: " ")[0]
+            XCTAssertTrue(try CLIRunner.run([String(name), "--help"]).stdout.contains("5 the output cannot be"), "\(name)'s help lists 5")
+        }
+        // Help and the version are output too.
+        for command in ["help", "--version", "help classify", "cover --help"] {
+            let output = try CLIRunner.runShell("'\(CLIRunner.executable.path)' \(command) > /dev/full")
+            XCTAssertEqual(output.status, 5, command)
         }
     }
 

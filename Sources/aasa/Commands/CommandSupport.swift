@@ -9,10 +9,7 @@ enum CommandSupport {
     static func parse(_ spec: CommandSpec, _ arguments: ArraySlice<String>) -> Result<(ParsedArguments, Configuration), ExitCode> {
         do {
             let parsed = try spec.parse(Array(arguments))
-            if parsed.helpRequested {
-                print(spec.helpText, terminator: "")
-                return .failure(.success)
-            }
+            if parsed.helpRequested { return .failure(printed(spec.helpText)) }
             switch configuration(parsed) {
             case .success(let configuration): return .success((parsed, configuration))
             case .failure(let error): return .failure(usageError(spec, error.message))
@@ -32,11 +29,24 @@ enum CommandSupport {
         } catch {
             return .failure(usageError(spec, error.message))
         }
-        if parsed.helpRequested {
-            print(spec.helpText, terminator: "")
-            return .failure(.success)
-        }
+        if parsed.helpRequested { return .failure(printed(spec.helpText)) }
         return .success(parsed)
+    }
+
+    /// Writes `text` (help, the version) to standard output: 0, or 5 when it cannot be written
+    /// (`> /dev/full`), as for every other output.
+    static func printed(_ text: String) -> ExitCode {
+        let stream = OutputStream(fileDescriptor: STDOUT_FILENO)
+        do throws(OutputStream.WriteFailure) {
+            try stream.write(text)
+            try stream.flush()
+            return .success
+        } catch {
+            // A reader that went away (`| head`) is not a failure, as for every command.
+            if case .closed = error { return .success }
+            printError("aasa: cannot write the output: \(error)")
+            return .inputOutput
+        }
     }
 
     static func usageError(_ spec: CommandSpec, _ message: String) -> ExitCode {

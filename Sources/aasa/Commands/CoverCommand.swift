@@ -22,7 +22,7 @@ enum CoverCommand {
                   {"opens_app": {app: [urls of match rules]}, "opens_web": {app: [urls of exclude rules]}}.
 
             EXIT STATUS: 0 every rule has a URL; 1 some rule has none; 2 usage error;
-            3 the document cannot be read or compiled.
+            3 the document cannot be read or compiled; 5 the output cannot be written.
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {

@@ -27,7 +27,8 @@ enum DebugCommand {
             (NFA states, byte classes, DFA states and table bytes against their bounds).
             --limit eager-dfa-states=0 shows the plan with compile-time tables off.
 
-            EXIT STATUS: 0 printed; 2 usage error; 3 the document cannot be read or compiled.
+            EXIT STATUS: 0 printed; 2 usage error; 3 the document cannot be read or compiled;
+            5 the output cannot be written.
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {

@@ -26,8 +26,9 @@ enum DiffCommand {
             EXIT STATUS: 0 equivalent; 1 some URLs are decided differently; 2 usage error;
             3 a document cannot be read or compiled; 4 no difference found but equivalence not
             proven (rules of several text modes or query shapes differ on texts no one URL was
-            found to have, or the search hit its budget). Documents whose rules are the same
-            after defaults and normalisation are equivalent whatever their modes or size.
+            found to have, or the search hit its budget); 5 the output cannot be written.
+            Documents whose rules are the same after defaults and normalisation are equivalent
+            whatever their modes or size.
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {

@@ -18,7 +18,8 @@ enum ExplainCommand {
             effective flags.
 
             EXIT STATUS: 0 explained; 1 the URL cannot be split or is over the work limit
-            (url-work); 2 usage error; 3 the document cannot be read.
+            (url-work); 2 usage error; 3 the document cannot be read; 5 the output cannot be
+            written.
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {

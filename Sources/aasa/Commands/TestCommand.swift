@@ -21,7 +21,7 @@ enum TestCommand {
             with the decision and the rule that decided it.
 
             EXIT STATUS: 0 every expectation holds; 1 some failed; 2 usage error or unreadable
-            matrix; 3 the document cannot be read.
+            matrix; 3 the document cannot be read; 5 the output cannot be written.
             """)
 
     struct Expectation {

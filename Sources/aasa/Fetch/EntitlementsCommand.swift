@@ -45,7 +45,7 @@ enum EntitlementsCommand {
 
             EXIT STATUS: 0 no finding is an error; 1 some finding is an error; 2 usage error;
             3 the entitlements file or the rules directory cannot be read, or the file is not
-            a property list.
+            a property list; 5 the output cannot be written.
             """)
 
     /// Why a file or a document could not be had, as a person reads it.
