@@ -44,7 +44,7 @@ enum CommandSupport {
         } catch {
             // A reader that went away (`| head`) is not a failure, as for every command.
             if case .closed = error { return .success }
-            printError("aasa: cannot write the output: \(error)")
+            printError("aasa: \(error)")
             return .inputOutput
         }
     }
