@@ -209,9 +209,14 @@ extension Configuration {
         }
 
         /// The smallest value that still lets the engine work (a cache must hold a few states).
+        /// `url-work` starts at the weight of a heavy transition (`LazyDFA.heavyWeight`): below
+        /// it, a light transition the lazy DFA builds for free would end a URL, while the table
+        /// an artifact stores for the same automaton decides it, and `--rules` and `--compiled`
+        /// would give different records.
         public var minimum: Int {
             switch self {
-            case .jsonDepth, .urlBytes, .lineBytes, .nfaStates, .urlWork: return 1
+            case .urlWork: return LazyDFA.heavyWeight
+            case .jsonDepth, .urlBytes, .lineBytes, .nfaStates: return 1
             default: return 0
             }
         }
@@ -280,7 +285,8 @@ extension Configuration {
         default: break
         }
         if shift > 0 { text = text.dropLast() }
-        guard let number = Int(text), number >= limit.minimum, number <= (limit.maximum >> shift) else {
+        // The minimum applies to the value, suffix included (`url-work=1G` is far above 256).
+        guard let number = Int(text), number >= 0, number <= (limit.maximum >> shift), number << shift >= limit.minimum else {
             throw LimitSyntaxError(
                 message:
                     "--limit \(name) needs a whole number from \(limit.minimum) to \(limit.maximum) (K, M, G suffixes allowed), got '\(assignment[assignment.index(after: equals)...])'"

@@ -117,4 +117,24 @@ extension HostileInputCLITests {
         XCTAssertTrue(lines(rules).last?.contains(#""decision": "match""#) ?? false, rules.summary)
         XCTAssertEqual(lines(compiled), lines(rules), "an artifact and the rules it was compiled from give the same records")
     }
+
+    /// Below the weight of a heavy transition, the lazy DFA would end URLs on steps it never
+    /// charges, and a table would not: the smallest `url-work` is that weight, and at it the
+    /// rules and their artifact still agree on every record.
+    func test_theSmallestURLWork_keepsRulesAndArtifactInAgreement() throws {
+        let refused = try ChildProcess.run(["classify", "--rules", corpus, "--limit", "url-work=1"], folder: folder)
+        XCTAssertEqual(refused.status, 2, refused.summary)
+        XCTAssertTrue(refused.stderr.contains("needs a whole number from 256"), refused.summary)
+        let urls = try FileManager.default.contentsOfDirectory(atPath: corpus).sorted().compactMap { name in
+            try? String(contentsOfFile: "\(corpus)/\(name)/urls.txt", encoding: .utf8)
+        }.joined()
+        let input = try write(Array(urls.utf8), "corpus-urls.txt")
+        let artifact = folder.appendingPathComponent("corpus.aasac").path
+        XCTAssertEqual(try ChildProcess.run(["compile", corpus, "-o", artifact], folder: folder).status, 0)
+        let limit = ["--limit", "url-work=256", "--input", input, "--quiet"]
+        let rules = try ChildProcess.run(["classify", "--rules", corpus] + limit, folder: folder)
+        let compiled = try ChildProcess.run(["classify", "--compiled", artifact] + limit, folder: folder)
+        XCTAssertGreaterThan(lines(rules).count, 300, rules.summary)
+        XCTAssertEqual(lines(compiled), lines(rules))
+    }
 }
