@@ -470,6 +470,9 @@ class Rules:
         """A result per URL, in order, from one call into the library: a read-only sequence
         (``len``, indexing, slicing, iteration, ``==`` with a list) whose ``Result`` objects
         are made as they are read, so a large batch costs little until its results are used."""
+        if isinstance(urls, (str, bytes)):
+            # Iterating one URL would classify each of its characters.
+            raise TypeError("classify takes an iterable of URLs; for one URL, use decide()")
         # A copy, even of a list: the results must not change when the caller reuses the list.
         given = list(urls)
         owner, batch = self._live(), ctypes.c_void_p()
@@ -488,6 +491,8 @@ class Rules:
     def classify_ndjson(self, urls: Iterable[URLLike]) -> bytes:
         """The NDJSON records ``aasa classify --blank-lines record`` writes for these URLs as
         lines, byte for byte."""
+        if isinstance(urls, (str, bytes)):
+            raise TypeError("classify_ndjson takes an iterable of URLs, not one URL")
         encoded = [_encode(u) for u in urls]
         pointers, lengths, count, keep = _batch(encoded)
         output, length = ctypes.c_void_p(), ctypes.c_size_t()

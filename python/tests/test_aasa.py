@@ -225,6 +225,9 @@ def test_results_do_not_follow_the_list_they_were_made_from():
         batch.clear()
         batch.append("https://elsewhere.example/")
         assert len(results) == 2 and [r.url for r in results] == ["https://museum.example/", "https://food.example/"]
+        for one in ("https://museum.example/", b"https://museum.example/"):
+            with pytest.raises(TypeError, match="decide"):
+                rules.classify(one)
 
 
 def test_nul_in_a_path_domain_or_limit_name_is_refused_not_cut():
