@@ -3,7 +3,9 @@ public enum RecordFormat: String, Sendable, CaseIterable {
     /// One JSON object per line: the `match` record with `"domain"` after `"url"`.
     case ndjson
     /// Tab-separated: url, domain, apps (joined by `|`), rules (`entry:rule` per matched app,
-    /// joined by `|`), error; a header line first.
+    /// joined by `|`), error; a header line first. A field holding a tab, a quote or a line
+    /// break (a URL from NDJSON input may) is quoted as CSV quotes it, which pandas and Python's
+    /// `csv` read back; nothing else is quoted.
     case tsv
     /// The same columns, comma-separated, RFC 4180 quoting.
     case csv
