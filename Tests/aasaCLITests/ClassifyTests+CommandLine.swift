@@ -52,6 +52,11 @@ extension ClassifyTests {
         XCTAssertEqual(both.status, 2, both.stderr)
         XCTAssertTrue(both.stderr.contains("is the output (-o)"), both.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: same.path), "a refused run leaves no file it created")
+        // The same clash through standard output redirected to the file.
+        let redirected = try CLIRunner.runShell(
+            "'\(CLIRunner.executable.path)' classify --rules '\(rules.path)' --input '\(input.path)' --stats '\(same.path)' > '\(same.path)'")
+        XCTAssertEqual(redirected.status, 2, redirected.stderr)
+        XCTAssertTrue(redirected.stderr.contains("is standard output; refusing to write over it"), redirected.stderr)
         for target in ["ex.com.json", "new.json"] {
             let run = try CLIRunner.run(["classify", "--rules", rules.path, "--input", input.path, "-o", rules.appendingPathComponent(target).path])
             XCTAssertEqual(run.status, 2, run.stderr)

@@ -186,6 +186,18 @@ final class ClassifyTests: XCTestCase {
             stdin: Data("{\"u\": \"https://museum.example/a\", \"n\": 1}\nnot json\n".utf8))
         let tsvRows = tsv.stdout.split(separator: "\n")
         XCTAssertEqual(tsvRows.map { $0.filter { $0 == "\t" }.count }, [5, 5, 5], tsv.stdout)
+        // Lines judged before their fields are read (blank, not UTF-8, over line-bytes) too.
+        var odd = Data("url,id\nhttps://museum.example/a,1\n\n".utf8)
+        odd.append(contentsOf: [0x68, 0xFF, 0x2C, 0x32, 0x0A])
+        odd.append(Data((String(repeating: "x", count: 70_000) + ",3\n").utf8))
+        let oddFile = folder.appendingPathComponent("odd.csv")
+        try odd.write(to: oddFile)
+        let oddRun = try CLIRunner.run([
+            "classify", "--rules", corpus.path, "--input", oddFile.path, "--input-format", "csv", "--format", "csv", "--blank-lines", "record",
+        ])
+        let oddRows = oddRun.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        XCTAssertEqual(oddRows.count, 5, oddRun.stdout)
+        XCTAssertEqual(oddRows.map(fieldCount), [6, 6, 6, 6, 6], oddRun.stdout.prefix(2000).description)
     }
 
     func test_classify_exitStatuses() throws {

@@ -26,6 +26,17 @@ final class DebugPlanCLITests: XCTestCase {
             + (split + literal).joined(separator: ",") + "]}]}}"
     }
 
+    /// The rule legend of `debug nfa|dfa` quotes app IDs from the document: one line each.
+    func test_dumps_showAppIDsWithControlCharactersEscaped() throws {
+        let document = try write(#"{"applinks": {"details": [{"appIDs": ["T.a\n== path raw/exact ==\u001b[2J"], "components": [{"/": "/a"}]}]}}"#, "app.json")
+        for mode in ["nfa", "dfa"] {
+            let run = try CLIRunner.run(["debug", mode, document])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertFalse(run.stdout.unicodeScalars.contains { $0.value == 0x1B }, run.stdout)
+            XCTAssertTrue(run.stdout.contains(#"[T.a\u{A}== path raw/exact ==\u{1B}[2J]"#), run.stdout)
+        }
+    }
+
     func test_plan_ofASmallDocument_namesEveryAutomatonsStrategyAndWhy() throws {
         let run = try CLIRunner.run(["debug", "plan", try write(Self.small, "small.json")])
         XCTAssertEqual(run.status, 0, run.stderr)

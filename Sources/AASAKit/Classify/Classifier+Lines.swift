@@ -25,8 +25,8 @@ extension Classifier {
     }
 
     /// A blank line's error record (`--blank-lines record`).
-    public func appendEmptyLine(into out: RecordBuffer) {
-        appendUnreadable(text: "", message: Self.emptyLineMessage, into: out)
+    public func appendEmptyLine(extra: Extra? = nil, into out: RecordBuffer) {
+        appendUnreadable(text: "", message: Self.emptyLineMessage, extra: extra, into: out)
     }
 
     /// Any whole line, however long, judged as the reader judges it; `nil` for a blank line.

@@ -85,7 +85,7 @@ struct BatchProcessor {
         if let preassembled = batch.preassembled {
             switch preassembled {
             case .url(var bytes): bytes.withUnsafeMutableBufferPointer { handle(.url(UnsafeBufferPointer($0), plain: false), classifier, out) }
-            case .invalid(let text, let message): classifier.appendUnreadable(text: text, message: message, into: out)
+            case .invalid(let text, let message): classifier.appendUnreadable(text: text, message: message, extra: parser.blankExtra, into: out)
             }
             return
         }
@@ -102,7 +102,7 @@ struct BatchProcessor {
                 let delivered = Classifier.judge(wholeLine: segment, maxLineBytes: limits.maxLineBytes) {
                     handle($0, classifier, out)
                 }
-                if !delivered, recordBlankLines { classifier.appendEmptyLine(into: out) }
+                if !delivered, recordBlankLines { classifier.appendEmptyLine(extra: parser.blankExtra, into: out) }
                 start = end + 1
             }
         }
@@ -113,7 +113,8 @@ struct BatchProcessor {
         if parser.format == .lines { return classifier.classify(line: line, limits: limits, into: out) }
         switch line {
         case .invalid(let text, let error):
-            classifier.appendUnreadable(text: text, message: error.description, into: out)
+            // Every record has the output's columns, pass-through ones included (empty here).
+            classifier.appendUnreadable(text: text, message: error.description, extra: parser.blankExtra, into: out)
         case .url(let bytes, _):
             switch parser.parse(bytes) {
             case .url(var url, let extra):

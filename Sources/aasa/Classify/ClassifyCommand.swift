@@ -176,6 +176,10 @@ enum ClassifyCommand {
             guard let file = openOutput(outputPath) else { return refused(readFiles.refusal ?? .inputOutput) }
             outputFile = file
             readFiles.add(descriptor: file.fileDescriptor, as: "the output (-o)")
+        } else {
+            // Standard output redirected to a file (`> out.ndjson --stats out.ndjson`): the
+            // stats would be written over the records' start.
+            readFiles.add(descriptor: STDOUT_FILENO, as: "standard output")
         }
         var statsFile: OutputFile?
         if let statsPath = parsed.value("stats") {

@@ -70,7 +70,8 @@ enum DebugCommand {
         }
         var text = "rules:\n"
         for (id, rule) in compiled.rules.enumerated() {
-            let apps = rule.apps.map { compiled.appIDs[Int($0)] }.joined(separator: ", ")
+            // An app ID is the document's text: one line each, its control characters shown.
+            let apps = rule.apps.map { VisibleText.escapedLine(compiled.appIDs[Int($0)]) }.joined(separator: ", ")
             text += "  r\(id) = entry \(rule.entryIndex) rule \(rule.ruleIndex)\(rule.exclude ? " exclude" : "") \(rule.mode) [\(apps)]\n"
         }
         for (label, dfa) in compiled.labelledAutomata {
