@@ -82,6 +82,34 @@ extension HostileInputCLITests {
         XCTAssertTrue(ignored.stderr.contains("--domain names a single file's domain"), ignored.summary)
     }
 
+    /// A file name that is not UTF-8 reaches aasa with U+FFFD in its place: named as such, never
+    /// opened by the mangled name (which finds nothing, or another file).
+    func test_namesThatAreNotUTF8_areNamedNotMangled() throws {
+        let rules = try rulesWithAGoodDomain()
+        let bad = rules.path + "/x\u{FFFD}.example.json"
+        // The raw name: 'x', 0xFF, '.example.json'.
+        var raw = Array(rules.path.utf8) + Array("/x".utf8) + [0xFF] + Array(".example.json".utf8)
+        raw.append(0)
+        let descriptor = raw.withUnsafeBufferPointer { bytes in
+            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) { open($0, O_WRONLY | O_CREAT, 0o644) }
+        }
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        close(descriptor)
+        let input = try write(Array("https://good.example/a\n".utf8), "in-\(UUID().uuidString).txt")
+        let classify = try runBounded(["classify", "--rules", rules.path, "--input", input])
+        XCTAssertEqual(classify.status, 0, classify.summary)
+        XCTAssertTrue(classify.stderr.contains("is skipped: its name is not UTF-8"), classify.summary)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: bad), "no file of the mangled name was made")
+        // Given on the command line: the same name, refused with the reason.
+        let script = "'\(CLIRunner.executable.path)' lint \"$(printf '\(rules.path)/x\\377.example.json')\""
+        let lint = try CLIRunner.runShell(script)
+        XCTAssertEqual(lint.status, 3, lint.stderr)
+        XCTAssertTrue(lint.stdout.contains("the name is not UTF-8") || lint.stderr.contains("the name is not UTF-8"), lint.stdout + lint.stderr)
+        let option = try CLIRunner.runShell("'\(CLIRunner.executable.path)' classify --rules \"$(printf '\(rules.path)\\377')\" < /dev/null")
+        XCTAssertEqual(option.status, 2, option.stderr)
+        XCTAssertTrue(option.stderr.contains("the value of --rules is not UTF-8"), option.stderr)
+    }
+
     func test_rulesDirectory_fifoNamedDomainJSONIsALoadErrorNotAHang() throws {
         let rules = try rulesWithAGoodDomain()
         XCTAssertEqual(mkfifo(rules.appendingPathComponent("fifo.example.json").path, 0o644), 0)

@@ -76,12 +76,19 @@ public struct DomainDocuments: Sendable {
             throw LoadFailure(description: "cannot list the rules directory \(path)")
         }
         var candidates: [(domain: String, rank: Int, file: String, name: String)] = []
+        var warnings: [String] = []
         // Sorted by bytes, compared as arrays: a fleet's names share long prefixes, and
         // comparing `String.UTF8View`s was most of the cost of listing them.
         // PERF: `aasa-bench --quick --suite fleet`, `--rules` start-up (empty input, callgrind):
         // 26.0 M → 23.0 M instructions for 300 domains (−11%).
         let sortedNames = names.map { (bytes: Array($0.utf8), name: $0) }.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
         for name in sortedNames.map(\.name) where !name.hasPrefix(".") {
+            // A name that is not UTF-8 is listed with U+FFFD in its place: it names no domain
+            // (hosts are ASCII), and reading it by that name would open nothing, or another file.
+            if name.unicodeScalars.contains("\u{FFFD}") {
+                warnings.append("\(name) is skipped: its name is not UTF-8, and a domain's is ASCII")
+                continue
+            }
             let full = (path as NSString).appendingPathComponent(name)
             if name.hasSuffix(".json") {
                 candidates.append((asciiLowercase(String(name.dropLast(5))), 2, full, name))
@@ -100,7 +107,6 @@ public struct DomainDocuments: Sendable {
             }
         }
         var chosen: [ExactString: (rank: Int, file: String, name: String)] = [:]
-        var warnings: [String] = []
         for candidate in candidates {
             let key = ExactString(candidate.domain)
             if let existing = chosen[key] {

@@ -10,6 +10,7 @@ enum CommandSupport {
         do {
             let parsed = try spec.parse(Array(arguments))
             if parsed.helpRequested { return .failure(printed(spec.helpText)) }
+            if let name = notUTF8Option(parsed) { return .failure(usageError(spec, "the value of --\(name) is not UTF-8")) }
             switch configuration(parsed) {
             case .success(let configuration): return .success((parsed, configuration))
             case .failure(let error): return .failure(usageError(spec, error.message))
@@ -30,6 +31,7 @@ enum CommandSupport {
             return .failure(usageError(spec, error.message))
         }
         if parsed.helpRequested { return .failure(printed(spec.helpText)) }
+        if let name = notUTF8Option(parsed) { return .failure(usageError(spec, "the value of --\(name) is not UTF-8")) }
         return .success(parsed)
     }
 
@@ -86,6 +88,10 @@ enum CommandSupport {
     /// Reads and decodes a document, reading no more of the file than the size limit allows;
     /// on failure prints "cannot read FILE: reason" and returns exit status 3.
     static func loadDocument(_ path: String, configuration: Configuration) -> Result<AASADocument, ExitCode> {
+        if isNotUTF8(path) {
+            printError("aasa: cannot read \(path): \(notUTF8Path)")
+            return .failure(.unreadableDocument)
+        }
         do {
             return .success(try AASADocument(contentsOfFile: path, configuration: configuration))
         } catch {
@@ -150,6 +156,21 @@ enum CommandSupport {
         }
         return found
     }()
+
+    /// Whether `argument` (or the value inside `--name=value`) came from a command-line argument
+    /// that is not UTF-8. Such a file name reaches the command with U+FFFD in place of its
+    /// bytes, so opening it would find nothing, or another file; it is named instead.
+    static func isNotUTF8(_ argument: String) -> Bool {
+        argument.unicodeScalars.contains("\u{FFFD}") && notUTF8Arguments.contains { $0 == argument || $0.hasSuffix("=" + argument) }
+    }
+
+    static let notUTF8Path = "the name is not UTF-8 (aasa reads file names as UTF-8; rename it)"
+
+    /// The first option whose value is not UTF-8, checked before any is used as a path.
+    static func notUTF8Option(_ parsed: ParsedArguments) -> String? {
+        guard !notUTF8Arguments.isEmpty else { return nil }
+        return parsed.options.first { $0.value.contains(where: isNotUTF8) }?.key
+    }
 
     /// The reason for `errno`, as a person reads it ("Permission denied").
     static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }

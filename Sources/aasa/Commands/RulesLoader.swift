@@ -13,6 +13,10 @@ enum RulesLoader {
         _ path: String, domain: String?, engine: ClassifierRules.Engine, configuration: Configuration, command: String,
         threads: Int = 1, lazy: Bool = false
     ) -> Result<ClassifierRules, ExitCode> {
+        if CommandSupport.isNotUTF8(path) {
+            printError("aasa \(command): cannot read the rules \(path): \(CommandSupport.notUTF8Path)")
+            return .failure(.unreadableDocument)
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             printError("aasa \(command): cannot read the rules \(path): no such file or directory")

@@ -24,6 +24,7 @@ struct LintReport {
     }
 
     private static func lintFile(_ name: String, domain: String, configuration: Configuration) -> File {
+        if CommandSupport.isNotUTF8(name) { return File(name: name, findings: [], unreadable: CommandSupport.notUTF8Path) }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: name, isDirectory: &isDirectory) else {
             return File(name: name, findings: [], unreadable: "no such file")
