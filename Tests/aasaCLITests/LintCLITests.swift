@@ -105,9 +105,38 @@ final class LintCLITests: XCTestCase {
                 return XCTFail("result without message.text")
             }
             XCTAssertTrue(text.hasPrefix(finding.message), text)
-            let location = #"{"physicalLocation":{"artifactLocation":{"uri":"\#(file)"}},"logicalLocations":[{"fullyQualifiedName":\#(JSONWriter.escape(finding.path.description))}]}"#
+            let region = #"{"startLine":\#(finding.line ?? 1)}"#
+            let location = #"{"physicalLocation":{"artifactLocation":{"uri":"\#(file)"},"region":\#(region)},"logicalLocations":[{"fullyQualifiedName":\#(JSONWriter.escape(finding.path.description))}]}"#
             XCTAssertEqual(object["locations"]?.serialized(), "[\(location)]")
         }
+    }
+
+    /// SARIF and GitHub point at the line where the finding's piece of the document starts
+    /// (GitHub code scanning requires a start line); invalid JSON, at the line it broke on.
+    func test_sarifAndGithub_pointAtTheLineOfEachFinding() throws {
+        let file = try write("lines.json", """
+            {
+              "applinks": {
+                "details": [
+                  {
+                    "appIDs": ["TEAMID.com.example"],
+                    "components": [
+                      {"/": "*"},
+                      {"/": "/a/*"}
+                    ]
+                  }
+                ]
+              }
+            }
+            """)
+        let github = try CLIRunner.run(["lint", file, "--format", "github"])
+        let lines = github.stdout.split(separator: "\n").map { $0.components(separatedBy: "title=")[0] }
+        XCTAssertEqual(lines, ["::error file=\(file),line=5,", "::warning file=\(file),line=7,", "::warning file=\(file),line=8,"], github.stdout)
+        let sarif = try CLIRunner.run(["lint", file, "--format", "sarif"])
+        XCTAssertEqual(sarif.stdout.components(separatedBy: #""region":{"startLine":"#).dropFirst().map { $0.prefix(1) }, ["5", "7", "8"])
+        let broken = try write("broken.json", "{\n  \"a\": [1,\n  2,]\n}")
+        let invalid = try CLIRunner.run(["lint", broken, "--format", "github"])
+        XCTAssertTrue(invalid.stdout.hasPrefix("::error file=\(broken),line=3,title=invalid-json::"), invalid.stdout)
     }
 
     func test_sarif_unreadableFileIsAToolNotificationAndTheRunFailed() throws {
@@ -125,7 +154,8 @@ final class LintCLITests: XCTestCase {
             let level = ["error": "error", "warning": "warning", "note": "notice"][finding.severity.rawValue] ?? "?"
             let hint = finding.hint.map { " (\($0))" } ?? ""
             let witness = finding.witness.map { "%0Awitness: \($0)" } ?? ""
-            return "::\(level) file=\(file),title=\(finding.code)::\(finding.path): \(finding.message)\(hint)\(witness)"
+            let line = finding.line.map { ",line=\($0)" } ?? ""
+            return "::\(level) file=\(file)\(line),title=\(finding.code)::\(finding.path): \(finding.message)\(hint)\(witness)"
         }
         XCTAssertEqual(output.stdout, commands.map { $0 + "\n" }.joined())
     }
@@ -136,7 +166,7 @@ final class LintCLITests: XCTestCase {
         let output = try CLIRunner.run(["lint", file, "--format", "github"])
         let escapedFile = file.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: ":", with: "%3A")
             .replacingOccurrences(of: ",", with: "%2C")
-        XCTAssertTrue(output.stdout.hasPrefix("::error file=\(escapedFile),title=invalid-app-id::webcredentials.apps[0]: "), output.stdout)
+        XCTAssertTrue(output.stdout.hasPrefix("::error file=\(escapedFile),line=1,title=invalid-app-id::webcredentials.apps[0]: "), output.stdout)
         XCTAssertTrue(output.stdout.contains(#"app ID "100%25.x""#), output.stdout)
         XCTAssertEqual(output.stdout.filter { $0 == "\n" }.count, 1)
     }

@@ -11,8 +11,11 @@ public enum DocumentLint {
     public static func finding(for error: DocumentError) -> LintFinding {
         let hint: String
         switch error {
-        case .invalidJSON:
+        case .invalidJSON(let parseError):
             hint = "fix the JSON at that position; AASA files allow no comments, trailing commas, single or smart quotes"
+            var finding = LintFinding(code: error.code, severity: .error, path: .root, message: error.description, hint: hint)
+            finding.line = parseError.line
+            return finding
         case .rootNotObject:
             hint = #"the file must be one object: {"applinks": {"details": [...]}}"#
         case .tooLarge:

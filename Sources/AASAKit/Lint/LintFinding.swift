@@ -15,6 +15,9 @@ public struct LintFinding: Sendable, Hashable {
     public var hint: String?
     /// A URL showing the claim (re-checked by the matcher before it is reported).
     public var witness: String?
+    /// The line of the file where `path` starts (of the nearest piece of it the file has), or
+    /// where the JSON could not be read; for reports that point at lines (SARIF, GitHub).
+    public var line: Int?
 
     public init(
         code: String, severity: Diagnostic.Severity, path: JSONPath, message: String, hint: String? = nil,

@@ -39,12 +39,24 @@ public enum Linter {
         // The model keeps no JSON; a second parse (it succeeded once, so it cannot fail now) gives
         // lint the source positions the model drops. Parsing is linear and small next to the
         // automaton analysis, and it keeps `AASADocument` free of lint-only baggage.
-        let json = (try? JSONParser.parse(bytes, maxDepth: configuration.document.maxJSONDepth)) ?? .object(JSONObject())
-        let tree = JSONTree(json)
+        let parsed = try? JSONParser.parseNotingLines(bytes, maxDepth: configuration.document.maxJSONDepth)
+        let tree = JSONTree(parsed?.value ?? .object(JSONObject()))
+        let lines = parsed?.lines ?? [:]
         let findings =
             DocumentLint.findings(document: document, tree: tree)
             + SemanticLint.findings(document: document, domain: domain, configuration: configuration)
-        return sorted(findings, in: tree)
+        return sorted(findings, in: tree).map { finding in
+            // The line of the path's deepest step the file has (a missing key: its object's).
+            var located = finding
+            var positions = tree.sourceOrder(of: finding.path)
+            while let last = positions.last, last == Int.max { positions.removeLast() }
+            while located.line == nil {
+                located.line = lines[positions]
+                if positions.isEmpty { break }
+                positions.removeLast()
+            }
+            return located
+        }
     }
 
     /// `findings` in source order of their paths, then code, message and witness.

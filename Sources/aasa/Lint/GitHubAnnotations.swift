@@ -1,6 +1,6 @@
 import AASAKit
 
-/// `--format github`: GitHub Actions workflow commands (`::error file=F,title=code::message`),
+/// `--format github`: GitHub Actions workflow commands (`::error file=F,line=N,title=code::message`),
 /// which the runner turns into annotations on the file in a pull request.
 ///
 /// GitHub's escaping rules (actions/toolkit `command.ts`): in the message, `%`, CR and LF become
@@ -18,7 +18,8 @@ enum GitHubAnnotations {
             }
             var message = "\(finding.path): \(finding.messageWithHint)"
             if let witness = finding.witness { message += "\nwitness: \(witness)" }
-            text += "::\(command) file=\(escapeProperty(file)),title=\(escapeProperty(finding.code))::\(escapeData(message))\n"
+            let line = finding.line.map { ",line=\($0)" } ?? ""
+            text += "::\(command) file=\(escapeProperty(file))\(line),title=\(escapeProperty(finding.code))::\(escapeData(message))\n"
         }
         return text
     }

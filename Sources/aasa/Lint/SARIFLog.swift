@@ -6,7 +6,8 @@ import AASAKit
 /// One run; the tool driver is `aasa` with one rule per code that occurs (sorted, with the
 /// catalog's one-line summary when the code has one); one result per finding with `ruleId`,
 /// `ruleIndex`, `level` (SARIF's levels are exactly ours: error, warning, note), the message and
-/// hint, and a location: the file as `artifactLocation.uri` and the JSON path as a logical
+/// hint, and a location: the file as `artifactLocation.uri` with the line where the finding's
+/// JSON path starts as `region.startLine`, and the JSON path as a logical
 /// location's `fullyQualifiedName` (SARIF has no notion of a JSON path; a logical location is
 /// what it offers for "a named place inside the artifact"). A witness URL goes in the result's
 /// `properties`. Files that could not be read become tool execution notifications, and the run
@@ -40,7 +41,15 @@ enum SARIFLog {
                     "locations",
                     .array([
                         object([
-                            ("physicalLocation", object([("artifactLocation", object([("uri", .string(uriReference(file)))]))])),
+                            (
+                                "physicalLocation",
+                                object([
+                                    ("artifactLocation", object([("uri", .string(uriReference(file)))])),
+                                    // GitHub code scanning requires a start line; a finding
+                                    // about the whole file points at its first.
+                                    ("region", object([("startLine", .number(String(finding.line ?? 1)))])),
+                                ])
+                            ),
                             ("logicalLocations", .array([object([("fullyQualifiedName", .string(finding.path.description))])])),
                         ])
                     ])

@@ -57,6 +57,24 @@ public enum JSONParser {
         try bytes.withView { (view) throws(JSONParseError) -> JSONValue in try parse(view, maxDepth: maxDepth) }
     }
 
+    /// Parses one JSON value and notes the line each value starts on, keyed by its position
+    /// path: at each level the value's place among its container's elements or members, in
+    /// source order (`JSONTree.sourceOrder(of:)` gives the same key for a `JSONPath`). For lint,
+    /// whose SARIF and GitHub reports point at lines; one pass, no recursion.
+    static func parseNotingLines(
+        _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth
+    ) throws(JSONParseError) -> (value: JSONValue, lines: [[Int]: Int]) {
+        try bytes.withView { (view) throws(JSONParseError) -> (value: JSONValue, lines: [[Int]: Int]) in
+            guard !view.isEmpty else {
+                throw JSONParseError(kind: .emptyInput, offset: 0, line: 1, column: 1, message: "the input is empty")
+            }
+            var parser = Scanner(bytes: view, maxDepth: maxDepth)
+            parser.valueLines = [:]
+            let value = try parser.parseDocument()
+            return (value, parser.valueLines ?? [:])
+        }
+    }
+
     /// Parses one JSON value from a string's UTF-8. See `parse(_:maxDepth:)` for the rules.
     public static func parse(
         _ text: String,
@@ -100,6 +118,11 @@ extension JSONParser {
         /// Reused for strings with escapes, so a document allocates one decode buffer, not one per
         /// string.
         var scratch: [UInt8] = []
+        /// When not nil, the line each value starts on, by position path (`parseNotingLines`).
+        var valueLines: [[Int]: Int]?
+        /// How far lines have been counted, and the line there: values come in source order.
+        private var countedTo = 0
+        private var countedLine = 1
 
         init(bytes: ByteView, maxDepth: Int) {
             self.bytes = bytes
@@ -137,6 +160,7 @@ extension JSONParser {
                     throw error(
                         .unexpectedEnd, at: pos, "unexpected end of input; expected a value")
                 }
+                if valueLines != nil { noteLine(frames: frames, valueCount: values.count) }
                 var value: JSONValue
                 switch input(at: pos) {
                 case Byte.leftBracket, Byte.leftBrace:
@@ -219,6 +243,26 @@ extension JSONParser {
                     }
                 }
             }
+        }
+
+        /// Notes the line of the value starting at `pos`: at each open container, its child's
+        /// place is the number of values it already holds.
+        private mutating func noteLine(frames: [Frame], valueCount: Int) {
+            var positions: [Int] = []
+            positions.reserveCapacity(frames.count)
+            for index in frames.indices {
+                let next = index + 1 < frames.count ? frames[index + 1].valueStart : valueCount
+                positions.append(next - frames[index].valueStart)
+            }
+            // A line ends at LF, or at a CR not followed by LF, as `location(of:)` counts.
+            while countedTo < pos {
+                let byte = input(at: countedTo)
+                if byte == Byte.lineFeed || (byte == Byte.carriageReturn && !(countedTo + 1 < end && input(at: countedTo + 1) == Byte.lineFeed)) {
+                    countedLine += 1
+                }
+                countedTo += 1
+            }
+            valueLines?[positions] = countedLine
         }
 
         /// Moves an object's keys and values off the stacks into a `JSONObject`, in source order.
