@@ -186,6 +186,11 @@ final class ClassifyTests: XCTestCase {
             stdin: Data("{\"u\": \"https://museum.example/a\", \"n\": 1}\nnot json\n".utf8))
         let tsvRows = tsv.stdout.split(separator: "\n")
         XCTAssertEqual(tsvRows.map { $0.filter { $0 == "\t" }.count }, [5, 5, 5], tsv.stdout)
+        // A key the NDJSON line writes twice is passed through once, with its last value.
+        let twice = try CLIRunner.run(
+            ["classify", "--rules", corpus.path, "--input-format", "ndjson", "--url-field", "u"],
+            stdin: Data((#"{"n": 1, "u": "https://museum.example/a", "n": 2}"# + "\n").utf8))
+        XCTAssertTrue(twice.stdout.hasSuffix(#""fields": {"n":2}}"# + "\n"), twice.stdout)
         // Lines judged before their fields are read (blank, not UTF-8, over line-bytes) too.
         var odd = Data("url,id\nhttps://museum.example/a,1\n\n".utf8)
         odd.append(contentsOf: [0x68, 0xFF, 0x2C, 0x32, 0x0A])

@@ -36,10 +36,14 @@ struct InputRecordParser {
             guard case .object(let object)? = try? JSONParser.parse(UnsafeRawBufferPointer(line)) else {
                 return .invalid("the line is not a JSON object", blankExtra)
             }
+            // A key written twice keeps its last value, as JSON readers take it: the record's
+            // "fields" object then has each key once.
             var others = JSONObject()
-            for member in object.members where !member.key.utf8.elementsEqual(urlField.utf8) {
-                others.members.append(member)
+            var seen = Set<ExactString>()
+            for member in object.members.reversed() where !member.key.utf8.elementsEqual(urlField.utf8) {
+                if seen.insert(ExactString(member.key)).inserted { others.members.append(member) }
             }
+            others.members.reverse()
             var json: [UInt8] = []
             JSONWriter.append(.object(others), to: &json)
             let extra = Classifier.Extra(json: json)
