@@ -67,7 +67,9 @@ final class LintCLITests: XCTestCase {
         for (line, finding) in zip(lines, findings) {
             guard case .object(let record) = try JSONParser.parse(line) else { return XCTFail("not an object: \(line)") }
             let optional = [finding.hint.map { _ in "hint" }, finding.witness.map { _ in "witness" }].compactMap { $0 }
-            XCTAssertEqual(record.members.map(\.key), ["file", "code", "severity", "path", "message"] + optional)
+            let line = finding.line.map { _ in ["line"] } ?? []
+            XCTAssertEqual(record.members.map(\.key), ["file", "code", "severity", "path"] + line + ["message"] + optional)
+            XCTAssertEqual(record["line"], finding.line.map { .number(String($0)) })
             XCTAssertEqual(record["file"], .string(file))
             XCTAssertEqual(record["code"], .string(finding.code))
             XCTAssertEqual(record["severity"], .string(finding.severity.rawValue))

@@ -21,10 +21,10 @@ enum LintCommand {
 
             FORMATS:
               text    FILE: severity [code] path: message (hint), a witness line, a summary line
-              json    one object per line: {"file", "code", "severity", "path", "message",
-                      "hint"?, "witness"?}
+              json    one object per line: {"file", "code", "severity", "path", "line"?,
+                      "message", "hint"?, "witness"?}
               sarif   one SARIF 2.1.0 log (tool driver "aasa", one rule per code used)
-              github  GitHub Actions commands: ::error file=FILE,title=CODE::path: message
+              github  GitHub Actions commands: ::error file=FILE,line=N,title=CODE::path: message
 
             A file that is not JSON, whose root is not an object, or that is over the size
             or another document limit is a finding (invalid-json, root-not-object, too-large,

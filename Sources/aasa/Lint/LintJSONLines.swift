@@ -1,7 +1,8 @@
 import AASAKit
 
 /// `--format json`: one object per finding and line, keys in a fixed order:
-/// `{"file", "code", "severity", "path", "message", "hint"?, "witness"?}`. Written byte by byte
+/// `{"file", "code", "severity", "path", "line"?, "message", "hint"?, "witness"?}` (`line`: where
+/// the path starts in the file, a number). Written byte by byte
 /// with the project's JSON escaper, like the match records.
 enum LintJSONLines {
     static func render(_ report: LintReport) -> String {
@@ -19,6 +20,7 @@ enum LintJSONLines {
             field("code", finding.code)
             field("severity", finding.severity.rawValue)
             field("path", finding.path.description)
+            if let line = finding.line { out.append(contentsOf: ", \"line\": \(line)".utf8) }
             field("message", finding.message)
             if let hint = finding.hint { field("hint", hint) }
             if let witness = finding.witness { field("witness", witness) }
