@@ -31,7 +31,8 @@ public struct DocumentStore: Sendable {
     /// must not be kept by a 304 that validated another: then there are no validators, and the
     /// next fetch is a full one. Both files are read bounded, and only if they are regular files.
     public func metadata(_ domain: String) -> FetchMetadata? {
-        guard let json = try? AASADocument.bytes(ofFile: metadataPath(domain), maxBytes: 64 << 10, regularFileOnly: true),
+        // Validators read through a link save() refuses would make a 304 keep nothing stored.
+        guard linkedFolder(domain) == nil, let json = try? AASADocument.bytes(ofFile: metadataPath(domain), maxBytes: 64 << 10, regularFileOnly: true),
             let metadata = FetchMetadata(json: json), metadata.bytes >= 0,
             let document = try? AASADocument.bytes(ofFile: documentPath(domain), maxBytes: metadata.bytes, regularFileOnly: true),
             SHA256.hex(document) == metadata.sha256
@@ -39,16 +40,22 @@ public struct DocumentStore: Sendable {
         return metadata
     }
 
-    /// Stores the document and then its metadata; returns why it could not, or `nil`.
-    public func save(_ domain: String, document: [UInt8], metadata: FetchMetadata) -> String? {
-        // A symbolic link where the domain's folders belong would take the write elsewhere
-        // (a shared rules directory, a link left by someone else): refused, not followed.
+    /// Why the domain's folders cannot be used: a symbolic link where one belongs would take the
+    /// write elsewhere (a shared rules directory, a link left by someone else), so it is
+    /// refused, not followed. Nil when they are real folders or not there yet.
+    private func linkedFolder(_ domain: String) -> String? {
         for folder in [PathName.join(root, domain), folder(domain)] {
             var info = stat()
             if lstat(folder, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
                 return "cannot write in \(folder): \(info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a directory")"
             }
         }
+        return nil
+    }
+
+    /// Stores the document and then its metadata; returns why it could not, or `nil`.
+    public func save(_ domain: String, document: [UInt8], metadata: FetchMetadata) -> String? {
+        if let problem = linkedFolder(domain) { return problem }
         do {
             try FileManager.default.createDirectory(atPath: folder(domain), withIntermediateDirectories: true)
         } catch {

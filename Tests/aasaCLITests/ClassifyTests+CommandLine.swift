@@ -167,4 +167,66 @@ extension ClassifyTests {
         XCTAssertEqual(classify.status, 0, classify.stderr)
         XCTAssertTrue(classify.stdout.contains(#""decision": "match""#), classify.stdout)
     }
+
+    /// An output that reaches a rules document by another name (a symbolic link to it, a hard
+    /// link to it) would truncate it: refused like the document's own path.
+    func test_outputsReachingARulesDocumentByAnotherName_areRefused() throws {
+        let rules = folder.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        let document = rules.appendingPathComponent("ex.com.json")
+        try Data(contentsOf: try writeDocument()).write(to: document)
+        let original = try Data(contentsOf: document)
+        let symbolic = folder.appendingPathComponent("out-link.ndjson")
+        try FileManager.default.createSymbolicLink(at: symbolic, withDestinationURL: document)
+        let hard = folder.appendingPathComponent("out-hard.ndjson")
+        XCTAssertEqual(link(document.path, hard.path), 0)
+        let input = try writeInput()
+        for output in [symbolic, hard] {
+            let classify = try CLIRunner.run(["classify", "--rules", rules.path, "--input", input.path, "-o", output.path])
+            XCTAssertEqual(classify.status, 2, "\(output.lastPathComponent): \(classify.stderr)")
+            let compile = try CLIRunner.run(["compile", rules.path, "-o", output.path])
+            XCTAssertEqual(compile.status, 2, "\(output.lastPathComponent): \(compile.stderr)")
+        }
+        XCTAssertEqual(try Data(contentsOf: document), original)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: rules.path), ["ex.com.json"])
+    }
+
+    /// A run refused before it starts leaves the outputs as they were: an existing file keeps
+    /// its contents, and a symbolic link to nothing is refused, not replaced by a file.
+    func test_aRefusedRun_leavesExistingOutputsAsTheyWere() throws {
+        let input = try writeInput()
+        let records = folder.appendingPathComponent("records.ndjson")
+        let stats = folder.appendingPathComponent("stats.json")
+        try Data("yesterday's records\n".utf8).write(to: records)
+        try Data("yesterday's stats\n".utf8).write(to: stats)
+        let missing = folder.appendingPathComponent("no-such-rules").path
+        let refused = try CLIRunner.run(["classify", "--rules", missing, "--input", input.path, "-o", records.path, "--stats", stats.path])
+        XCTAssertEqual(refused.status, 3, refused.stderr)
+        XCTAssertEqual(try String(contentsOf: records, encoding: .utf8), "yesterday's records\n")
+        XCTAssertEqual(try String(contentsOf: stats, encoding: .utf8), "yesterday's stats\n")
+        let dangling = folder.appendingPathComponent("dangling.ndjson")
+        try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: folder.appendingPathComponent("nowhere/x").path)
+        let linked = try CLIRunner.run(["classify", "--rules", try writeDocument().path, "--domain", "ex.com", "--input", input.path, "-o", dangling.path])
+        XCTAssertEqual(linked.status, 5, linked.stderr)
+        XCTAssertTrue(linked.stderr.contains("a symbolic link to nothing"), linked.stderr)
+        XCTAssertNotNil(try? FileManager.default.destinationOfSymbolicLink(atPath: dangling.path), "the link is still there")
+        // A run that starts replaces the old contents whole.
+        let run = try CLIRunner.run(["classify", "--rules", try writeDocument().path, "--domain", "ex.com", "--input", input.path, "-o", records.path, "--stats", stats.path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(try String(contentsOf: records, encoding: .utf8).hasPrefix(#"{"url": "https://ex.com/a""#))
+        XCTAssertTrue(try String(contentsOf: stats, encoding: .utf8).hasPrefix(#"{"records":1"#))
+    }
+
+    /// The artifact's temporary file has a fresh name of its own, so a name as long as the
+    /// system allows still compiles, and nothing is left beside it.
+    func test_compile_writesTheLongestNamesAndLeavesNoTemporaryFile() throws {
+        let document = try writeDocument()
+        let long = folder.appendingPathComponent(String(repeating: "a", count: 245) + ".aasac")
+        let run = try CLIRunner.run(["compile", document.path, "--domain", "ex.com", "-o", long.path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }, [])
+        var info = stat()
+        XCTAssertEqual(stat(long.path, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o644, "readable by the workers that map it")
+    }
 }

@@ -186,6 +186,13 @@ final class ClassifyTests: XCTestCase {
             stdin: Data("{\"u\": \"https://museum.example/a\", \"n\": 1}\nnot json\n".utf8))
         let tsvRows = tsv.stdout.split(separator: "\n")
         XCTAssertEqual(tsvRows.map { $0.filter { $0 == "\t" }.count }, [5, 5, 5], tsv.stdout)
+        // A header row over line-bytes is refused briefly, not echoed.
+        let wide = folder.appendingPathComponent("wide.csv")
+        try Data(("url," + String(repeating: "c", count: 100_000) + "\nhttps://museum.example/a,1\n").utf8).write(to: wide)
+        let refusedHeader = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", wide.path, "--input-format", "csv"])
+        XCTAssertEqual(refusedHeader.status, 2)
+        XCTAssertTrue(refusedHeader.stderr.contains("the CSV header row is over the line-bytes limit"), String(refusedHeader.stderr.prefix(500)))
+        XCTAssertLessThan(refusedHeader.stderr.utf8.count, 1_000)
         // A key the NDJSON line writes twice is passed through once, with its last value.
         let twice = try CLIRunner.run(
             ["classify", "--rules", corpus.path, "--input-format", "ndjson", "--url-field", "u"],

@@ -172,6 +172,9 @@ final class DiffCoverCLITests: XCTestCase {
             let starved = try CLIRunner.run(["diff", ab, ba, "--limit", budget])
             XCTAssertEqual(starved.status, 4, "\(budget): not proven within the budget: \(starved.stdout)")
         }
+        // cover's searches rule by rule are held to analysis-states too.
+        XCTAssertEqual(try CLIRunner.run(["cover", ab]).status, 0)
+        XCTAssertEqual(try CLIRunner.run(["cover", ab, "--limit", "analysis-states=1"]).status, 1)
         let lintWork = try CLIRunner.run(["lint", ab, "--limit", "analysis-work=5"])
         XCTAssertTrue(lintWork.stdout.contains("work budget (raise it with --limit analysis-work=<n>)"), lintWork.stdout)
         let lintStates = try CLIRunner.run(["lint", ab, "--limit", "analysis-states=2"])

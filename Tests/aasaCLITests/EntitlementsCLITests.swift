@@ -268,5 +268,11 @@ final class EntitlementsCLITests: XCTestCase {
             XCTAssertTrue(small.stdout.contains("over the limit"), small.stdout)
         }
         XCTAssertEqual(try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--limit", "no-such=1"]).status, 2)
+        // A name that is not UTF-8 is named, never read as the file spelled with U+FFFD.
+        try FileManager.default.copyItem(atPath: file, toPath: folder.appendingPathComponent("x\u{FFFD}.entitlements").path)
+        let mangled = try CLIRunner.runShell(
+            "'\(CLIRunner.executable.path)' entitlements \"$(printf '\(folder.path)/x\\377.entitlements')\" --rules '\(rules.path)'")
+        XCTAssertEqual(mangled.status, 3, mangled.stdout + mangled.stderr)
+        XCTAssertTrue(mangled.stderr.contains("the name is not UTF-8"), mangled.stderr)
     }
 }

@@ -447,6 +447,15 @@ final class FetchCLITests: XCTestCase {
         let piped = try CLIRunner.run(["fetch", "--domains", "-", "--out", out.path], stdin: Data("# list\nhttps://a.example/x\n".utf8))
         XCTAssertEqual(piped.status, 2)
         XCTAssertTrue(piped.stderr.contains("'https://a.example/x' is a URL or a path, not a domain (try a.example)"), piped.stderr)
+        // Standard input is read where it stands, not reopened from its start: the line the
+        // shell read first is not read again.
+        let list = out.appendingPathComponent("list.txt")
+        try Data("https://not-a-domain.example/\n\(domain("good"))\n".utf8).write(to: list)
+        let options = network(try loopback()).map { "'\($0)'" }.joined(separator: " ")
+        let rest = try CLIRunner.runShell(
+            "{ read -r first; '\(CLIRunner.executable.path)' fetch --domains - --out '\(out.path)' \(options); } < '\(list.path)'")
+        XCTAssertEqual(rest.status, 0, rest.stderr)
+        XCTAssertTrue(rest.stdout.contains(#""outcome": "fetched""#), rest.stdout)
         let long = try CLIRunner.run(
             ["fetch", "--domains", "-", "--out", out.path], stdin: Data((String(repeating: "a\u{1B}", count: 500_000) + "\n").utf8))
         XCTAssertEqual(long.status, 2)
@@ -644,13 +653,23 @@ final class FetchCLITests: XCTestCase {
         for domain in domains { XCTAssertTrue(stored.contains(domain), "\(domain) lost: \(stored)") }
     }
 
-    func test_check_stateThatCannotBeWrittenIsStatusFive() throws {
+    func test_check_stateThatCannotBeWrittenIsRefusedBeforeAnyRequest() throws {
         let folder = try makeTemporaryFolder("aasa-check")
         let state = folder.appendingPathComponent("no/such/folder/state.json").path
-        let run = try check([domain("differs")], ["--state", state])
-        XCTAssertEqual(run.0.status, 5, run.0.stderr)
-        XCTAssertEqual(run.1.count, 1, "the report is written before the state")
+        // Found before any request: the run would otherwise lose what it learned.
+        let missing = try CLIRunner.run(["check", domain("differs"), "--state", state] + network(try loopback()))
+        XCTAssertEqual(missing.status, 2, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("cannot write --state"), missing.stderr)
+        XCTAssertEqual(missing.stdout, "", "no request was made")
         XCTAssertTrue(try CLIRunner.run(["help", "check"]).stdout.contains("5 the report or the --state file"))
+        // A link is followed: the file it names is updated, and the link stays.
+        let shared = folder.appendingPathComponent("shared-state.json").path
+        let link = folder.appendingPathComponent("link.json").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: shared)
+        let run = try check([domain("differs")], ["--state", link])
+        XCTAssertEqual(run.0.status, 0, run.0.stderr)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link), shared)
+        XCTAssertTrue(try String(contentsOfFile: shared, encoding: .utf8).contains("first_seen"))
     }
 
     func test_check_stateTurnsALastingDifferenceIntoAnAlert() throws {

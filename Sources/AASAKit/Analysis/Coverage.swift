@@ -118,7 +118,10 @@ public struct Coverage: Sendable {
             document: analysis.document, domain: analysis.domain, limits: limits, onlyRule: rule,
             resolved: analysis.rules)
         let result = URLExplorer(
-            sides: [alone], domain: analysis.domain, maxStates: 5_000, maxWork: maxWork, witnessesPerOutcome: 4
+            // Each search rule by rule stores at most 5 000 states, and never more than the
+            // whole analysis may (`analysis-states`).
+            sides: [alone], domain: analysis.domain, maxStates: min(5_000, limits.maxAnalysisStates), maxWork: maxWork,
+            witnessesPerOutcome: 4
         ).explore()
         // Compiling the rule's automata walks every rule: charged too. So is each state the
         // search stored, as a few allocations and the words of rule sets that hashing it reads:

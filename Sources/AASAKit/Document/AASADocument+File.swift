@@ -22,6 +22,13 @@ extension AASADocument {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | (regularFileOnly ? O_NONBLOCK : 0))
         guard descriptor >= 0 else { throw .unreadable(reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
+        return try bytes(ofDescriptor: descriptor, maxBytes: maxBytes, regularFileOnly: regularFileOnly)
+    }
+
+    /// As `bytes(ofFile:maxBytes:regularFileOnly:)`, from a descriptor already open (standard
+    /// input, which reopening by name would read from its start again, or fail for a socket),
+    /// read from where it stands. The descriptor stays open.
+    public static func bytes(ofDescriptor descriptor: Int32, maxBytes: Int, regularFileOnly: Bool = false) throws(DocumentFileError) -> [UInt8] {
         var status = stat()
         let known = fstat(descriptor, &status) == 0
         let isRegular = known && (status.st_mode & S_IFMT) == S_IFREG

@@ -237,7 +237,7 @@ enum ClassifyCommand {
         // stopped by `| head` still leaves its counts; "complete" says whether they cover the
         // whole input. False when the file cannot be written (the message is printed).
         func writeStats(_ summary: Summary) -> Bool {
-            guard let statsFile, let code = statsFile.write(Array(summary.json.utf8)) else { return true }
+            guard let statsFile, let code = statsFile.truncate() ?? statsFile.write(Array(summary.json.utf8)) else { return true }
             printError("aasa classify: \(OutputFileError(path: statsFile.path, code: code))")
             return false
         }
@@ -254,7 +254,12 @@ enum ClassifyCommand {
             firstBatch = try reader.next()
             // An empty input (an empty Spark partition) has no header row and needs none.
             if inputFormat == .csv, firstBatch != nil {
-                // The header row names the columns; it is the first line of the first batch.
+                // The header row names the columns; it is the first line of the first batch. A
+                // header longer than a line may be (assembled apart) is refused as such.
+                if firstBatch?.preassembled != nil {
+                    printError("aasa classify: the CSV header row is over the line-bytes limit (\(Configuration.Limit.lineBytes.hint))")
+                    return refused(.usage)
+                }
                 guard var batch = firstBatch, batch.preassembled == nil,
                     let newline = batch.raw.firstIndex(of: UInt8(ascii: "\n")) ?? (batch.raw.isEmpty ? nil : batch.raw.count)
                 else {
@@ -263,6 +268,10 @@ enum ClassifyCommand {
                 }
                 var headerLine = Array(batch.raw[..<newline])
                 if headerLine.last == UInt8(ascii: "\r") { headerLine.removeLast() }
+                guard headerLine.count <= configuration.input.maxLineBytes else {
+                    printError("aasa classify: the CSV header row is over the line-bytes limit (\(Configuration.Limit.lineBytes.hint))")
+                    return refused(.usage)
+                }
                 batch.raw.removeSubrange(..<min(newline + 1, batch.raw.count))
                 firstBatch = batch
                 guard let header = headerLine.withUnsafeBufferPointer({ InputRecordParser.csvFields($0) }) else {
@@ -279,7 +288,7 @@ enum ClassifyCommand {
                 } else if let index = names.firstIndex(of: wanted) {
                     parser.urlColumn = index
                 } else {
-                    return refused(CommandSupport.usageError(spec, "--url-column '\(wanted)' is not in the header: \(names.joined(separator: ", "))"))
+                    return refused(CommandSupport.usageError(spec, "--url-column '\(VisibleText.excerpt(wanted))' is not in the header: \(VisibleText.excerpt(names.joined(separator: ", "), limit: 300))"))
                 }
                 let others = names.enumerated().filter { $0.offset != parser.urlColumn }.map(\.element)
                 // Each name once: a repeated input name, or one of the record's own columns in
@@ -288,6 +297,11 @@ enum ClassifyCommand {
                 extraColumnNames = format == .ndjson ? [] : parser.otherColumnNames
             } else if inputFormat == .ndjson {
                 extraColumnNames = format == .ndjson ? [] : ["fields"]
+            }
+            // The run begins: nothing refuses it past here, so the output's old contents go.
+            if let outputFile, let code = outputFile.truncate() {
+                printError("aasa classify: \(OutputFileError(path: outputFile.path, code: code))")
+                return refused(.inputOutput)
             }
             if !parsed.has("no-header") {
                 try output.append { $0.append(contentsOf: format.header(extraColumns: extraColumnNames)) }

@@ -93,7 +93,14 @@ enum CheckCommand {
             }
         }
         var state: DifferenceState?
-        let statePath = parsed.value("state")
+        // A link is followed: the file it names is the state, and it is replaced there.
+        var statePath = parsed.value("state")
+        if let given = statePath {
+            switch stateFile(given) {
+            case .success(let path): statePath = path
+            case .failure(let error): return CommandSupport.usageError(spec, error.message)
+            }
+        }
         if let statePath {
             var info = stat()
             if lstat(statePath, &info) != 0, errno == ENOENT {
@@ -104,7 +111,8 @@ enum CheckCommand {
                 do {
                     bytes = try AASADocument.bytes(ofFile: statePath, maxBytes: 64 << 20, regularFileOnly: true)
                 } catch {
-                    return CommandSupport.usageError(spec, "cannot read --state \(VisibleText.excerpt(statePath)): \(error)")
+                    let reason = if case .document(.tooLarge) = error { "larger than 64 MiB" } else { error.description }
+                    return CommandSupport.usageError(spec, "cannot read --state \(VisibleText.excerpt(statePath)): \(reason)")
                 }
                 guard let value = DifferenceState(json: bytes) else {
                     return CommandSupport.usageError(spec, "--state \(VisibleText.excerpt(statePath)) is not a state file aasa check wrote")
@@ -184,6 +192,33 @@ enum CheckCommand {
             return .inputOutput
         }
         return anyError ? .failure : .success
+    }
+
+    /// The state file `path` names (through its symbolic links), checked before any request: a
+    /// folder that cannot be written would otherwise lose what a whole run learned.
+    static func stateFile(_ path: String) -> Result<String, UsageError> {
+        let shown = VisibleText.excerpt(path)
+        if path.hasSuffix("/") { return .failure(UsageError(message: "--state \(shown) names a folder, not a file")) }
+        var info = stat()
+        var target = path
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            if let real = realpath(path, nil) {
+                target = String(cString: real)
+                free(real)
+            } else {
+                // A link to a state file not written yet: the file it names, made there.
+                var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                let length = readlink(path, &buffer, buffer.count - 1)
+                guard length > 0 else { return .failure(UsageError(message: "--state \(shown) is a symbolic link that cannot be read")) }
+                let destination = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                target = destination.hasPrefix("/") ? destination : PathName.join(PathName.split(path).directory, destination)
+            }
+        }
+        let folder = PathName.split(target).directory
+        guard access(folder.isEmpty ? "." : folder, W_OK) == 0 else {
+            return .failure(UsageError(message: "cannot write --state \(shown): \(String(cString: strerror(errno)))"))
+        }
+        return .success(target)
     }
 
     /// Writes what this run learned of the domains it checked into the state file as it is now,

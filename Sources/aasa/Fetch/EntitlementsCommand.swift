@@ -74,6 +74,10 @@ enum EntitlementsCommand {
             }
         }
         let file = parsed.positionals[0]
+        if CommandSupport.isNotUTF8(file) {
+            printError("aasa entitlements: cannot read \(file): \(CommandSupport.notUTF8Path)")
+            return .unreadableDocument
+        }
         let plist: [String: Any]
         switch readPlist(file) {
         case .success(let value): plist = value

@@ -49,7 +49,11 @@ struct NetworkOptions {
             // an endless pipe is named rather than read into memory.
             let data: [UInt8]
             do {
-                data = try AASADocument.bytes(ofFile: file == "-" ? "/dev/stdin" : file, maxBytes: maxDomainsFileBytes)
+                // `-` reads descriptor 0 where it stands (a socket cannot be reopened by name).
+                data =
+                    file == "-"
+                    ? try AASADocument.bytes(ofDescriptor: STDIN_FILENO, maxBytes: maxDomainsFileBytes)
+                    : try AASADocument.bytes(ofFile: file, maxBytes: maxDomainsFileBytes)
             } catch {
                 let reason = if case .document(.tooLarge) = error { "larger than \(maxDomainsFileBytes >> 20) MiB" } else { error.description }
                 return .failure(UsageError(message: "cannot read --domains \(VisibleText.excerpt(file)): \(reason)"))

@@ -11,20 +11,33 @@ final class OutputFile {
     private let created: Bool
     private var closed = false
 
-    private init(path: String, fileDescriptor: Int32, created: Bool) {
+    fileprivate init(path: String, fileDescriptor: Int32, created: Bool) {
         self.path = path
         self.fileDescriptor = fileDescriptor
         self.created = created
     }
 
-    /// Opens (creating or truncating) `path`; on failure, the message to print.
+    /// Opens (creating) `path`, without truncating it: a run refused before it starts leaves
+    /// an existing file as it was (`truncate()` empties it when the run begins). On failure,
+    /// the message to print. A symbolic link to nothing is refused: writing through it would
+    /// create a file elsewhere, and removing it on a refusal would remove the link.
     static func open(_ path: String) -> Result<OutputFile, OutputFileError> {
         var info = stat()
+        let named = lstat(path, &info) == 0
         let existed = stat(path, &info) == 0
+        if named, !existed { return .failure(OutputFileError(path: path, reason: "a symbolic link to nothing")) }
         if path.hasSuffix("/") || (existed && info.st_mode & S_IFMT == S_IFDIR) { return .failure(OutputFileError(path: path, code: EISDIR)) }
-        let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { return .failure(OutputFileError(path: path, code: errno)) }
         return .success(OutputFile(path: path, fileDescriptor: descriptor, created: !existed))
+    }
+
+    /// Empties a regular file before the first write (a pipe or a device has nothing to empty);
+    /// the errno when it cannot be.
+    func truncate() -> Int32? {
+        var info = stat()
+        guard fstat(fileDescriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return ftruncate(fileDescriptor, 0) == 0 && lseek(fileDescriptor, 0, SEEK_SET) == 0 ? nil : errno
     }
 
     /// Writes all of `bytes`; the errno of a failed write.
@@ -93,15 +106,13 @@ final class AtomicOutputFile {
     /// A symbolic link is followed: the file it names is replaced and the link stays. Anything
     /// but a regular file (a device, a FIFO, a socket) is refused: renaming over it would put
     /// the artifact where the device was, and writing into it would not be whole or nothing.
+    /// The temporary file is made by `mkstemp` (a fresh name, created exclusively, so nothing
+    /// planted at a predictable name is written through; short, so any legal name has room)
+    /// and removed if the run is stopped by a signal.
     static func open(_ path: String) -> Result<AtomicOutputFile, OutputFileError> {
         if path.hasSuffix("/") { return .failure(OutputFileError(path: path, code: EISDIR)) }
-        var target = path
+        guard let target = resolved(path) else { return .failure(OutputFileError(path: path, code: errno)) }
         var info = stat()
-        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
-            guard let resolved = realpath(path, nil) else { return .failure(OutputFileError(path: path, code: errno)) }
-            target = String(cString: resolved)
-            free(resolved)
-        }
         if stat(target, &info) == 0 {
             switch info.st_mode & S_IFMT {
             case S_IFREG: break
@@ -109,12 +120,23 @@ final class AtomicOutputFile {
             default: return .failure(OutputFileError(path: path, reason: "not a regular file (an artifact replaces a file whole)"))
             }
         }
-        let (directory, name) = PathName.split(target)
-        let temporaryPath = PathName.join(directory, "." + name + ".\(getpid()).tmp")
-        switch OutputFile.open(temporaryPath) {
-        case .success(let file): return .success(AtomicOutputFile(path: target, temporary: file))
-        case .failure(let error): return .failure(OutputFileError(path: path, code: error.code))
-        }
+        var template = Array(PathName.join(PathName.split(target).directory, ".aasa-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard descriptor >= 0 else { return .failure(OutputFileError(path: path, code: errno)) }
+        let temporary = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }
+        // mkstemp makes the file 0600; an artifact is read by the workers that map it.
+        _ = fchmod(descriptor, 0o644)
+        RemovedOnSignal.register(temporary)
+        return .success(AtomicOutputFile(path: target, temporary: OutputFile(path: temporary, fileDescriptor: descriptor, created: true)))
+    }
+
+    /// `path`, or the file its symbolic links lead to; nil (with `errno`) for a dangling link.
+    private static func resolved(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return path }
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// Writes `bytes` and moves them into place; nil when done.

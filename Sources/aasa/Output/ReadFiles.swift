@@ -36,20 +36,46 @@ struct ReadFiles {
     /// What writing `path` would overwrite ("the input", "inside the rules directory"), or nil.
     mutating func clash(_ path: String) -> String? {
         var info = stat()
-        if stat(path, &info) == 0,
-            let file = files.first(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) })
-        {
+        let exists = stat(path, &info) == 0
+        if exists, let file = files.first(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }) {
             refusal = .usage
             return file.name
         }
+        // Where the write lands: the file a symbolic link leads to, or the folder a new file
+        // goes in, each with every link on the way resolved.
         let parent = PathName.split(path).directory
-        if let real = Self.realPath(parent.isEmpty ? "." : parent),
-            let directory = directories.first(where: { real == $0.path || real.hasPrefix($0.path == "/" ? "/" : $0.path + "/") })
-        {
+        let landing = exists ? Self.realPath(path) : Self.realPath(parent.isEmpty ? "." : parent)
+        if let real = landing, let directory = directories.first(where: { Self.isInside(real, $0.path) }) {
             refusal = .usage
             return "inside \(directory.name) directory"
         }
+        // A hard link elsewhere to a document: the same file under another name.
+        if exists, info.st_mode & S_IFMT == S_IFREG, info.st_nlink > 1,
+            let directory = directories.first(where: { Self.holds($0.path, device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) })
+        {
+            refusal = .usage
+            return "a document of \(directory.name) directory (a hard link to it)"
+        }
         return nil
+    }
+
+    private static func isInside(_ path: String, _ directory: String) -> Bool {
+        path == directory || path.hasPrefix(directory == "/" ? "/" : directory + "/")
+    }
+
+    /// Whether a document the rules directory lists (`DOMAIN.json`, `DOMAIN/apple-app-site-association`,
+    /// `DOMAIN/.well-known/apple-app-site-association`) is the file (device, inode). Walked only
+    /// for an output with more than one name, which is rare.
+    private static func holds(_ directory: String, device: UInt64, inode: UInt64) -> Bool {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return false }
+        for name in names {
+            let entry = PathName.join(directory, name)
+            for candidate in [entry, PathName.join(entry, "apple-app-site-association"), PathName.join(entry, ".well-known/apple-app-site-association")] {
+                var info = stat()
+                if stat(candidate, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode { return true }
+            }
+        }
+        return false
     }
 
     private static func realPath(_ path: String) -> String? {
