@@ -42,7 +42,10 @@ enum ClassifyCommand {
             "url" ("domain": null and no decisions when no document serves the host). TSV/CSV
             have a header (unless --no-header) and the columns url, domain, apps (joined by |),
             rules (entry:rule per matched app), error. A summary goes to stderr (and a progress
-            line on a terminal). Every file named on the command line is checked before the run.
+            line on a terminal). Every file named on the command line is checked before the run:
+            an output that is the input, the artifact, the rules or a document in them (by any
+            name: a link, a hard link) is refused, and an existing output keeps its contents
+            until the run begins.
 
             EXIT STATUS: 0 every input line got its record, error records included; 1 with
             --strict, some records are errors; 2 usage error; 3 the rules or the artifact cannot
