@@ -36,14 +36,8 @@ public enum Linter {
         } catch {
             var finding = DocumentLint.finding(for: error)
             if case .rootNotObject = error {
-                // The line the root value starts on: white space (LF, CR, CRLF) before it.
-                var line = 1
-                var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-                while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) {
-                    if bytes[index] == 0x0A || (bytes[index] == 0x0D && !(index + 1 < bytes.count && bytes[index + 1] == 0x0A)) { line += 1 }
-                    index += 1
-                }
-                finding.line = line
+                // Valid JSON, only not an object: the parser notes the line its root starts on.
+                finding.line = (try? JSONParser.parseNotingLines(bytes, maxDepth: configuration.document.maxJSONDepth))?.lines[[]]
             }
             return [finding]
         }

@@ -258,11 +258,12 @@ enum ClassifyCommand {
             // An empty input (an empty Spark partition) has no header row and needs none.
             if inputFormat == .csv, firstBatch != nil {
                 // The header row names the columns; it is the first line of the first batch. A
-                // header longer than a line may be (assembled apart) is refused as such.
-                if firstBatch?.preassembled != nil {
+                // header longer than a line may be (assembled apart, or cut here) is refused.
+                func headerTooLong() -> ExitCode {
                     printError("aasa classify: the CSV header row is over the line-bytes limit (\(Configuration.Limit.lineBytes.hint))")
                     return refused(.usage)
                 }
+                if firstBatch?.preassembled != nil { return headerTooLong() }
                 guard var batch = firstBatch, batch.preassembled == nil,
                     let newline = batch.raw.firstIndex(of: UInt8(ascii: "\n")) ?? (batch.raw.isEmpty ? nil : batch.raw.count)
                 else {
@@ -271,10 +272,7 @@ enum ClassifyCommand {
                 }
                 var headerLine = Array(batch.raw[..<newline])
                 if headerLine.last == UInt8(ascii: "\r") { headerLine.removeLast() }
-                guard headerLine.count <= configuration.input.maxLineBytes else {
-                    printError("aasa classify: the CSV header row is over the line-bytes limit (\(Configuration.Limit.lineBytes.hint))")
-                    return refused(.usage)
-                }
+                guard headerLine.count <= configuration.input.maxLineBytes else { return headerTooLong() }
                 batch.raw.removeSubrange(..<min(newline + 1, batch.raw.count))
                 firstBatch = batch
                 guard let header = headerLine.withUnsafeBufferPointer({ InputRecordParser.csvFields($0) }) else {

@@ -106,12 +106,11 @@ enum CheckCommand {
             if lstat(statePath, &info) != 0, errno == ENOENT {
                 state = DifferenceState()
             } else {
-                // A state file holds a line per differing domain: 64 MiB is far past any fleet.
                 let bytes: [UInt8]
                 do {
-                    bytes = try AASADocument.bytes(ofFile: statePath, maxBytes: 64 << 20, regularFileOnly: true)
+                    bytes = try AASADocument.bytes(ofFile: statePath, maxBytes: maxStateBytes, regularFileOnly: true)
                 } catch {
-                    let reason = if case .document(.tooLarge) = error { "larger than 64 MiB" } else { error.description }
+                    let reason = if case .document(.tooLarge) = error { "larger than \(maxStateBytes >> 20) MiB" } else { error.description }
                     return CommandSupport.usageError(spec, "cannot read --state \(VisibleText.excerpt(statePath)): \(reason)")
                 }
                 guard let value = DifferenceState(json: bytes) else {
@@ -194,6 +193,10 @@ enum CheckCommand {
         return anyError ? .failure : .success
     }
 
+    /// The largest state file read: it holds a line per differing domain, and 64 MiB is far
+    /// past any fleet (`docs/limits.md`).
+    static let maxStateBytes = 64 << 20
+
     /// The state file `path` names (through its symbolic links), checked before any request: a
     /// folder that cannot be written would otherwise lose what a whole run learned.
     static func stateFile(_ path: String) -> Result<String, UsageError> {
@@ -202,9 +205,8 @@ enum CheckCommand {
         var info = stat()
         var target = path
         if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
-            if let real = realpath(path, nil) {
-                target = String(cString: real)
-                free(real)
+            if let real = ReadFiles.realPath(path) {
+                target = real
             } else {
                 // A link to a state file not written yet: the file it names, made there.
                 var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -233,7 +235,7 @@ enum CheckCommand {
             guard errno == EINTR else { return "cannot lock the folder of \(path): \(String(cString: strerror(errno)))" }
         }
         var merged = state
-        if let bytes = try? AASADocument.bytes(ofFile: path, maxBytes: 64 << 20, regularFileOnly: true),
+        if let bytes = try? AASADocument.bytes(ofFile: path, maxBytes: maxStateBytes, regularFileOnly: true),
             let current = DifferenceState(json: bytes)
         {
             merged = current

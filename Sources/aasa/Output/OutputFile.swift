@@ -134,9 +134,7 @@ final class AtomicOutputFile {
     private static func resolved(_ path: String) -> String? {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return path }
-        guard let real = realpath(path, nil) else { return nil }
-        defer { free(real) }
-        return String(cString: real)
+        return ReadFiles.realPath(path)
     }
 
     /// Writes `bytes` and moves them into place; nil when done.

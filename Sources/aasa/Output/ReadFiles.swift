@@ -78,7 +78,8 @@ struct ReadFiles {
         return false
     }
 
-    private static func realPath(_ path: String) -> String? {
+    /// `path` with every symbolic link and `.`/`..` resolved; nil when it leads nowhere.
+    static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

@@ -80,6 +80,12 @@ extension JSONParser.Scanner {
             kind: kind, offset: offset, line: line, column: column, message: message)
     }
 
+    /// Whether the byte at `index` ends a line: LF, or a CR not followed by LF (CRLF ends at its LF).
+    func endsLine(at index: Int) -> Bool {
+        let byte = input(at: index)
+        return byte == Byte.lineFeed || (byte == Byte.carriageReturn && !(index + 1 < end && input(at: index + 1) == Byte.lineFeed))
+    }
+
     /// The 1-based line and column of `offset`. Lines end at LF, CRLF or a lone CR; columns count
     /// Unicode scalars (not bytes), and the BOM is not a column.
     func location(of offset: Int) -> (line: Int, column: Int) {
@@ -88,11 +94,7 @@ extension JSONParser.Scanner {
         var lineStart = bomLength
         var index = bomLength
         while index < target {
-            let byte = input(at: index)
-            if byte == Byte.lineFeed
-                || (byte == Byte.carriageReturn
-                    && !(index + 1 < end && input(at: index + 1) == Byte.lineFeed))
-            {
+            if endsLine(at: index) {
                 line += 1
                 lineStart = index + 1
             }

@@ -41,12 +41,16 @@ public enum JSONParser {
 
     /// Parses one JSON value from the bytes `view` lends.
     static func parse(_ view: ByteView, maxDepth: Int) throws(JSONParseError) -> JSONValue {
+        var parser = try scanner(view, maxDepth: maxDepth)
+        return try parser.parseDocument()
+    }
+
+    private static func scanner(_ view: ByteView, maxDepth: Int) throws(JSONParseError) -> Scanner {
         guard !view.isEmpty else {
             throw JSONParseError(
                 kind: .emptyInput, offset: 0, line: 1, column: 1, message: "the input is empty")
         }
-        var parser = Scanner(bytes: view, maxDepth: maxDepth)
-        return try parser.parseDocument()
+        return Scanner(bytes: view, maxDepth: maxDepth)
     }
 
     /// Parses one JSON value from a byte array. See `parse(_:maxDepth:)` for the rules.
@@ -65,10 +69,7 @@ public enum JSONParser {
         _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth
     ) throws(JSONParseError) -> (value: JSONValue, lines: [[Int]: Int]) {
         try bytes.withView { (view) throws(JSONParseError) -> (value: JSONValue, lines: [[Int]: Int]) in
-            guard !view.isEmpty else {
-                throw JSONParseError(kind: .emptyInput, offset: 0, line: 1, column: 1, message: "the input is empty")
-            }
-            var parser = Scanner(bytes: view, maxDepth: maxDepth)
+            var parser = try scanner(view, maxDepth: maxDepth)
             parser.valueLines = [:]
             let value = try parser.parseDocument()
             return (value, parser.valueLines ?? [:])
@@ -254,12 +255,8 @@ extension JSONParser {
                 let next = index + 1 < frames.count ? frames[index + 1].valueStart : valueCount
                 positions.append(next - frames[index].valueStart)
             }
-            // A line ends at LF, or at a CR not followed by LF, as `location(of:)` counts.
             while countedTo < pos {
-                let byte = input(at: countedTo)
-                if byte == Byte.lineFeed || (byte == Byte.carriageReturn && !(countedTo + 1 < end && input(at: countedTo + 1) == Byte.lineFeed)) {
-                    countedLine += 1
-                }
+                if endsLine(at: countedTo) { countedLine += 1 }
                 countedTo += 1
             }
             valueLines?[positions] = countedLine
