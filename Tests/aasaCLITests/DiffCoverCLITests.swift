@@ -255,6 +255,21 @@ final class DiffCoverCLITests: XCTestCase {
         XCTAssertFalse(output.stdout.contains("\u{1B}]0;"), output.stdout)
     }
 
+    func test_coverDiffAndLintText_showControlCharactersOfAppIDsAndWitnessesEscaped() throws {
+        let app = #"ABCDE12345.com.x\u001b[2Jevil"#
+        let old = try write("old.json", #"{"applinks": {"details": [{"appIDs": ["\#(app)"], "components": [{"/": "/a\u0007b*"}, {"/": "/\u001b]0;t\u0007/*", "exclude": true}]}]}}"#)
+        let new = try write("new.json", #"{"applinks": {"details": [{"appIDs": ["\#(app)"], "components": [{"/": "/a\u0007b*"}]}]}}"#)
+        let runs = [["cover", old], ["diff", old, new], ["lint", old]]
+        for arguments in runs {
+            let output = try CLIRunner.run(arguments)
+            XCTAssertFalse(output.stdout.contains("\u{1B}") || output.stdout.contains("\u{7}"), "\(arguments): \(output.stdout)")
+            XCTAssertTrue(output.stdout.contains(#"https://example.com/\u{1B}]0;t\u{7}"#), "\(arguments): \(output.stdout)")
+        }
+        // JSON keeps the exact text.
+        let json = try CLIRunner.run(["cover", old, "--format", "json"])
+        XCTAssertTrue(json.stdout.contains(#"https://example.com/\u001b]0;t\u0007"#), json.stdout)
+    }
+
     func test_commandsThatCannotWriteTheirOutputExitFive() throws {
         let file = try write("doc.json", document(#"[{"/": "/a"}]"#))
         let matrix = try write("m.json", #"{"opens_app": ["https://example.com/a"]}"#)

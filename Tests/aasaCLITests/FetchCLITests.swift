@@ -637,6 +637,14 @@ final class FetchCLITests: XCTestCase {
         let finding = (fail.1[0]["findings"] as? [[String: Any]])?.first
         XCTAssertEqual(finding?["code"] as? String, "matrix-failed")
         XCTAssertEqual(finding?["url"] as? String, "https://\(good)/shop/1")
+        // In text, a failing URL with a line break stays on its line: it cannot print a line
+        // that reads like the tool's own.
+        let spoofing = folder.appendingPathComponent("spoof.json")
+        try Data(#"{"opens_app": ["https://\#(good)/shop/1\n\#(good): ok"]}"#.utf8).write(to: spoofing)
+        let text = try CLIRunner.run(["check", good, "--matrix", spoofing.path] + network(try loopback()))
+        XCTAssertEqual(text.status, 1, text.stdout + text.stderr)
+        XCTAssertTrue(text.stdout.contains(#"/shop/1\u{A}\#(good): ok"#), text.stdout)
+        XCTAssertFalse(text.stdout.split(separator: "\n").contains { $0.hasPrefix("\(good): ok") }, text.stdout)
     }
 
     /// Runs over parts of one fleet may share one state file: each keeps the others' domains.

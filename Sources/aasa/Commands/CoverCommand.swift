@@ -67,8 +67,9 @@ enum CoverCommand {
             text = matrix(coverage)
         default:
             for item in coverage.items {
+                // Escaped as a terminal shows it; `--format json` and `matrix` give the exact text.
                 let target = item.url ?? "none: \(item.reason ?? "")"
-                text += "entry \(item.entry) rule \(item.rule) \(item.decision.rawValue) \(item.app): \(target)\n"
+                text += VisibleText.escapedLine("entry \(item.entry) rule \(item.rule) \(item.decision.rawValue) \(item.app): \(target)") + "\n"
             }
         }
         if let failure = writeStandardOutput(text, command: "cover") { return failure }

@@ -76,9 +76,10 @@ enum DiffCommand {
                 }
             }
         } else {
+            // Escaped as a terminal shows it; `--format json` gives the exact text.
             for change in diff.changes {
-                text += "\(change.app): \(describe(change.old)) -> \(describe(change.new))\n"
-                for url in change.urls { text += "  \(url)\n" }
+                text += VisibleText.escapedLine("\(change.app): \(describe(change.old)) -> \(describe(change.new))") + "\n"
+                for url in change.urls { text += "  \(VisibleText.escapedLine(url))\n" }
             }
         }
         switch diff.verdict {
