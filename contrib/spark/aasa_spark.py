@@ -1,33 +1,36 @@
 """Classify a Spark DataFrame's URLs with `aasa classify`, one record per row.
 
 The `aasa` binary and the rules (a compiled artifact from `aasa compile`, or a rules directory)
-are shipped to the executors with `SparkContext.addFile`; each partition is piped through one
-`aasa classify` process. Every row gets its record, error records included:
+are shipped to the executors with `SparkContext.addFile`. Every row gets its record, error
+records included:
 
     from aasa_spark import classify
     records = classify(df, "link", binary="/opt/aasa/aasa", compiled="/opt/aasa/rules.aasac")
 
-How a row keeps its record: each partition's rows go to `aasa` as NDJSON (`{"url": …, "id": n}`,
-`--input-format ndjson`, n the row's position in the partition) and come back in the same order,
-one record per row, with n in the record's `"fields"`. The partition function pairs each row
-with the record at its position and checks that n: a record that is missing or out of place
-fails the task instead of landing on the wrong row. The record is then parsed on the JVM by
-`from_json` with an explicit schema (`RECORD_SCHEMA`, Spark's JSON reader, `FAILFAST`). A join
-by a generated row id would evaluate the input twice, and an input whose rows come out in
-another order the second time (a round-robin `repartition`, say) would pair rows with the
-wrong records.
+How a row keeps its record and its other columns: each partition reaches Python as Arrow
+batches (`mapInArrow`), and only the URL column is read there. The batch's columns go back
+beside its records as the Arrow arrays Spark sent, never through Python objects, so a
+timestamp, a string that is not UTF-8 or a decimal comes back as it went (a trip through
+`Row` objects shifted timestamps by the executor's zone and replaced such strings). A type
+Spark cannot hand to Arrow (a year-month interval, a user-defined type) is refused before the
+job, naming the column.
 
-Two engines do the work (`engine=`). *pipe*, the above: any executor that can run the `aasa`
-binary. *inprocess*: the `aasa` Python package (`pip install ./python`, libaasa inside) on every
-executor; each Arrow batch of a partition (`mapInArrow`) is classified by one call of its batch
-API (`Rules.classify_ndjson`), the records the same as the pipe's. *auto* (the default) runs
-one small probe task and takes *inprocess* when the package and pyarrow import on an
-executor and the options are ones it knows (`--limit NAME=VALUE`, `--domain HOST`), else
-*pipe*.
+Two engines make the records (`engine=`). *pipe*: one `aasa classify` process per partition,
+fed NDJSON (`{"url": …, "id": n}`, `--input-format ndjson`, n the row's position in the
+partition); each record comes back with n in its `"fields"` and is checked against the row it is
+paired with, so a missing or misplaced record fails the task instead of landing on the wrong
+row. *inprocess*: the `aasa` Python package (`pip install ./python`, libaasa inside) on every
+executor, one call of its batch API (`Rules.classify_ndjson`) per Arrow batch, the records the
+same as the pipe's. *auto* (the default) runs one small probe task and takes *inprocess* when
+the package imports on an executor and the options are ones it knows (`--limit NAME=VALUE`,
+`--domain HOST`), else *pipe*. Both need pyarrow and pandas on the driver and the executors, as
+Spark's Arrow functions do. The records are parsed on the JVM by `from_json` with an explicit
+schema (`RECORD_SCHEMA`, `FAILFAST`).
 
-Spark holds strings as text, so invalid UTF-8 in the input was already replaced by U+FFFD
-when Spark read it: `aasa` classifies the text Spark holds. A null or blank URL gets the
-`"empty URL"` error record (and a null `url`).
+The URL column is a string (or binary) column. Spark keeps a string's bytes as it read them,
+and they need not be UTF-8 (`spark.read.text` of a log): both engines read a URL's bytes as
+Python's UTF-8 decoder does, each invalid sequence as U+FFFD, and classify that text. A null or
+blank URL gets the `"empty URL"` error record (and a null `url`).
 """
 
 from __future__ import annotations
@@ -42,8 +45,8 @@ from collections import deque
 from typing import Iterable, Iterator, Optional, Sequence
 
 from pyspark import SparkFiles
-from pyspark.sql import DataFrame, Row, functions as F
-from pyspark.sql.types import ArrayType, LongType, StringType, StructField, StructType
+from pyspark.sql import DataFrame, functions as F
+from pyspark.sql.types import ArrayType, BinaryType, LongType, NullType, StringType, StructField, StructType
 
 __all__ = ["classify", "choose_engine", "RECORD_SCHEMA", "AasaFailed", "ENGINES"]
 
@@ -95,8 +98,9 @@ def classify(
     """Classifies the URLs of `df[url_col]` and returns one row per input row.
 
     Args:
-        df: the input; any columns.
-        url_col: the column holding the URLs (strings).
+        df: the input; any columns of a type Spark hands to Arrow (not intervals of years and
+            months, nor user-defined types), any names.
+        url_col: the column holding the URLs: strings (or bytes, or nulls only).
         binary: the `aasa` executable on the driver (a path, or a name found on `PATH`).
         compiled: a compiled artifact from `aasa compile` (`classify --compiled`).
         rules: a rules directory (`classify --rules`), shipped whole: a local path with a local
@@ -115,11 +119,15 @@ def classify(
 
     Returns:
         The columns url, domain, apps, decisions, error (as `RECORD_SCHEMA`), then the input's
-        columns other than `url_col`: one row per input row, in the input's partitions and order.
+        columns other than `url_col`, their values untouched: one row per input row, in the
+        input's partitions and order.
 
     Raises:
-        ValueError: both or neither of `compiled` and `rules`, a column name clash, an unknown
-            engine, or `"inprocess"` with an option it does not know.
+        ValueError: both or neither of `compiled` and `rules`; no column `url_col`, or one that
+            does not hold strings; a column name clash (compared as Spark compares names:
+            without case unless `spark.sql.caseSensitive`); a column of a type Spark cannot
+            hand to Arrow; an unknown engine; `"inprocess"` with an option it does not know;
+            `--domain` with `compiled` (an artifact names its own domains).
         FileNotFoundError: `binary`, `compiled` or `rules` does not exist on the driver.
         AasaFailed: (inside the Spark job, so wrapped by Spark's own exception when an action
             runs) `aasa` exited with a non-zero status (a bad option, an unreadable artifact), or
@@ -127,11 +135,28 @@ def classify(
     """
     if (compiled is None) == (rules is None):
         raise ValueError("give exactly one of compiled= and rules=")
-    clash = [c for c in df.columns if c != url_col and c in _RECORD_COLUMNS + (_RECORD,)]
+    if url_col not in df.columns:
+        raise ValueError(f"no column {url_col!r} among {df.columns}")
+    url_type = df.schema[url_col].dataType
+    if not isinstance(url_type, (StringType, BinaryType, NullType)):
+        raise ValueError(
+            f"the URL column {url_col!r} holds {url_type.simpleString()}, not strings: cast it first "
+            f"(df.withColumn({url_col!r}, F.col({url_col!r}).cast('string')))")
+    spark = df.sparkSession
+    case_sensitive = str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+    fold = (lambda name: name) if case_sensitive else str.lower
+    reserved = {fold(name) for name in _RECORD_COLUMNS + (_RECORD,)}
+    clash = [c for c in df.columns if c != url_col and fold(c) in reserved]
     if clash:
         raise ValueError(f"the input's columns {clash} clash with the record's; rename them first")
+    unsupported = _without_arrow_type(df.schema)
+    if unsupported:
+        raise ValueError(
+            f"the columns {unsupported} have types Spark cannot hand to Python through Arrow; "
+            "drop them or cast them (to string, say) first")
+    if compiled is not None and _names_domain(extra_args):
+        raise ValueError("--domain names a single --rules file's domain; an artifact names its own")
 
-    spark = df.sparkSession
     sc = spark.sparkContext
     if compiled is not None:
         rules_path, rules_option = _shippable(compiled, "the compiled artifact"), "--compiled"
@@ -140,24 +165,55 @@ def classify(
     settings = _inprocess_settings(extra_args)
     chosen = choose_engine(spark, engine, extra_args)
     if __file__.endswith(".py"):
-        # The partition function below lives in this module: the executors import it.
+        # The partition functions below live in this module: the executors import it.
         sc.addPyFile(os.path.abspath(__file__))
     # The executors find shipped files by name: the names travel, the driver's paths do not.
     sc.addFile(rules_path, recursive="://" in rules_path or os.path.isdir(rules_path))
     rules_name = _shipped_name(rules_path)
-    paired_schema = StructType([StructField(_RECORD, StringType(), False), *df.schema.fields])
+    # The columns travel under names of their own (`_aasa_0`, …) and get theirs back at the
+    # end: Spark's own mapInArrow cannot name a column holding a backquote, nor tell apart two
+    # of the same name.
+    fields = df.schema.fields
+    url_index = df.columns.index(url_col)
+    travelling = df.toDF(*[_travelling(n) for n in range(len(fields))])
+    paired_schema = StructType(
+        [StructField(_RECORD, StringType(), False), *[StructField(_travelling(n), f.dataType, f.nullable) for n, f in enumerate(fields)]])
     if chosen == "inprocess":
         assert settings is not None  # choose_engine refused "inprocess" otherwise
-        paired = _paired_inprocess(df, url_col, paired_schema, rules_option, rules_name, settings)
+        paired = _paired_inprocess(travelling, url_index, paired_schema, rules_option, rules_name, settings)
     else:
-        paired = _paired_pipe(df, url_col, paired_schema, binary, rules_option, rules_name, extra_args)
+        paired = _paired_pipe(travelling, url_index, paired_schema, binary, rules_option, rules_name, extra_args)
     record = F.from_json(F.col(_RECORD), RECORD_SCHEMA, {"mode": "FAILFAST"})
     return paired.select(
         # A null URL went as "", for the plain "empty URL" record; its url stays null.
-        F.when(F.col(url_col).isNull(), F.lit(None).cast("string")).otherwise(record["url"]).alias("url"),
+        F.when(F.col(_travelling(url_index)).isNull(), F.lit(None).cast("string")).otherwise(record["url"]).alias("url"),
         *[record[c].alias(c) for c in _RECORD_COLUMNS[1:]],
-        *[F.col(c) for c in df.columns if c != url_col],
+        *[F.col(_travelling(n)).alias(f.name, metadata=f.metadata) for n, f in enumerate(fields) if n != url_index],
     )
+
+
+def _travelling(position: int) -> str:
+    return f"_aasa_{position}"
+
+
+def _without_arrow_type(schema: StructType) -> list:
+    """The names of the columns Spark cannot convert to Arrow (empty when pyspark's converter
+    cannot be imported here: the job then says so itself)."""
+    try:
+        from pyspark.sql.pandas.types import to_arrow_type
+    except ImportError:
+        return []
+    refused = []
+    for field in schema.fields:
+        try:
+            to_arrow_type(field.dataType)
+        except Exception:
+            refused.append(field.name)
+    return refused
+
+
+def _names_domain(extra_args: Sequence[str]) -> bool:
+    return any(argument == "--domain" or argument.startswith("--domain=") for argument in extra_args)
 
 
 def choose_engine(spark, engine: str = "auto", extra_args: Sequence[str] = ()) -> str:
@@ -217,53 +273,69 @@ def _inprocess_settings(extra_args: Sequence[str]) -> Optional[dict]:
             domain = value
             continue
         name, _, number = value.partition("=")
-        if not number.isdigit():
+        # As `aasa --limit` reads a value: a whole number, K, M or G for 2^10, 2^20, 2^30.
+        shift = {"k": 10, "m": 20, "g": 30}.get(number[-1:].lower(), 0)
+        digits = number[:-1] if shift else number
+        if not (digits.isascii() and digits.isdigit()):
             return None
-        limits[name] = int(number)
+        limits[name] = int(digits) << shift
     return {"limits": limits, "domain": domain}
 
 
-def _paired_pipe(df, url_col, paired_schema, binary, rules_option, rules_name, extra_args) -> DataFrame:
-    """`(record, *row)` rows from one `aasa classify` process per partition."""
+def _paired_pipe(df, url_index, paired_schema, binary, rules_option, rules_name, extra_args) -> DataFrame:
+    """`(record, *columns)` batches from one `aasa classify` process per partition."""
     spark = df.sparkSession
     binary_path = _shippable(shutil.which(binary) or binary, "the aasa binary")
     spark.sparkContext.addFile(binary_path)
     binary_name = _shipped_name(binary_path)
     options = ["--input-format", "ndjson", "--blank-lines", "record", "--jobs", "1", "--quiet", *extra_args]
-    url_index = df.columns.index(url_col)
 
-    def run_partition(rows: Iterable[Row]) -> Iterator[tuple]:
-        rows = iter(rows)
-        first = next(rows, None)
+    def run_partition(batches):
+        batches = iter(batches)
+        first = next(batches, None)
         if first is None:
-            return iter(())
+            return
         # Resolved here, on the executor, where the shipped files are.
         arguments = [rules_option, SparkFiles.get(rules_name), *options]
-        return _run_aasa(SparkFiles.get(binary_name), arguments, itertools.chain([first], rows), url_index)
+        yield from _run_aasa(SparkFiles.get(binary_name), arguments, itertools.chain([first], batches), url_index)
 
-    return spark.createDataFrame(df.rdd.mapPartitions(run_partition), paired_schema, verifySchema=False)
+    return df.mapInArrow(run_partition, paired_schema)
 
 
-def _paired_inprocess(df, url_col, paired_schema, rules_option, rules_name, settings) -> DataFrame:
-    """`(record, *row)` rows from the `aasa` package on the executors: per Arrow batch, one
-    `Rules.classify_ndjson` call; the batch's own columns pass through untouched."""
+def _paired_inprocess(df, url_index, paired_schema, rules_option, rules_name, settings) -> DataFrame:
+    """`(record, *columns)` batches from the `aasa` package on the executors: per Arrow batch,
+    one `Rules.classify_ndjson` call."""
 
     def run_batches(batches):
-        import pyarrow
-
         rules = _executor_rules(rules_option, SparkFiles.get(rules_name), settings)
         for batch in batches:
-            column = batch.column(url_col)
-            # Spark's strings are its bytes, not always UTF-8 (`spark.read.text` keeps what the
-            # file held); the pipe gets them decoded by the JVM, invalid bytes as U+FFFD, and
-            # so do these.
-            raw = column.cast(pyarrow.large_binary() if pyarrow.types.is_large_string(column.type) else pyarrow.binary())
-            urls = [None if url is None else url.decode("utf-8", "replace") for url in raw.to_pylist()]
-            records = _records_inprocess(rules, urls)
-            yield pyarrow.RecordBatch.from_arrays(
-                [pyarrow.array(records, pyarrow.string()), *batch.columns], names=[_RECORD, *batch.schema.names])
+            yield _paired(_records_inprocess(rules, _urls(batch, url_index)), batch)
 
     return df.mapInArrow(run_batches, paired_schema)
+
+
+def _urls(batch, url_index: int) -> list:
+    """The batch's URLs as text (None for a null), each invalid UTF-8 sequence read as U+FFFD by
+    Python's decoder: the same text for both engines."""
+    import pyarrow
+
+    column = batch.column(url_index)
+    if pyarrow.types.is_null(column.type):
+        return [None] * len(column)
+    # Spark's strings are its bytes, not always UTF-8: read as bytes, decoded here.
+    if pyarrow.types.is_large_string(column.type):
+        column = column.cast(pyarrow.large_binary())
+    elif pyarrow.types.is_string(column.type):
+        column = column.cast(pyarrow.binary())
+    return [None if url is None else url.decode("utf-8", "replace") for url in column.to_pylist()]
+
+
+def _paired(records: list, batch):
+    """The records beside the batch's own columns, which pass through as Spark sent them."""
+    import pyarrow
+
+    return pyarrow.RecordBatch.from_arrays(
+        [pyarrow.array(records, pyarrow.string()), *batch.columns], names=[_RECORD, *batch.schema.names])
 
 
 #: Rules opened by this Python worker, by what they were opened from: a reused worker (Spark's
@@ -274,8 +346,12 @@ _RULES_CACHE: dict = {}
 def _executor_rules(option: str, path: str, settings: dict):
     import aasa
 
-    key = (option, path, tuple(sorted(settings["limits"].items())), settings["domain"])
-    rules = _RULES_CACHE.get(key)
+    # The file's identity is part of the key: a job that ships a new artifact under the same
+    # name (`spark.files.overwrite`) must not be answered by the rules read before.
+    info = os.stat(path)
+    identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    where = (option, path, tuple(sorted(settings["limits"].items())), settings["domain"])
+    rules = _RULES_CACHE.get(where + (identity,))
     if rules is None:
         limits = settings["limits"] or None
         if option == "--compiled":
@@ -285,7 +361,9 @@ def _executor_rules(option: str, path: str, settings: dict):
                 rules = aasa.Rules.from_document(file.read(), settings["domain"], limits)
         else:
             rules = aasa.Rules.from_directory(path, limits)
-        _RULES_CACHE[key] = rules
+        for stale in [key for key in _RULES_CACHE if key[:-1] == where]:
+            del _RULES_CACHE[stale]
+        _RULES_CACHE[where + (identity,)] = rules
     return rules
 
 
@@ -330,8 +408,9 @@ def _shipped_name(path: str) -> str:
     return os.path.basename(path.rstrip("/"))
 
 
-def _run_aasa(binary: str, options: list[str], rows: Iterable[Row], url_index: int) -> Iterator[tuple]:
-    """Pipes one partition through `aasa classify`; yields `(record, *row)` per row, in order.
+def _run_aasa(binary: str, options: list[str], batches: Iterable, url_index: int) -> Iterator:
+    """Pipes one partition's Arrow batches through `aasa classify`; yields each batch with its
+    records beside it, in order.
 
     Written rather than `RDD.pipe(command, checkCode=True)` because the command must name the
     files where this executor has them (`SparkFiles.get` on the driver gives the driver's
@@ -345,25 +424,24 @@ def _run_aasa(binary: str, options: list[str], rows: Iterable[Row], url_index: i
     process = subprocess.Popen(
         [binary, "classify", *options], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    # Rows written and not yet paired: as many as `aasa` and the pipes hold at once.
-    pending: deque[tuple] = deque()
+    # Batches written and not yet given all their records: as many as `aasa` and the pipes
+    # hold at once.
+    pending: deque = deque()
     failure: list[BaseException] = []
     stderr_tail: deque[bytes] = deque(maxlen=20)
 
     def write() -> None:
         try:
-            for number, row in enumerate(rows):
-                url = row[url_index]
-                if url is None:
-                    url = ""
-                elif isinstance(url, (bytes, bytearray)):
-                    url = bytes(url).decode("utf-8", "replace")
-                elif not isinstance(url, str):
-                    url = str(url)
-                # Queued before it is written: its record may come back before the next write.
-                pending.append(tuple(row))
-                line = json.dumps({"url": url, "id": number}, ensure_ascii=False)
-                process.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
+            number = 0
+            for batch in batches:
+                urls = _urls(batch, url_index)
+                # Queued before its lines are written: their records may come back before the
+                # next write.
+                pending.append(batch)
+                for url in urls:
+                    line = json.dumps({"url": "" if url is None else url, "id": number}, ensure_ascii=False)
+                    process.stdin.write(line.encode("utf-8") + b"\n")
+                    number += 1
         except BrokenPipeError:
             pass  # aasa exited early; its status says why.
         except BaseException as error:  # re-raised by the reading side
@@ -383,12 +461,22 @@ def _run_aasa(binary: str, options: list[str], rows: Iterable[Row], url_index: i
     writer.start()
     reader.start()
     finished = False
+    records: list[str] = []
     try:
-        for number, raw in enumerate(process.stdout):
+        number = 0
+        for raw in process.stdout:
+            # A batch without rows has no record to wait for.
+            while pending and len(records) == pending[0].num_rows:
+                yield _paired(records, pending.popleft())
+                records = []
             record = raw.decode("utf-8").rstrip("\n")
             if not pending:
                 raise AasaFailed(f"aasa wrote a record for no input line: {record[:200]}")
-            yield (_with_id(record, number), *pending.popleft())
+            records.append(_with_id(record, number))
+            number += 1
+            if len(records) == pending[0].num_rows:
+                yield _paired(records, pending.popleft())
+                records = []
         writer.join()
         status = process.wait()
         reader.join()
@@ -398,8 +486,12 @@ def _run_aasa(binary: str, options: list[str], rows: Iterable[Row], url_index: i
         message = b"".join(stderr_tail).decode("utf-8", "replace").strip()
         if status != 0:
             raise AasaFailed(f"aasa classify exited with status {status}: {message}")
+        while pending and len(records) == pending[0].num_rows:
+            yield _paired(records, pending.popleft())
+            records = []
         if pending:
-            raise AasaFailed(f"aasa classify wrote no record for {len(pending)} input lines: {message}")
+            missing = sum(batch.num_rows for batch in pending) - len(records)
+            raise AasaFailed(f"aasa classify wrote no record for {missing} input lines: {message}")
     finally:
         if not finished:
             # The consumer stopped early (a limit, a failed task): no orphan process.

@@ -139,10 +139,21 @@ def _encode(url: URLLike) -> bytes:
     # answers with an error result, as it does for other text that is not UTF-8.
     if isinstance(url, bytes):
         return url
+    if not isinstance(url, str):
+        raise TypeError(f"a URL is a str or bytes, not {type(url).__name__}")
     try:
         return url.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return url.encode("utf-8", "surrogatepass")
+
+
+def _not_a_url(urls: Sequence[Any], error: TypeError) -> TypeError:
+    """The first value of ``urls`` that is no URL, named by its position (looked for only once
+    encoding failed, so that a good batch pays nothing for it)."""
+    for index, url in enumerate(urls):
+        if not isinstance(url, (str, bytes)):
+            return TypeError(f"URL {index} is {type(url).__name__}, not str or bytes (give \"\" for a missing URL)")
+    return error
 
 
 @dataclass(frozen=True)
@@ -463,13 +474,18 @@ class Rules:
 
     def decide(self, url: URLLike) -> Result:
         """One URL's result. A URL that is not one (invalid UTF-8, too long, blank) gets a
-        result with ``error`` set; it never raises for that."""
+        result with ``error`` set; it never raises for that. A value that is neither ``str`` nor
+        ``bytes`` (``None`` included) raises ``TypeError``."""
+        if not isinstance(url, (str, bytes)):
+            raise TypeError(f"a URL is a str or bytes, not {type(url).__name__}")
         return self.classify([url])[0]
 
     def classify(self, urls: Iterable[URLLike]) -> "Results":
         """A result per URL, in order, from one call into the library: a read-only sequence
         (``len``, indexing, slicing, iteration, ``==`` with a list) whose ``Result`` objects
-        are made as they are read, so a large batch costs little until its results are used."""
+        are made as they are read, so a large batch costs little until its results are used.
+        A value that is neither ``str`` nor ``bytes`` (``None`` included) raises ``TypeError``
+        naming its position, and nothing is classified."""
         if isinstance(urls, (str, bytes)):
             # Iterating one URL would classify each of its characters.
             raise TypeError("classify takes an iterable of URLs; for one URL, use decide()")
@@ -477,7 +493,10 @@ class Rules:
         given = list(urls)
         owner, batch = self._live(), ctypes.c_void_p()
         handle = owner.pointer
-        data = _joined(given)
+        try:
+            data = _joined(given)
+        except TypeError as error:
+            raise _not_a_url(given, error) from None
         # The library counts the line feeds as it cuts: more than the URLs' separators means a
         # URL holds one, and the batch is passed again with explicit ends.
         if _lib.aasa_classify_columns(handle, data, len(data), None, len(given), ctypes.byref(batch)) != 0:
@@ -493,7 +512,11 @@ class Rules:
         lines, byte for byte."""
         if isinstance(urls, (str, bytes)):
             raise TypeError("classify_ndjson takes an iterable of URLs, not one URL")
-        encoded = [_encode(u) for u in urls]
+        given = list(urls)
+        try:
+            encoded = [_encode(u) for u in given]
+        except TypeError as error:
+            raise _not_a_url(given, error) from None
         pointers, lengths, count, keep = _batch(encoded)
         output, length = ctypes.c_void_p(), ctypes.c_size_t()
         owner = self._live()

@@ -14,11 +14,21 @@ def classify(series: "pandas.Series", rules: Rules) -> "pandas.DataFrame":
     """Columns ``url``, ``domain``, ``apps`` (list), ``decisions`` (list of dicts as in the NDJSON
     records), ``error``, missing values as pandas shows them (None or NaN); the index is the series' index, so the frame joins back onto its source.
     A missing value (NaN, None, ``pd.NA``, ``NaT``) is classified as an empty URL (an "empty
-    line" error)."""
+    line" error); any other value that is not text (a number, a list) raises ``TypeError``
+    naming its index label, and nothing is classified: convert the column first
+    (``series.astype(str)``) or drop those values."""
     import pandas
 
-    # pandas.isna, not ``value != value``: comparing pd.NA gives pd.NA, whose truth is an error.
-    urls = ["" if pandas.isna(value) else value for value in series.tolist()]
+    def url(label, value):
+        if isinstance(value, (str, bytes)):
+            return value
+        # pandas.isna, not ``value != value``: comparing pd.NA gives pd.NA, whose truth is an
+        # error; and only on a scalar, as it answers a list element by element.
+        if pandas.api.types.is_scalar(value) and pandas.isna(value):
+            return ""
+        raise TypeError(f"the value at index {label!r} is {type(value).__name__}, not a URL: convert the column first (series.astype(str)) or drop such values")
+
+    urls = [url(label, value) for label, value in zip(series.index, series.tolist())]
     results = rules.classify(urls)
     return pandas.DataFrame(
         {

@@ -230,6 +230,19 @@ def test_results_do_not_follow_the_list_they_were_made_from():
                 rules.classify(one)
 
 
+def test_a_value_that_is_no_url_is_a_type_error_naming_it_not_an_attribute_error():
+    with aasa.Rules.from_directory(ROOT / "corpus") as rules:
+        for value in (None, 42, 1.5, ["https://museum.example/"]):
+            with pytest.raises(TypeError, match=f"URL 1 is {type(value).__name__}"):
+                rules.classify(["https://museum.example/", value])
+            with pytest.raises(TypeError, match=f"URL 1 is {type(value).__name__}"):
+                rules.classify_ndjson([b"https://museum.example/", value])
+            with pytest.raises(TypeError, match=type(value).__name__):
+                rules.decide(value)
+        # A good batch after a refused one: nothing was left half done.
+        assert rules.decide("https://museum.example/").domain == "museum.example"
+
+
 def test_nul_in_a_path_domain_or_limit_name_is_refused_not_cut():
     document = '{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"], "components": [{"/": "*"}]}]}}'
     with pytest.raises(ValueError, match="null byte"):
@@ -271,6 +284,11 @@ def test_pandas():
     assert list(frame.index) == [10, 20, 30]
     assert frame.loc[10, "domain"] == "museum.example" and frame.loc[20, "error"] == "empty line"
     assert pandas.isna(frame.loc[30, "domain"])
+    # A value that is not text, and not missing, is named by its index label.
+    with aasa.Rules.from_directory(ROOT / "corpus") as rules:
+        for value in (42, 1.5, ["https://museum.example/"]):
+            with pytest.raises(TypeError, match="index 'b' is " + type(value).__name__):
+                aasa.pandas.classify(pandas.Series(["https://museum.example/", value], index=["a", "b"], dtype=object), rules)
 
 
 def test_readme_example():

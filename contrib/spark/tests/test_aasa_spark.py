@@ -182,6 +182,7 @@ def test_inprocess_gives_the_rows_of_the_pipe(spark, aasa, small_rules, small_co
         {"compiled": str(small_compiled)},
         {"rules": str(small_rules)},
         {"rules": str(small_rules), "extra_args": ["--limit", "url-bytes=40", "--limit=url-work=100000"]},
+        {"rules": str(small_rules), "extra_args": ["--limit", "url-bytes=1K"]},
         {"rules": str(single), "extra_args": ["--domain", "shop.example"]},
     ]
     if (SHARED / "domains").is_dir():
@@ -198,6 +199,7 @@ def test_inprocess_gives_the_rows_of_the_pipe(spark, aasa, small_rules, small_co
 def test_auto_picks_inprocess_when_the_package_imports_on_the_executors(spark, monkeypatch):
     assert choose_engine(spark) == "inprocess"
     assert choose_engine(spark, "auto", ["--limit", "url-bytes=40"]) == "inprocess"
+    assert choose_engine(spark, "auto", ["--limit", "url-bytes=1K", "--limit=url-work=2M"]) == "inprocess"
     # An option only the binary knows, or an executor without the package: the pipe.
     assert choose_engine(spark, "auto", ["--no-such-option"]) == "pipe"
     monkeypatch.setattr(aasa_spark, "_PROBED_MODULES", ("aasa", "aasa_not_installed_anywhere"))
@@ -242,7 +244,8 @@ def test_blank_and_invalid_lines_of_a_text_file_stay_aligned(spark, aasa, small_
     df = spark.read.text(str(path)).coalesce(1).withColumn("line", F.monotonically_increasing_id())
     out = {row["line"]: row for row in classify(df, "value", binary=aasa, compiled=str(small_compiled)).collect()}
     assert sorted(out) == list(range(len(lines)))
-    # Spark holds text: invalid UTF-8 is U+FFFD by now, and that text is what gets classified.
+    # Spark keeps the file's bytes; both engines read invalid UTF-8 as U+FFFD (Python's decoder)
+    # and classify that text.
     texts = [line.decode("utf-8", "replace") for line in lines]
     plain = plain_records(aasa, small_rules, texts, tmp_path)
     for n, text in enumerate(texts):
@@ -300,6 +303,101 @@ def test_exactly_one_source_of_rules_and_no_column_clash(spark, aasa, small_rule
         classify(df.select("link"), "link", binary=aasa, compiled=str(small_compiled), rules=str(small_rules))
     with pytest.raises(ValueError, match="clash"):
         classify(df, "link", binary=aasa, compiled=str(small_compiled))
+
+
+@pytest.mark.parametrize("engine", ["pipe", "inprocess"])
+def test_other_columns_come_back_untouched(spark, aasa, small_compiled, engine):
+    """Values a trip through Python objects would change or refuse: timestamps at the ends of
+    the calendar, a string that is not UTF-8, a wide decimal, bytes, nested types."""
+    df = spark.sql("""
+        select n, link,
+               timestamp_micros(-62135596800000000) as early,
+               timestamp_micros(253402300799000000) as late,
+               timestamp_micros(1636266600000000) as autumn,
+               cast(unhex('FFFE43E9') as string) as payload,
+               cast('12345678901234567890.123456789012345678' as decimal(38, 18)) as amount,
+               unhex('00FF10') as blob,
+               map('k', n) as tags,
+               array(named_struct('a', n, 'b', 'x')) as nested,
+               date'0001-01-01' as day
+        from values (1, 'https://shop.example/products/1'), (2, null), (3, 'not a url') as t(n, link)""").repartition(2)
+    shown = ("n", "unix_micros(early)", "unix_micros(late)", "unix_micros(autumn)", "hex(payload)",
+             "cast(amount as string)", "hex(blob)", "to_json(tags)", "to_json(nested)", "cast(day as string)")
+    expected = sorted(tuple(row) for row in df.selectExpr(*shown).collect())
+    result = classify(df, "link", binary=aasa, compiled=str(small_compiled), engine=engine)
+    assert sorted(tuple(row) for row in result.selectExpr(*shown).collect()) == expected
+    assert expected[0][4] == "FFFE43E9"
+    # (Collected without the timestamps, which the driver's own Python could not hold either.)
+    assert {row["n"]: row["apps"] for row in result.select("n", "apps").collect()}[1] == ["ABCDE12345.com.example.shop", "ABCDE12345.com.example.shop.beta"]
+
+
+def test_columns_spark_cannot_hand_to_arrow_are_named_before_the_job(spark, aasa, small_compiled):
+    df = spark.sql("select 'https://shop.example/products/1' as link, interval '2' year as term")
+    with pytest.raises(ValueError, match="term"):
+        classify(df, "link", binary=aasa, compiled=str(small_compiled))
+
+
+@pytest.mark.parametrize("engine", ["pipe", "inprocess"])
+def test_url_column_of_strings_bytes_or_nulls_only(spark, aasa, small_compiled, engine):
+    where = {"binary": aasa, "compiled": str(small_compiled), "engine": engine}
+    with pytest.raises(ValueError, match="bigint"):
+        classify(spark.createDataFrame([(1, 42)], "n long, link long"), "link", **where)
+    with pytest.raises(ValueError, match="no column"):
+        classify(spark.createDataFrame([(1, "x")], "n long, link string"), "links", **where)
+    as_bytes = spark.sql("select 1 as n, cast('https://shop.example/products/1' as binary) as link")
+    assert classify(as_bytes, "link", **where).first()["apps"] == ["ABCDE12345.com.example.shop", "ABCDE12345.com.example.shop.beta"]
+    nulls = spark.sql("select 1 as n, null as link")
+    row = classify(nulls, "link", **where).first()
+    assert row["error"] == "empty URL" and row["url"] is None
+
+
+def test_both_engines_read_invalid_utf8_alike(spark, aasa, small_compiled, tmp_path):
+    """UTF-8-encoded surrogates (CESU-8 data): the JVM's decoder makes one U+FFFD of them,
+    Python's three; both engines classify Python's reading."""
+    lines = [b"https://shop.example/products/\xed\xa0\x80x", b"https://shop.example/produits/\xed\xb2\x80", b"\xff\xfe", b"caf\xe9"]
+    path = tmp_path / "cesu.txt"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    df = spark.read.text(str(path)).coalesce(1).withColumn("line", F.monotonically_increasing_id())
+    rows = {
+        engine: {row["line"]: row.asDict(recursive=True) for row in classify(df, "value", binary=aasa, compiled=str(small_compiled), engine=engine).collect()}
+        for engine in ("pipe", "inprocess")
+    }
+    assert rows["pipe"] == rows["inprocess"]
+    assert rows["pipe"][0]["url"] == lines[0].decode("utf-8", "replace") and rows["pipe"][0]["apps"]
+
+
+def test_inprocess_rules_follow_an_artifact_replaced_under_the_same_name(aasa, small_rules, tmp_path):
+    """A reused Python worker keeps the rules it opened, by path and by the file's identity: a
+    new artifact shipped under the old name (`spark.files.overwrite`) is opened again."""
+    pytest.importorskip("aasa.pandas")  # the package (the fixture `aasa` is the binary's path)
+    artifact = compile_rules(aasa, small_rules, tmp_path / "rules.aasac")
+    settings = {"limits": {}, "domain": None}
+    before = aasa_spark._executor_rules("--compiled", str(artifact), settings)
+    assert aasa_spark._executor_rules("--compiled", str(artifact), settings) is before
+    assert before.decide("https://shop.example/products/1").apps
+    changed = tmp_path / "rules-changed"
+    changed.mkdir()
+    document = json.loads(json.dumps(SHOP_DOCUMENT))
+    document["applinks"]["details"][0]["components"] = [{"/": "/products/*", "exclude": True}]
+    (changed / "shop.example.json").write_text(json.dumps(document))
+    replacement = compile_rules(aasa, changed, tmp_path / "new.aasac")
+    os.replace(replacement, artifact)
+    after = aasa_spark._executor_rules("--compiled", str(artifact), settings)
+    assert after is not before and after.decide("https://shop.example/products/1").apps == []
+    assert sum(1 for key in aasa_spark._RULES_CACHE if key[1] == str(artifact)) == 1
+
+
+def test_any_column_name_passes_through_and_clashes_are_found_as_spark_compares_names(spark, aasa, small_rules, small_compiled):
+    df = spark.createDataFrame([("https://shop.example/products/1", "mail", "z")], "`link.url` string, `utm.source` string, `a``b` string")
+    row = classify(df, "link.url", binary=aasa, compiled=str(small_compiled)).first()
+    assert row["utm.source"] == "mail" and row["a`b"] == "z" and row["apps"]
+    clashing = spark.createDataFrame([("https://shop.example/products/1", "x")], "link string, Domain string")
+    with pytest.raises(ValueError, match="clash"):
+        classify(clashing, "link", binary=aasa, compiled=str(small_compiled))
+    # An artifact names its own domains: --domain with it is refused whatever the engine.
+    for engine in ("pipe", "inprocess", "auto"):
+        with pytest.raises(ValueError, match="--domain"):
+            classify(df, "link.url", binary=aasa, compiled=str(small_compiled), extra_args=["--domain", "shop.example"], engine=engine)
 
 
 def test_record_schema_reads_every_key_aasa_writes(aasa, small_rules):
