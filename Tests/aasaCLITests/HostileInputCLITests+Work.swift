@@ -138,3 +138,38 @@ extension HostileInputCLITests {
         XCTAssertEqual(lines(compiled), lines(rules))
     }
 }
+
+extension HostileInputCLITests {
+    /// A 128 KB document naming about 19 000 apps makes every record of its domain 1.3 MB: a
+    /// batch of them is written as it is made once its turn comes, instead of waiting whole in
+    /// memory (400 lines needed 800 MB before; 20 000 lines were killed at 23 GB).
+    func test_recordsOfADocumentNamingThousandsOfApps_areWrittenAsTheyComeWithinBoundedMemory() throws {
+        var apps: [String] = []
+        func document() -> String {
+            #"{"applinks":{"details":[{"appIDs":[\#(apps.map { "\"\($0)\"" }.joined(separator: ","))],"components":[{"/":"*"}]}]}}"#
+        }
+        while document().utf8.count < 130_000 { apps.append(String(apps.count, radix: 16)) }
+        let rules = folder.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try Data(document().utf8).write(to: rules.appendingPathComponent("m.example.json"))
+        try Data(#"{"applinks":{"details":[{"appID":"T.a","paths":["/a/*"]}]}}"#.utf8).write(to: rules.appendingPathComponent("good.example.json"))
+        let urls = (0..<400).map { $0 % 4 == 0 ? "https://good.example/a/\($0)" : "https://m.example/\($0)" }
+        let input = try write(Array(urls.map { $0 + "\n" }.joined().utf8), "urls.txt")
+        for jobs in ["1", "2"] {
+            let run = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input, "--jobs", jobs], stdout: "/dev/null", folder: folder)
+            XCTAssertEqual(run.status, 0, run.summary)
+            RobustnessBounds(seconds: 60, residentMiB: 200).check(run, "400 records of 1.3 MB with --jobs \(jobs)")
+        }
+        // Every record whole, in input order, across the batch's spilled parts.
+        let few = try write(Array(urls.prefix(12).map { $0 + "\n" }.joined().utf8), "few.txt")
+        let output = try CLIRunner.run(["classify", "--rules", rules.path, "--input", few])
+        let records = output.stdout.split(separator: "\n")
+        XCTAssertEqual(records.count, 12, output.stderr)
+        XCTAssertGreaterThan(output.stdout.utf8.count, 8 << 20, "the records pass twice the 4 MiB a batch holds before it spills")
+        for (record, url) in zip(records, urls.prefix(12)) {
+            XCTAssertTrue(record.hasPrefix(#"{"url": "\#(url)""#), String(record.prefix(80)))
+            XCTAssertTrue(record.hasSuffix("}"), String(record.suffix(80)))
+            if url.contains("m.example") { XCTAssertEqual(record.components(separatedBy: #"{"app": "#).count - 1, apps.count, url) }
+        }
+    }
+}

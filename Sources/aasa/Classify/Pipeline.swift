@@ -15,7 +15,9 @@ import Foundation
 /// Order is kept by sequence numbers: a batch's output waits in `pending` until every earlier
 /// batch has been written, and whichever worker adds the next one writes it (and any that
 /// follow). A worker does not read ahead while `2 × jobs` outputs are waiting, so memory stays
-/// bounded even when one worker is descheduled. When standard output closes (`| head`), or a
+/// bounded even when one worker is descheduled. A batch whose records outgrow
+/// `BatchProcessor.spillBytes` (a document naming thousands of apps makes megabyte records)
+/// is written as it goes once its turn comes, so no output waits whole in memory. When standard output closes (`| head`), or a
 /// write or read fails, every worker stops after its current batch.
 final class Pipeline: @unchecked Sendable {
     struct Outcome {
@@ -89,7 +91,7 @@ final class Pipeline: @unchecked Sendable {
         let classifier = Classifier(rules: rules, format: format)
         while let (batch, sequence, out) = nextBatch() {
             let before = classifier.records
-            processor.process(batch, with: classifier, into: out)
+            processor.process(batch, with: classifier, into: out) { spill(sequence, $0) }
             deliver(sequence, out, records: classifier.records - before)
         }
         UntilExit.keep(classifier)
@@ -166,5 +168,39 @@ final class Pipeline: @unchecked Sendable {
             state.broadcast()
         }
         writing = false
+        state.broadcast()
+    }
+
+    /// Writes what batch `sequence` has recorded so far, once every earlier batch is written,
+    /// and empties `out`; the batch keeps its turn (`nextToWrite` stays), so its later records
+    /// follow these. Run when its records outgrow `BatchProcessor.spillBytes`.
+    private func spill(_ sequence: Int, _ out: RecordBuffer) {
+        state.lock()
+        // Earlier batches are written by the workers that deliver them; none waits on this one.
+        while (nextToWrite != sequence || writing) && !stopping { state.wait() }
+        if stopping {
+            state.unlock()
+            out.removeAll()
+            return
+        }
+        writing = true
+        state.unlock()
+        var closed = false
+        var failure: Int32?
+        do throws(OutputStream.WriteFailure) {
+            try output.write(out)
+        } catch {
+            switch error {
+            case .closed: closed = true
+            case .failed(let code): failure = code
+            }
+        }
+        out.removeAll()
+        state.lock()
+        if closed { outputClosed = true }
+        if let failure { writeError = failure }
+        writing = false
+        state.broadcast()
+        state.unlock()
     }
 }
