@@ -173,3 +173,37 @@ extension HostileInputCLITests {
         }
     }
 }
+
+extension HostileInputCLITests {
+    /// Each of many hostile documents fills a lazy cache up to `dfa-cache-bytes` with one long
+    /// URL; a thread's caches together stay under twice that (they are emptied between two URLs
+    /// past it), where each used to keep its cache for the rest of the run (80 such domains
+    /// held 4.4 GB). Emptying caches never changes a record.
+    func test_manyHostileDocumentsTogether_keepTheThreadsCachesWithinTwiceTheCacheLimit() throws {
+        let rules = folder.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        var generator = RandomSource(seed: 0x5EED)
+        var urls: [String] = []
+        for domain in 0..<48 {
+            let document = #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.h\#(domain)"],"components":[{"/":"/u\#(domain)/x"},{"/":"*a\#(String(repeating: "?", count: 200))"}]}]}}"#
+            try Data(document.utf8).write(to: rules.appendingPathComponent("h\(domain).evil.example.json"))
+            let path = String((0..<12_000).map { _ in generator.next() & 1 == 0 ? Character("a") : Character("b") })
+            urls.append("https://h\(domain).evil.example/\(path)")
+            urls.append("https://h\(domain).evil.example/u\(domain)/x")
+        }
+        let input = try write(Array(urls.map { $0 + "\n" }.joined().utf8), "urls.txt")
+        let bounded = folder.appendingPathComponent("bounded.ndjson").path
+        // Each cache holds up to 4 MiB, so 48 kept caches took 147 MB; emptied past 8 MiB, 88.
+        let run = try ChildProcess.run(
+            ["classify", "--rules", rules.path, "--input", input, "--jobs", "1", "--limit", "dfa-cache-bytes=4M"], stdout: bounded, folder: folder)
+        XCTAssertEqual(run.status, 0, run.summary)
+        RobustnessBounds(seconds: 60, residentMiB: 115).check(run, "48 hostile documents under dfa-cache-bytes=4M")
+        let records = try String(contentsOfFile: bounded, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertEqual(records.count, urls.count + 1)
+        // The first eight domains' records, from a run whose caches are never emptied.
+        let few = try write(Array(urls.prefix(16).map { $0 + "\n" }.joined().utf8), "few.txt")
+        let kept = try CLIRunner.run(["classify", "--rules", rules.path, "--input", few, "--jobs", "1", "--limit", "dfa-cache-bytes=1G"])
+        XCTAssertEqual(records.prefix(16).joined(separator: "\n") + "\n", kept.stdout)
+        XCTAssertTrue(kept.stdout.contains(#""decision": "match""#) && kept.stdout.contains(#""decision": "no_match""#), String(kept.stdout.prefix(300)))
+    }
+}

@@ -24,8 +24,15 @@ public final class Classifier {
     // on its hot properties only cost time (about 5% of a classify run, callgrind): they live
     // in one `UnsharedCell`.
     private let state: UnsharedCell<State>
+    /// The bytes of lazy DFA states this thread's matchers hold together.
+    private let cacheMemory = LazyCacheMemory()
     struct State {
         var counts = (records: 0, errors: 0, withoutDomain: 0)
+        /// What `cacheMemory` may reach before every cache of the thread is emptied: twice
+        /// `dfa-cache-bytes`, the bound of one cache (the configuration of the first matcher
+        /// made; every document of a run is compiled under the same one).
+        var cacheBudget = Int.max
+        var cacheReleases = 0
         /// Per domain index: the number of its slot in `slots`, or -1 before this thread meets
         /// the domain.
         var slotNumbers: [Int32]
@@ -144,6 +151,7 @@ public final class Classifier {
         }
         var slot = Int(state.value.slotNumbers[domainIndex])
         if slot < 0 { slot = meet(domainIndex) }
+        if cacheMemory.bytes > state.value.cacheBudget { releaseCaches() }
         // PERF: the slot is used in place, in the array (a mutating call), never copied out: a
         // reference loaded from a mutable array is retained around any call that might release
         // it, and a slot struct in place holds its matcher for the call.
@@ -196,7 +204,10 @@ public final class Classifier {
             if let known = state.value.matchers[key], known.decisions.count == compiled.appIDs.count {
                 matcher = known
             } else {
-                let made = DFAMatcher(compiled)
+                let made = DFAMatcher(compiled, account: cacheMemory)
+                if let capacity = compiled.anyAutomaton?.configuration.cacheCapacity {
+                    state.value.cacheBudget = min(state.value.cacheBudget, capacity * 2)
+                }
                 state.value.matchers[key] = made
                 matcher = made
             }
@@ -206,6 +217,20 @@ public final class Classifier {
         state.value.slotNumbers[domainIndex] = Int32(number)
         return number
     }
+
+    /// Empties every lazy cache of this thread, between two URLs: its documents' caches
+    /// together passed `cacheBudget`. Each cache is bounded on its own (`dfa-cache-bytes`), but
+    /// a fleet meets thousands of documents, and each hostile one could otherwise keep a full
+    /// cache for the rest of the run (80 of them held 4.4 GB). The documents in use build their
+    /// few states again.
+    @inline(never)
+    private func releaseCaches() {
+        for matcher in state.value.matchers.values { matcher.releaseCaches() }
+        state.value.cacheReleases &+= 1
+    }
+
+    /// Times this thread emptied its caches to stay within `cacheBudget`.
+    var cacheReleases: Int { state.value.cacheReleases }
 
     /// The index in `rules.domains` of slot number `slot`'s domain.
     func domainIndex(ofSlot slot: Int) -> Int { state.value.slots[slot].index }

@@ -103,6 +103,16 @@ final class ScratchBuffer<Element: BitwiseCopyable> {
     @inline(__always)
     func removeAll() { count = 0 }
 
+    /// Empties the buffer and gives back its memory beyond room for `kept` elements: for a
+    /// cache emptied to bound its thread's memory, not to be refilled at once.
+    func removeAll(keepingRoomFor kept: Int) {
+        count = 0
+        guard capacity > max(1, kept) else { return }
+        base.deallocate()
+        capacity = max(1, kept)
+        base = .allocate(capacity: capacity)
+    }
+
     /// Keeps the first `newCount` elements.
     func truncate(to newCount: Int) {
         precondition(newCount >= 0 && newCount <= count, "truncating past the end")

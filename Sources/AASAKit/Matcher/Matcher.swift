@@ -89,16 +89,20 @@ public final class DFAMatcher: DecisionEngine {
     /// The work budget of the URL being decided, shared by every cache (`WorkMeter`).
     let meter: WorkMeter
 
-    public init(_ compiled: CompiledDocument) {
+    /// `account`, when given, sums the memory of this matcher's caches with those of the other
+    /// matchers of its thread (`LazyCacheMemory`).
+    public init(_ compiled: CompiledDocument, account: LazyCacheMemory? = nil) {
         self.compiled = compiled
         // Every automaton of a document is compiled under one configuration.
         let meter = WorkMeter(limit: compiled.anyAutomaton?.configuration.maxURLWork ?? Configuration.Automata().maxURLWork)
         self.meter = meter
-        pathCaches = compiled.path.map { $0?.makeCache(sharing: meter) }
-        queryCaches = compiled.queryText.map { $0?.makeCache(sharing: meter) }
-        fragmentCaches = compiled.fragment.map { $0?.makeCache(sharing: meter) }
+        pathCaches = compiled.path.map { $0?.makeCache(sharing: meter, account: account) }
+        queryCaches = compiled.queryText.map { $0?.makeCache(sharing: meter, account: account) }
+        fragmentCaches = compiled.fragment.map { $0?.makeCache(sharing: meter, account: account) }
         // Most documents have no query item automaton: their empty dictionaries are not copied.
-        groupCaches = compiled.queryGroups.map { $0.isEmpty ? [:] : $0.mapValues { $0.dfa.makeCache(sharing: meter) } }
+        groupCaches = compiled.queryGroups.map {
+            $0.isEmpty ? [:] : $0.mapValues { $0.dfa.makeCache(sharing: meter, account: account) }
+        }
         decisions = DecisionBuffer(count: compiled.appIDs.count)
         rules = compiled.rules
         domainBytes = compiled.domainBytes
@@ -153,6 +157,12 @@ public final class DFAMatcher: DecisionEngine {
         var caches = (pathCaches + queryCaches + fragmentCaches).compactMap { $0 }
         for group in groupCaches { caches.append(contentsOf: group.values) }
         return caches
+    }
+
+    /// Empties every cache of this matcher and gives their memory back (`LazyDFA.Cache.release`),
+    /// between two URLs; the states are built again as URLs need them.
+    public func releaseCaches() {
+        for cache in caches { cache.release() }
     }
 
     /// Cache statistics summed over every automaton of this matcher.

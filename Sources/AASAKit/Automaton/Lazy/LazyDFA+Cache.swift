@@ -50,6 +50,9 @@ extension LazyDFA {
             /// The start state's closure weight, charged by every search when it is heavy.
             var startWeight = 0
             var memoryUsage = 0
+            /// The thread's account of every cache's `memoryUsage`, when its owner keeps one
+            /// (`LazyCacheMemory`).
+            var account: LazyCacheMemory?
             var statesBuilt = 0
             var clearCount = 0
             var fallbackCount = 0
@@ -99,7 +102,7 @@ extension LazyDFA {
 
         /// A cache charging its searches to `meter` when given (`share(meter:)`), else to its
         /// own.
-        init(dfa: LazyDFA, meter: WorkMeter? = nil) {
+        init(dfa: LazyDFA, meter: WorkMeter? = nil, account: LazyCacheMemory? = nil) {
             self.dfa = dfa
             self.table = TransitionTable(classes: dfa.classes)
             // A table answers every search: its cache never determinises, and must not ask for
@@ -107,7 +110,8 @@ extension LazyDFA {
             let nfa = dfa.prebuilt == nil ? dfa.nfa : .acceptingNothing
             self.determinizer = Determinizer(nfa: nfa)
             self.scratch = StateScratch(stateCount: nfa.stateCount)
-            self.store = UnsharedCell(Store(meter: meter ?? WorkMeter(limit: dfa.configuration.maxURLWork), ownsMeter: meter == nil))
+            self.store = UnsharedCell(
+                Store(meter: meter ?? WorkMeter(limit: dfa.configuration.maxURLWork), ownsMeter: meter == nil, account: account))
             if dfa.prebuilt == nil {
                 // Room for the first few states at once, rather than growing one state at a time.
                 store.value.spans.reserveCapacity(16)
@@ -127,8 +131,26 @@ extension LazyDFA {
         /// work budget; its answer is then meaningless and the URL is an error.
         public var workExceeded: Bool { store.value.meter.exceeded }
 
-        /// Clears every state but the dead one.
-        func reset() {
+        /// Empties the cache between two URLs and gives its memory back: its thread's caches
+        /// together hold more than their budget (`LazyCacheMemory`). Counted as a clear, so
+        /// that what was derived from its states (`FirstSightRows`) is forgotten too.
+        public func release() {
+            store.value.clearCount += 1
+            reset(releasingMemory: true)
+        }
+
+        /// Clears every state but the dead one; `releasingMemory` gives the arrays' memory back
+        /// instead of keeping it for the states to come.
+        func reset(releasingMemory: Bool = false) {
+            if releasingMemory {
+                table.removeAllReleasingMemory()
+                store.value.spans = []
+                store.value.positionArena = []
+                store.value.slots = []
+                store.value.tagSets = []
+                store.value.tagSetIndex = [:]
+                store.value.heavyTargets = [:]
+            }
             table.removeAll()
             store.value.spans.removeAll(keepingCapacity: true)
             store.value.positionArena.removeAll(keepingCapacity: true)
@@ -139,6 +161,7 @@ extension LazyDFA {
             }
             store.value.tagSets.removeAll(keepingCapacity: true)
             if !store.value.tagSetIndex.isEmpty { store.value.tagSetIndex.removeAll(keepingCapacity: true) }
+            store.value.account?.bytes -= store.value.memoryUsage
             store.value.memoryUsage = 0
             store.value.startState = TransitionTable.unknown
             store.value.startWeight = 0
@@ -147,6 +170,7 @@ extension LazyDFA {
             let empty = TagSet.empty
             store.value.tagSets.append(empty)
             store.value.memoryUsage += empty.memoryUsage
+            store.value.account?.bytes += empty.memoryUsage
             let dead = [UInt64]().withView { none in
                 insert(positions: none, tagSet: 0, hash: Self.hash(of: none, tagSet: 0), tagCount: 0)
             }
@@ -192,6 +216,7 @@ extension LazyDFA {
             store.value.tagSets.append(set)
             store.value.tagSetIndex[tags] = index
             store.value.memoryUsage += set.memoryUsage
+            store.value.account?.bytes += set.memoryUsage
             return index
         }
 
@@ -243,7 +268,9 @@ extension LazyDFA {
             store.value.spans.append(Span(start: Int32(store.value.positionArena.count), count: Int32(positions.count), hash: hash))
             store.value.positionArena.append(contentsOf: positions)
             if store.value.spans.count * 2 > store.value.slots.count { growSlots() } else { place(row: row, hash: hash) }
-            store.value.memoryUsage += dfa.stateOverhead + positions.count * 16 + tagCount * 8
+            let bytes = dfa.stateOverhead + positions.count * 16 + tagCount * 8
+            store.value.memoryUsage += bytes
+            store.value.account?.bytes += bytes
             store.value.statesBuilt += 1
             return id
         }
@@ -373,4 +400,14 @@ extension LazyDFA {
 
         func noteFallback() { store.value.fallbackCount += 1 }
     }
+}
+
+/// The bytes of lazy DFA states held by one thread's caches together (each cache's
+/// `memoryUsage`, summed as they change). `dfa-cache-bytes` bounds each cache; this lets the
+/// thread's owner bound them all: a fleet meets thousands of documents, and each hostile one
+/// could otherwise keep a full cache for the rest of the run (`Classifier`).
+public final class LazyCacheMemory {
+    public internal(set) var bytes = 0
+
+    public init() {}
 }

@@ -119,8 +119,8 @@ public final class LazyDFA: Sendable {
 
     /// A cache charging its searches to `meter`, which its owner begins once per URL
     /// (`Cache.share(meter:)`).
-    func makeCache(sharing meter: WorkMeter) -> Cache {
-        Cache(dfa: self, meter: meter)
+    func makeCache(sharing meter: WorkMeter, account: LazyCacheMemory? = nil) -> Cache {
+        Cache(dfa: self, meter: meter, account: account)
     }
 
     /// Heap bytes of the immutable part.

@@ -85,6 +85,11 @@ final class TransitionTable {
         cells.removeAll()
     }
 
+    /// As `removeAll`, the memory of all but a few rows given back.
+    func removeAllReleasingMemory() {
+        cells.removeAll(keepingRoomFor: rowWidth * 16)
+    }
+
     /// Where a walk stopped.
     enum Stop {
         /// Every byte was consumed.
