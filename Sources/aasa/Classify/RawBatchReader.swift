@@ -11,11 +11,15 @@ struct RawBatchReader {
     private let fileDescriptor: Int32
     private let maxLineBytes: Int
     private let batchBytes: Int
-    /// At most this many lines a batch. A batch's output, not its input, is what stays in
-    /// memory while it waits its turn, and a record is about 100 bytes however short its line:
-    /// a megabyte of `x` lines gave 50 MB of records a batch, times the batches in flight. Real
-    /// logs (lines of 64 bytes or more) fill the byte budget first and are not cut.
+    /// About this many lines a batch (`lineCap`). A batch's output, not its input, is what
+    /// stays in memory while it waits its turn, and a record is about 100 bytes however short
+    /// its line: a megabyte of `x` lines gave 50 MB of records a batch, times the batches in
+    /// flight. Real logs (lines of 64 bytes or more) fill the byte budget first and are not cut.
     private let batchLines: Int
+    /// What the next read asks for: `batchBytes`, or less once short lines were seen, so that
+    /// a batch ends near its `batchLines`-th line instead of being cut there with the rest of a
+    /// megabyte carried over (copied at every batch).
+    private var readBytes: Int
     private var carry: [UInt8] = []
     private var atEOF = false
 
@@ -24,6 +28,7 @@ struct RawBatchReader {
         self.maxLineBytes = maxLineBytes
         self.batchBytes = batchBytes
         self.batchLines = batchLines
+        self.readBytes = batchBytes
     }
 
     /// Reads the first bytes and tells what they are; a byte order mark is dropped here, before
@@ -48,12 +53,13 @@ struct RawBatchReader {
         // What is left over may already hold a whole batch of lines: no read until it is used.
         if let cut = lineCap(in: buffer) { return split(&buffer, after: cut) }
         if atEOF { return LineBatch(raw: buffer) }
-        buffer.reserveCapacity(buffer.count + batchBytes)
+        buffer.reserveCapacity(buffer.count + readBytes)
         // Where a newline may still be: anywhere at first (what was carried after a cut at
         // `batchLines` holds whole lines), then only in what each read added.
         var unsearched = 0
         while true {
-            let count = try readMore(into: &buffer, upTo: batchBytes)
+            // What the carried lines leave of `readBytes` (a little at least, to find a newline).
+            let count = try readMore(into: &buffer, upTo: max(4096, readBytes - buffer.count))
             if count == 0 {
                 atEOF = true
                 if let cut = lineCap(in: buffer) { return split(&buffer, after: cut) }
@@ -71,7 +77,10 @@ struct RawBatchReader {
 
     /// The batch up to and including the newline at `newline`; the rest is carried.
     private mutating func split(_ buffer: inout [UInt8], after newline: Int) -> LineBatch {
-        carry = Array(buffer[(newline + 1)...])
+        // With room for the next read: the carried bytes are copied once, not again to grow.
+        carry = []
+        carry.reserveCapacity(buffer.count - newline - 1 + readBytes)
+        carry.append(contentsOf: buffer[(newline + 1)...])
         buffer.removeSubrange((newline + 1)...)
         return LineBatch(raw: buffer)
     }
@@ -126,28 +135,51 @@ struct RawBatchReader {
         return count
     }
 
-    /// The newline that ends line `batchLines` of `buffer`, when more bytes follow it.
-    private func lineCap(in buffer: [UInt8]) -> Int? {
-        // Fewer bytes than the cap hold fewer lines. Otherwise newline to newline with `memchr`,
-        // stopping at the cap: a loop over every byte cost a sixth of a classify run.
-        // PERF: `aasa classify --rules corpus --jobs 1` of the first 8 MB of
-        // ../shared/corpus/urls/citizenlab_test-lists.txt (callgrind): 89.0 M instructions
-        // with a byte loop, 75.5 M with this (its share about 2%).
+    /// Where the lines of `batchLines` are counted, from the start of a batch.
+    private static let sampleBytes = 64 << 10
+
+    /// Where to end a batch of about `batchLines` lines, when `buffer` holds more: lines short
+    /// enough for `batchLines` of them to end in the first `sampleBytes` are counted there and
+    /// cut exactly; longer ones are cut at the last newline before the byte that the sample's
+    /// average line length gives for `batchLines` lines. Nil when the byte budget comes first.
+    ///
+    /// Why estimated past the sample: counting every newline was a `memchr` call a line, as
+    /// much again as cutting the lines; a batch's memory is bounded anyway
+    /// (`BatchProcessor.spillBytes`), and the cap only keeps most batches' records small.
+    // PERF: with the count sampled and the reads sized to the cap (`readBytes`), so that no
+    // batch carries a quarter megabyte into the next: a warm URL of the 10 000-domain fleet
+    // stream kept by `AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite fleet` 1 526 → 1 423
+    // instructions (`aasa classify --compiled --jobs 1`, callgrind, stream twice − once), records
+    // identical.
+    private mutating func lineCap(in buffer: [UInt8]) -> Int? {
         guard buffer.count > batchLines else { return nil }
-        return buffer.withUnsafeBufferPointer { all -> Int? in
-            guard let base = all.baseAddress else { return nil }
+        let (cut, linesEnd) = buffer.withUnsafeBufferPointer { all -> (Int?, Int?) in
+            guard let base = all.baseAddress else { return (nil, nil) }
+            let sample = min(all.count, Self.sampleBytes)
             var offset = 0
             var seen = 0
-            // SAFETY: `offset < all.count` when `memchr` is called, and it reads at most the
-            // `all.count - offset` bytes from `base + offset`, all inside the buffer.
-            while offset < all.count, let found = memchr(base + offset, 0x0A, all.count - offset) {
+            // SAFETY: `offset < sample <= all.count` when `memchr` is called, and it reads at
+            // most the `sample - offset` bytes from `base + offset`, all inside the buffer.
+            while offset < sample, let found = memchr(base + offset, 0x0A, sample - offset) {
                 let index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 seen += 1
-                if seen == batchLines { return index + 1 < all.count ? index : nil }
+                if seen == batchLines { return (index + 1 < all.count ? index : nil, index + 1) }
                 offset = index + 1
             }
-            return nil
+            guard seen > 0 else { return (nil, nil) }
+            let estimate = offset * batchLines / seen
+            guard estimate < all.count - 1 else { return (nil, estimate) }
+            var index = estimate
+            while index >= offset {
+                if all[index] == 0x0A { return (index, estimate) }
+                index -= 1
+            }
+            return (offset - 1, estimate)
         }
+        // The next batch is read to about where its lines reach the cap (a sample without a
+        // newline, of long lines, asks for the whole budget again).
+        readBytes = min(batchBytes, max(Self.sampleBytes, linesEnd ?? batchBytes))
+        return cut
     }
 
     private func lastNewline(in buffer: [UInt8], from start: Int) -> Int? {
