@@ -71,6 +71,25 @@ final class ClassifyTests: XCTestCase {
         }
     }
 
+    /// The apps column joins app IDs with `|`: an ID holding one (invalid, but a document may
+    /// say it) must not read as two apps, so its `|` and `%` are escaped there.
+    func test_tsvAndCsvAppsColumn_splitsBackIntoTheDocumentsAppIDs() throws {
+        let rules = folder.appendingPathComponent("rules-pipe")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        let document = #"{"applinks":{"details":[{"appIDs":["EVIL1.x|VICTIM99.com.bank","T.a%7Cb","T.plain"],"components":[{"/":"*"}]}]}}"#
+        try Data(document.utf8).write(to: rules.appendingPathComponent("m.example.json"))
+        let input = folder.appendingPathComponent("pipe.txt")
+        try Data("https://m.example/x\n".utf8).write(to: input)
+        for format in ["tsv", "csv"] {
+            let output = try CLIRunner.run(["classify", "--rules", rules.path, "--input", input.path, "--format", format, "--no-header"])
+            let apps = output.stdout.split(separator: format == "tsv" ? "\t" : ",", omittingEmptySubsequences: false)[2]
+            XCTAssertEqual(apps, "EVIL1.x%7CVICTIM99.com.bank|T.a%257Cb|T.plain", output.stdout)
+            XCTAssertEqual(apps.split(separator: "|").map { $0.removingPercentEncoding }, ["EVIL1.x|VICTIM99.com.bank", "T.a%7Cb", "T.plain"])
+        }
+        let ndjson = try CLIRunner.run(["classify", "--rules", rules.path, "--input", input.path])
+        XCTAssertTrue(ndjson.stdout.contains(#""apps": ["EVIL1.x|VICTIM99.com.bank", "T.a%7Cb", "T.plain"]"#), ndjson.stdout)
+    }
+
     func test_classify_referenceAndDFAGiveIdenticalOutput_onTheCorpus() throws {
         let input = try writeLargeInput(lines: 20_000)
         let dfa = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path, "--engine", "dfa"])

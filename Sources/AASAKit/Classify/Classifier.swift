@@ -312,7 +312,11 @@ public final class Classifier {
                     state.value.appsColumn.append(UInt8(ascii: "|"))
                     state.value.rulesColumn.append(UInt8(ascii: "|"))
                 }
-                state.value.appsColumn.append(contentsOf: document.appIDs[app].utf8)
+                if let escaped = document.columnAppIDs {
+                    state.value.appsColumn.append(contentsOf: escaped[app])
+                } else {
+                    state.value.appsColumn.append(contentsOf: document.appIDs[app].utf8)
+                }
                 // Through `document`, not `fragments` (the same pieces): the NDJSON branch
                 // then loads only the fields it reads, after the switch (quick fleet, warm).
                 state.value.rulesColumn.append(contentsOf: document.fragments.ruleText(Int(decisions[app])))

@@ -32,12 +32,29 @@ public final class ClassifierRules: Sendable {
         /// The record pieces of the domain (`RecordFragments`), written once and read by every
         /// thread's `DomainSlot`; freed with this object.
         let fragments: RecordFragments
+        /// The app IDs as the TSV/CSV apps column writes them, when one holds `|` (which joins
+        /// them there) or `%`: those two written `%7C` and `%25`, so that the column splits back
+        /// into the document's IDs. Nil when none does: no valid app ID does.
+        let columnAppIDs: [[UInt8]]?
 
         init(state: State, domain: String, appIDs apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
             self.state = state
             self.appIDs = apps
             self.rules = rules
             fragments = RecordFragments(domain: domain, apps: apps, rules: rules)
+            columnAppIDs = Self.columnTexts(apps)
+        }
+
+        static func columnTexts(_ apps: [String]) -> [[UInt8]]? {
+            func special(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "|") || byte == UInt8(ascii: "%") }
+            guard apps.contains(where: { $0.utf8.contains(where: special) }) else { return nil }
+            return apps.map { app in
+                var bytes: [UInt8] = []
+                for byte in app.utf8 {
+                    if special(byte) { bytes += Array((byte == UInt8(ascii: "|") ? "%7C" : "%25").utf8) } else { bytes.append(byte) }
+                }
+                return bytes
+            }
         }
 
         /// The domain `domain` serving the very document `first` was compiled from, or (with

@@ -2,8 +2,9 @@
 public enum RecordFormat: String, Sendable, CaseIterable {
     /// One JSON object per line: the `match` record with `"domain"` after `"url"`.
     case ndjson
-    /// Tab-separated: url, domain, apps (joined by `|`), rules (`entry:rule` per matched app,
-    /// joined by `|`), error; a header line first. A field holding a tab, a quote or a line
+    /// Tab-separated: url, domain, apps (joined by `|`; an app ID's own `|` and `%`, which no
+    /// valid one holds, written `%7C` and `%25`), rules (`entry:rule` per matched app, joined by
+    /// `|`), error; a header line first. A field holding a tab, a quote or a line
     /// break (a URL from NDJSON input may) is quoted as CSV quotes it, which pandas and Python's
     /// `csv` read back; nothing else is quoted.
     case tsv

@@ -40,7 +40,8 @@ enum ClassifyCommand {
             mark is dropped; compressed input (gzip, zstd, xz) is refused with the command that
             decompresses it. NDJSON records are the `aasa match` record with "domain" after
             "url" ("domain": null and no decisions when no document serves the host). TSV/CSV
-            have a header (unless --no-header) and the columns url, domain, apps (joined by |),
+            have a header (unless --no-header) and the columns url, domain, apps (joined by |;
+            an app ID's own | and % are written %7C and %25),
             rules (entry:rule per matched app), error. A summary goes to stderr (and a progress
             line on a terminal). Every file named on the command line is checked before the run:
             an output that is the input, the artifact, the rules or a document in them (by any
