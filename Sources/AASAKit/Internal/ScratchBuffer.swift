@@ -108,6 +108,8 @@ final class ScratchBuffer<Element: BitwiseCopyable> {
     func removeAll(keepingRoomFor kept: Int) {
         count = 0
         guard capacity > max(1, kept) else { return }
+        // SAFETY: views of the memory live only inside `withView` and its kin, which must not
+        // call this; nothing points into the old block once it is freed.
         base.deallocate()
         capacity = max(1, kept)
         base = .allocate(capacity: capacity)
