@@ -146,23 +146,11 @@ final class Pipeline: @unchecked Sendable {
         while let chunk = pending.removeValue(forKey: nextToWrite) {
             let skip = stopping
             state.unlock()
-            var closed = false
-            var failure: Int32?
-            if !skip {
-                do throws(OutputStream.WriteFailure) {
-                    try output.write(chunk.records)
-                } catch {
-                    switch error {
-                    case .closed: closed = true
-                    case .failed(let code): failure = code
-                    }
-                }
-            }
+            let failure = skip ? nil : write(chunk.records)
             progress?.add(records: chunk.count)
             chunk.records.removeAll()
             state.lock()
-            if closed { outputClosed = true }
-            if let failure { writeError = failure }
+            note(failure)
             spare.append(chunk.records)
             nextToWrite += 1
             state.broadcast()
@@ -185,22 +173,31 @@ final class Pipeline: @unchecked Sendable {
         }
         writing = true
         state.unlock()
-        var closed = false
-        var failure: Int32?
-        do throws(OutputStream.WriteFailure) {
-            try output.write(out)
-        } catch {
-            switch error {
-            case .closed: closed = true
-            case .failed(let code): failure = code
-            }
-        }
+        let failure = write(out)
         out.removeAll()
         state.lock()
-        if closed { outputClosed = true }
-        if let failure { writeError = failure }
+        note(failure)
         writing = false
         state.broadcast()
         state.unlock()
+    }
+
+    /// Writes `records` (outside the lock: only the worker holding `writing` writes).
+    private func write(_ records: RecordBuffer) -> OutputStream.WriteFailure? {
+        do throws(OutputStream.WriteFailure) {
+            try output.write(records)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Keeps what a write ran into, under the lock: every worker stops after its batch.
+    private func note(_ failure: OutputStream.WriteFailure?) {
+        switch failure {
+        case .closed?: outputClosed = true
+        case .failed(let code)?: writeError = code
+        case nil: break
+        }
     }
 }
