@@ -154,7 +154,7 @@ enum ClassifySuite {
             }
         }
         table.notes.append(
-            "A batch is at most 1 MiB and 16 384 lines, and a worker reads no further while 2 × `--jobs` batches' records wait to be written, so memory is bounded by `--jobs`, not by the input; without the line cap, the one-byte lines needed 743 MB at `--jobs 16`. Reported, not compared with the baseline.")
+            "A batch is at most 1 MiB and about 16 384 lines (counted in its first 64 KiB), a batch's records past 4 MiB are written as they come once its turn comes, and a worker reads no further while 2 × `--jobs` batches' records wait to be written, so memory is bounded by `--jobs`, not by the input; without the line cap, the one-byte lines needed 743 MB at `--jobs 16`. Reported, not compared with the baseline.")
         context.emit(table, into: &report)
     }
 
