@@ -167,7 +167,7 @@ extension Configuration {
             case .variables: return "most custom variables in one document"
             case .variableValues: return "most values of one variable"
             case .nfaStates: return "most NFA states of one automaton"
-            case .dfaCacheBytes: return "lazy DFA cache per automaton and thread (a classify thread's together: twice it)"
+            case .dfaCacheBytes: return "lazy DFA cache per automaton and thread (a classify thread's together: twice it, 16 MiB at least)"
             case .eagerDFAStates: return "DFA states determinised at compile time per automaton (0: lazy)"
             case .variablePositions: return "most variable calls x variable states in one automaton"
             case .urlWork: return "most NFA positions stepped to decide one URL"

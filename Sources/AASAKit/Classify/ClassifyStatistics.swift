@@ -4,6 +4,9 @@ public struct ClassifyStatistics: Sendable {
     public var errors = 0
     /// Records whose host has no document.
     public var withoutDomain = 0
+    /// Times a worker emptied its lazy caches to keep them within their budget (`Classifier`):
+    /// more than a few say `dfa-cache-bytes` is too small for the stream.
+    public var cacheReleases = 0
     /// Per domain index: records routed to it, and records that opened at least one app.
     public var domainRecords: [Int]
     public var domainMatched: [Int]
@@ -29,6 +32,7 @@ public struct ClassifyStatistics: Sendable {
         records += other.records
         errors += other.errors
         withoutDomain += other.withoutDomain
+        cacheReleases += other.cacheReleases
         for index in domainRecords.indices {
             domainRecords[index] += other.domainRecords[index]
             domainMatched[index] += other.domainMatched[index]

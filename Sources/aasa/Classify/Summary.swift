@@ -68,7 +68,8 @@ struct Summary {
                 ("without_domain", .number(String(statistics.withoutDomain))),
                 ("seconds", .number(String(format: "%.6f", elapsed))),
                 ("records_per_second", .number(String(format: "%.0f", rate))), ("jobs", .number(String(jobs))),
-                ("complete", .bool(complete)), ("domains", .array(domains)),
+                ("complete", .bool(complete)), ("cache_releases", .number(String(statistics.cacheReleases))),
+                ("domains", .array(domains)),
                 (
                     "unusable_documents",
                     .array(

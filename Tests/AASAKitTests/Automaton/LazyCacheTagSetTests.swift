@@ -31,3 +31,32 @@ final class LazyCacheTagSetTests: XCTestCase {
         XCTAssertEqual(cache.tagSets.count, sets.count, "a second pass interns no tag set")
     }
 }
+
+/// A thread's account of its lazy caches (`LazyCacheMemory`) counts the states URLs built, and
+/// nothing once the caches are emptied: an emptied cache's dead state, left in the account,
+/// kept a fleet's total over its budget and emptied every cache at every URL.
+final class LazyCacheMemoryTests: XCTestCase {
+    func test_account_countsBuiltStates_andNothingOnceReleased() throws {
+        let keys = (0..<50).map { #""k\#($0)": "v\#($0)*x""# }.joined(separator: ", ")
+        let text = #"{"applinks": {"details": [{"appIDs": ["T.a"], "components": [{"/": "/p/*", "?": {\#(keys)}}, {"/": "/x*y*z"}]}]}}"#
+        let compiled = try CompiledDocument(
+            document: AASADocument(bytes: Array(text.utf8)), domain: "example.com", configuration: EngineConfigurations.lazyOnly)
+        let account = LazyCacheMemory()
+        let matcher = DFAMatcher(compiled, account: account)
+        XCTAssertEqual(account.bytes, 0, "empty caches are not counted")
+        let urls = (0..<50).map { "https://example.com/p/\($0)?k\($0)=v\($0)abcx" } + ["https://example.com/xaaybbz"]
+        let decided = try urls.map { try matcher.decide($0, app: nil) }
+        XCTAssertGreaterThan(account.bytes, 0)
+        XCTAssertEqual(account.bytes, matcher.cacheStatistics.memory - baseline(of: matcher))
+        matcher.releaseCaches()
+        XCTAssertEqual(account.bytes, 0)
+        XCTAssertEqual(try urls.map { try matcher.decide($0, app: nil) }, decided, "an emptied cache decides as before")
+        XCTAssertGreaterThan(account.bytes, 0)
+    }
+
+    /// What the matcher's caches hold when empty: the account leaves it out.
+    private func baseline(of matcher: DFAMatcher) -> Int {
+        let fresh = DFAMatcher(matcher.compiled)
+        return fresh.cacheStatistics.memory
+    }
+}

@@ -50,9 +50,17 @@ extension LazyDFA {
             /// The start state's closure weight, charged by every search when it is heavy.
             var startWeight = 0
             var memoryUsage = 0
-            /// The thread's account of every cache's `memoryUsage`, when its owner keeps one
+            /// The thread's account of its caches' memory, when its owner keeps one
             /// (`LazyCacheMemory`).
             var account: LazyCacheMemory?
+            /// `memoryUsage` right after a reset: the dead state and the tag sets of a prebuilt
+            /// table, which emptying the cache cannot free. The account leaves it out, so that
+            /// emptied caches do not keep a thread's total over its budget.
+            var baseline = 0
+            /// What this cache has added to the account: the most `memoryUsage - baseline` has
+            /// been since the cache was last released. A clear keeps the arrays' memory for
+            /// the states to come, so only a release (`release()`) takes this back.
+            var charged = 0
             var statesBuilt = 0
             var clearCount = 0
             var fallbackCount = 0
@@ -161,7 +169,12 @@ extension LazyDFA {
             }
             store.value.tagSets.removeAll(keepingCapacity: true)
             if !store.value.tagSetIndex.isEmpty { store.value.tagSetIndex.removeAll(keepingCapacity: true) }
-            store.value.account?.bytes -= store.value.memoryUsage
+            if releasingMemory {
+                store.value.account?.bytes -= store.value.charged
+                store.value.charged = 0
+            }
+            // The empty cache rebuilt below is not charged (`baseline`).
+            store.value.baseline = .max
             store.value.memoryUsage = 0
             store.value.startState = TransitionTable.unknown
             store.value.startWeight = 0
@@ -170,7 +183,6 @@ extension LazyDFA {
             let empty = TagSet.empty
             store.value.tagSets.append(empty)
             store.value.memoryUsage += empty.memoryUsage
-            store.value.account?.bytes += empty.memoryUsage
             let dead = [UInt64]().withView { none in
                 insert(positions: none, tagSet: 0, hash: Self.hash(of: none, tagSet: 0), tagCount: 0)
             }
@@ -188,6 +200,16 @@ extension LazyDFA {
                     store.value.prebuiltTagSets = prebuilt.tagSets.map { internTags($0.sorted) }
                 }
             }
+            store.value.baseline = store.value.memoryUsage
+        }
+
+        /// Charges the account for a new peak of this cache's states (`Store.charged`).
+        @inline(__always)
+        private func noteGrowth() {
+            let used = store.value.memoryUsage &- store.value.baseline
+            guard used > store.value.charged else { return }
+            store.value.account?.bytes += used &- store.value.charged
+            store.value.charged = used
         }
 
         /// Mixes a state's positions and tag set index (a multiply-xorshift per word).
@@ -216,7 +238,7 @@ extension LazyDFA {
             store.value.tagSets.append(set)
             store.value.tagSetIndex[tags] = index
             store.value.memoryUsage += set.memoryUsage
-            store.value.account?.bytes += set.memoryUsage
+            noteGrowth()
             return index
         }
 
@@ -270,7 +292,7 @@ extension LazyDFA {
             if store.value.spans.count * 2 > store.value.slots.count { growSlots() } else { place(row: row, hash: hash) }
             let bytes = dfa.stateOverhead + positions.count * 16 + tagCount * 8
             store.value.memoryUsage += bytes
-            store.value.account?.bytes += bytes
+            noteGrowth()
             store.value.statesBuilt += 1
             return id
         }
@@ -402,9 +424,9 @@ extension LazyDFA {
     }
 }
 
-/// The bytes of lazy DFA states held by one thread's caches together (each cache's
-/// `memoryUsage`, summed as they change). `dfa-cache-bytes` bounds each cache; this lets the
-/// thread's owner bound them all: a fleet meets thousands of documents, and each hostile one
+/// The bytes of lazy DFA states held by one thread's caches together: per cache, the most its
+/// states have taken since it was last released, which its arrays keep through a clear.
+/// `dfa-cache-bytes` bounds each cache; this lets the thread's owner bound them all: a fleet meets thousands of documents, and each hostile one
 /// could otherwise keep a full cache for the rest of the run (`Classifier`).
 public final class LazyCacheMemory {
     // PERF: read before every URL of a classify thread; a dynamic exclusivity check on it cost
