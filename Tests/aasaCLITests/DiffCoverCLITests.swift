@@ -256,13 +256,13 @@ final class DiffCoverCLITests: XCTestCase {
     }
 
     func test_coverDiffAndLintText_showControlCharactersOfAppIDsAndWitnessesEscaped() throws {
-        let app = #"ABCDE12345.com.x\u001b[2Jevil"#
+        let app = #"ABCDE12345.com.x\u001b[2Jevil\u2028ok"#
         let old = try write("old.json", #"{"applinks": {"details": [{"appIDs": ["\#(app)"], "components": [{"/": "/a\u0007b*"}, {"/": "/\u001b]0;t\u0007/*", "exclude": true}]}]}}"#)
         let new = try write("new.json", #"{"applinks": {"details": [{"appIDs": ["\#(app)"], "components": [{"/": "/a\u0007b*"}]}]}}"#)
         let runs = [["cover", old], ["diff", old, new], ["lint", old]]
         for arguments in runs {
             let output = try CLIRunner.run(arguments)
-            XCTAssertFalse(output.stdout.contains("\u{1B}") || output.stdout.contains("\u{7}"), "\(arguments): \(output.stdout)")
+            XCTAssertFalse(output.stdout.unicodeScalars.contains { [0x1B, 0x7, 0x2028].contains($0.value) }, "\(arguments): \(output.stdout)")
             XCTAssertTrue(output.stdout.contains(#"https://example.com/\u{1B}]0;t\u{7}"#), "\(arguments): \(output.stdout)")
         }
         // JSON keeps the exact text.

@@ -9,10 +9,11 @@ public enum VisibleText {
     }
 
     /// As `escaped(_:)` for text shown on one line of its own (a URL, an app ID): line breaks
-    /// and tabs are escaped too, so that a value cannot print a line that looks like the
+    /// (the Unicode line and paragraph separators too, which editors and some viewers break
+    /// on) and tabs are escaped too, so that a value cannot print a line that looks like the
     /// tool's ("1000 passed, 0 failed").
     public static func escapedLine(_ text: String) -> String {
-        escaped(text, hiding: { isHidden($0) || $0 == "\n" || $0 == "\t" })
+        escaped(text, hiding: { isHidden($0) || $0 == "\n" || $0 == "\t" || $0 == "\u{2028}" || $0 == "\u{2029}" })
     }
 
     /// As `escapedLine(_:)`, cut after `limit` characters ("…" and the whole size follow), for
