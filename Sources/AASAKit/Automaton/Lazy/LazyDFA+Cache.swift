@@ -429,13 +429,17 @@ extension LazyDFA {
 /// `dfa-cache-bytes` bounds each cache; this lets the thread's owner bound them all: a fleet meets thousands of documents, and each hostile one
 /// could otherwise keep a full cache for the rest of the run (`Classifier`).
 public final class LazyCacheMemory {
-    // PERF: read before every URL of a classify thread; a dynamic exclusivity check on it cost
-    // a warm URL of the 10 000-domain fleet stream 1 593 against 1 526 instructions unchecked
-    // (`AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite fleet`, `aasa classify --compiled --jobs 1`,
-    // callgrind, stream twice − once).
-    // SAFETY: one thread owns the account, its classifier and its caches, and no access calls
-    // out while in progress, so accesses never overlap.
-    @exclusivity(unchecked) public internal(set) var bytes = 0
+    // PERF: read before every URL of a classify thread, so held in an `UnsharedCell` (one
+    // thread owns the account, its classifier and its caches): a dynamic exclusivity check on
+    // a stored property cost a warm URL of the 10 000-domain fleet stream 1 593 against 1 526
+    // instructions without (`AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite fleet`, `aasa classify
+    // --compiled --jobs 1`, callgrind, stream twice − once).
+    private let cell = UnsharedCell(0)
+
+    public internal(set) var bytes: Int {
+        @inline(__always) get { cell.value }
+        @inline(__always) set { cell.value = newValue }
+    }
 
     public init() {}
 }
