@@ -17,8 +17,9 @@ import Foundation
 /// follow). A worker does not read ahead while `2 × jobs` outputs are waiting, so memory stays
 /// bounded even when one worker is descheduled. A batch whose records outgrow
 /// `BatchProcessor.spillBytes` (a document naming thousands of apps makes megabyte records)
-/// is written as it goes once its turn comes, so no output waits whole in memory. When standard output closes (`| head`), or a
-/// write or read fails, every worker stops after its current batch.
+/// is written as it goes once its turn comes, so no output waits whole in memory. When
+/// standard output closes (`| head`), or a write or read fails, every worker stops after its
+/// current batch.
 final class Pipeline: @unchecked Sendable {
     struct Outcome {
         var statistics: ClassifyStatistics

@@ -58,8 +58,10 @@ struct RawBatchReader {
         // `batchLines` holds whole lines), then only in what each read added.
         var unsearched = 0
         while true {
-            // What the carried lines leave of `readBytes` (a little at least, to find a newline).
-            let count = try readMore(into: &buffer, upTo: max(4096, readBytes - buffer.count))
+            // First what the carried lines leave of `readBytes` (a little at least, to find a
+            // newline); then, inside a long line, the whole budget at a time.
+            let want = unsearched == 0 ? max(4096, readBytes - buffer.count) : batchBytes
+            let count = try readMore(into: &buffer, upTo: want)
             if count == 0 {
                 atEOF = true
                 if let cut = lineCap(in: buffer) { return split(&buffer, after: cut) }

@@ -2,8 +2,8 @@ import AASAKit
 
 /// `--format json`: one object per finding and line, keys in a fixed order:
 /// `{"file", "code", "severity", "path", "line"?, "message", "hint"?, "witness"?}` (`line`: where
-/// the path starts in the file, a number). Written byte by byte
-/// with the project's JSON escaper, like the match records.
+/// the path starts in the file, a number). Written byte by byte with the project's JSON
+/// escaper, like the match records.
 enum LintJSONLines {
     static func render(_ report: LintReport) -> String {
         var out: [UInt8] = []

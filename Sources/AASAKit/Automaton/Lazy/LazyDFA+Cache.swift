@@ -290,8 +290,7 @@ extension LazyDFA {
             store.value.spans.append(Span(start: Int32(store.value.positionArena.count), count: Int32(positions.count), hash: hash))
             store.value.positionArena.append(contentsOf: positions)
             if store.value.spans.count * 2 > store.value.slots.count { growSlots() } else { place(row: row, hash: hash) }
-            let bytes = dfa.stateOverhead + positions.count * 16 + tagCount * 8
-            store.value.memoryUsage += bytes
+            store.value.memoryUsage += dfa.stateOverhead + positions.count * 16 + tagCount * 8
             noteGrowth()
             store.value.statesBuilt += 1
             return id
@@ -426,8 +425,9 @@ extension LazyDFA {
 
 /// The bytes of lazy DFA states held by one thread's caches together: per cache, the most its
 /// states have taken since it was last released, which its arrays keep through a clear.
-/// `dfa-cache-bytes` bounds each cache; this lets the thread's owner bound them all: a fleet meets thousands of documents, and each hostile one
-/// could otherwise keep a full cache for the rest of the run (`Classifier`).
+/// `dfa-cache-bytes` bounds each cache; this lets the thread's owner bound them all: a fleet
+/// meets thousands of documents, and each hostile one could otherwise keep a full cache for the
+/// rest of the run (`Classifier`).
 public final class LazyCacheMemory {
     // PERF: read before every URL of a classify thread, so held in an `UnsharedCell` (one
     // thread owns the account, its classifier and its caches): a dynamic exclusivity check on
