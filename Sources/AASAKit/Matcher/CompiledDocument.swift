@@ -48,6 +48,8 @@ public final class CompiledDocument: Sendable {
     let fragment: [LazyDFA?]
     /// Per mode: normalised item name → group.
     let queryGroups: [[ExactString: QueryGroup]]
+    /// The groups numbered, with what each rule's dictionary needs (`QueryItemIndex`).
+    let queryItems: QueryItemIndex
     let predicateCount: Int
     /// Modes whose path automaton exists, in `TextMode.all` order.
     let pathModes: [TextMode]
@@ -135,6 +137,7 @@ public final class CompiledDocument: Sendable {
         self.fragment = fragment
         self.queryGroups = groups
         self.predicateCount = nfas.predicateRule.count
+        self.queryItems = QueryItemIndex(groups: groups, rules: infos, predicateCount: nfas.predicateRule.count)
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
         self.splitCandidates = nfas.pathSplitCandidates
         self.splitMinimum = configuration.automata.suffixSplitMinimum
@@ -156,6 +159,7 @@ public final class CompiledDocument: Sendable {
         queryText = first.queryText
         fragment = first.fragment
         queryGroups = first.queryGroups
+        queryItems = first.queryItems
         predicateCount = first.predicateCount
         pathModes = first.pathModes
         pathPlan = first.pathPlan
@@ -178,6 +182,7 @@ public final class CompiledDocument: Sendable {
         self.queryText = queryText
         self.fragment = fragment
         self.queryGroups = queryGroups
+        self.queryItems = QueryItemIndex(groups: queryGroups, rules: rules, predicateCount: predicateCount)
         self.predicateCount = predicateCount
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
         // An artifact stores the split made, not how many patterns could have been split.

@@ -36,7 +36,6 @@ public final class DFAMatcher: DecisionEngine {
     let pathCaches: [LazyDFA.Cache?]
     let queryCaches: [LazyDFA.Cache?]
     let fragmentCaches: [LazyDFA.Cache?]
-    var groupCaches: [[ExactString: LazyDFA.Cache]]
     /// The path searcher the plan's path strategy asks for (`PathPlan`).
     ///
     /// PERF: a DFAMatcher belongs to one thread, so dynamic exclusivity checks on its per-URL
@@ -79,9 +78,9 @@ public final class DFAMatcher: DecisionEngine {
         var itemsEvaluated = false
 
         /// Evaluates the query's items once for this URL (`QueryItemEvaluator`).
-        mutating func evaluateItems(_ query: ByteView, compiled: CompiledDocument, caches: [[ExactString: LazyDFA.Cache]]) {
+        mutating func evaluateItems(_ query: ByteView) {
             guard !itemsEvaluated else { return }
-            queryItems.evaluate(query, compiled: compiled, caches: caches, normalizer: &normalizer)
+            queryItems.evaluate(query, normalizer: &normalizer)
             itemsEvaluated = true
         }
     }
@@ -99,10 +98,6 @@ public final class DFAMatcher: DecisionEngine {
         pathCaches = compiled.path.map { $0?.makeCache(sharing: meter, account: account) }
         queryCaches = compiled.queryText.map { $0?.makeCache(sharing: meter, account: account) }
         fragmentCaches = compiled.fragment.map { $0?.makeCache(sharing: meter, account: account) }
-        // Most documents have no query item automaton: their empty dictionaries are not copied.
-        groupCaches = compiled.queryGroups.map {
-            $0.isEmpty ? [:] : $0.mapValues { $0.dfa.makeCache(sharing: meter, account: account) }
-        }
         decisions = DecisionBuffer(count: compiled.appIDs.count)
         rules = compiled.rules
         domainBytes = compiled.domainBytes
@@ -137,7 +132,8 @@ public final class DFAMatcher: DecisionEngine {
         searchesSolo = searchers.solo != nil
         self.searchers = UnsharedCell(searchers)
         components = UnsharedCell(ComponentSearchers(query: queryCaches, fragment: fragmentCaches))
-        state.value.queryItems.reserve(predicates: compiled.predicateCount)
+        // Query item caches are made as URLs name their items: a document can name thousands.
+        state.value.queryItems = QueryItemEvaluator(index: compiled.queryItems, meter: meter, account: account)
     }
 
     /// Whether `byte` may be in a domain that `plainPrefix` shortcuts: printable ASCII but
@@ -152,10 +148,13 @@ public final class DFAMatcher: DecisionEngine {
         }
     }
 
+    /// The query item names this matcher has a cache for: those its URLs have named.
+    var queryItemCacheCount: Int { state.value.queryItems.caches.count { $0 != nil } }
+
     /// Every cache of this matcher.
     private var caches: [LazyDFA.Cache] {
         var caches = (pathCaches + queryCaches + fragmentCaches).compactMap { $0 }
-        for group in groupCaches { caches.append(contentsOf: group.values) }
+        for case let cache? in state.value.queryItems.caches { caches.append(cache) }
         return caches
     }
 
@@ -409,10 +408,10 @@ public final class DFAMatcher: DecisionEngine {
                 state.value.componentsTouched = true
             }
             return components.value.query[mode].accepted(rule)
-        case .items(let predicates):
+        case .items:
             state.value.componentsTouched = true
-            state.value.evaluateItems(query, compiled: compiled, caches: groupCaches)
-            return state.value.queryItems.allHold(predicates)
+            state.value.evaluateItems(query)
+            return state.value.queryItems.holds(rule: rule)
         }
     }
 
