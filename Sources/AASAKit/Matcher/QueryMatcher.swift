@@ -5,7 +5,8 @@
 /// (mode, name) group, and every predicate of the group that does not accept it fails its rule
 /// (every repetition must match). A predicate that an empty value does not satisfy also needs
 /// its group among the URL's items (a missing item counts as present and empty). A rule's
-/// dictionary holds when none of its predicates failed.
+/// dictionary holds when none of its predicates failed. Every item of the URL charges the
+/// predicates of its name to the URL's work budget (`url-work`).
 ///
 /// Why per rule and by counting: a URL's cost must follow its own items, not the document's
 /// names. A document within 128 KB can name 12 000 items; visiting every name for every URL
@@ -136,6 +137,10 @@ struct QueryItemEvaluator {
                 let rawValue = equals < item.count ? item[(equals + 1)..<item.count] : .empty
                 let name = normalizer.withNormalized(rawName, mode: mode) { ExactString($0.string(0..<$0.count)) }
                 guard let number = index.numbers[mode.index][name] else { continue }
+                // Each item checks every predicate of its name: charged to the URL's budget, or
+                // a name shared by thousands of rules, repeated through a long query, would
+                // cost items × predicates unbounded (7 000 rules naming `a`, `?a&a&…`).
+                if let meter, !meter.charge(index.groups[Int(number)].predicates.count) { return }
                 evaluate(group: Int(number), rawValue: rawValue, mode: mode, normalizer: &normalizer)
             }
         }

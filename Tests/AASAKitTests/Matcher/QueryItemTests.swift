@@ -85,4 +85,21 @@ final class QueryItemTests: XCTestCase {
         XCTAssertEqual(fresh, [true, false, false, false, false, true, true, false])
         XCTAssertEqual(answers(startingAt: UInt32.max - 3), fresh)
     }
+
+    /// Every item charges the predicates of its name to the URL's budget: 6 500 rules naming
+    /// `a` and a query repeating it 94 times would check 611 000 predicates, unbounded by the
+    /// query's length alone.
+    func test_repeatedItems_chargeTheirNamesPredicatesToTheURLBudget() throws {
+        let rules = (0..<6_500).map { #"{"?":{"a":"\#($0)"}}"# }.joined(separator: ",")
+        let compiled = try compile(#"{"applinks": {"details": [{"appIDs": ["T.a"], "components": [\#(rules)]}]}}"#)
+        let matcher = DFAMatcher(compiled)
+        let repeated = "https://x.example/?" + Array(repeating: "a", count: 94).joined(separator: "&")
+        XCTAssertThrowsError(try matcher.decide(repeated, app: nil)) { error in
+            XCTAssertEqual(error as? URLSplitError, .workLimitExceeded(limit: 500_000))
+        }
+        // Within the budget, the same matcher decides: `a=5` twice holds rule 5 only.
+        let decision = try matcher.decide("https://x.example/?a=5&a=5", app: nil)
+        XCTAssertEqual(decision.decisions.first?.kind, .match)
+        XCTAssertEqual(decision.decisions.first?.rule, 5)
+    }
 }
