@@ -80,6 +80,14 @@ public struct Configuration: Sendable, Equatable {
         /// document's automaton has 138 107 states and takes about half a second). 0: always
         /// lazy (the test suite's cache configurations, which must exercise the lazy cache).
         public var eagerMaxStates = 1 << 18
+        /// Most work one document's compile-time tables may take together, in table cells
+        /// (states × byte classes) plus NFA positions read and visited while determinising:
+        /// an automaton is tried only while its largest table fits what is left, and every
+        /// attempt is charged what it spent, built or not. Default 8,388,608, about 0.4 s: four
+        /// times what the largest generated path document Apple accepts needs (about 2.1
+        /// million). Without it a 128 KB document whose variable is called from all twelve
+        /// automata took 8 s and 200 MB to compile.
+        public var eagerMaxWork = 1 << 23
         /// An automaton whose whole DFA would fit in this many bytes of dense rows stays lazy
         /// when compiled in process (default `Planner.denseRowLimit`, 1 MiB, the same bound
         /// under which `aasa compile` stores a dense table): its cache warms within a few URLs
@@ -112,7 +120,8 @@ public struct Configuration: Sendable, Equatable {
         public init(
             maxNFAStates: Int = 4_000_000, cacheCapacity: Int = 128 << 20, useByteClasses: Bool = true,
             maxClearsPerSearch: Int = 8, suffixSplitMinimum: Int = 32, eagerMaxStates: Int = 1 << 18,
-            compactTableMinimumBytes: Int = Planner.denseRowLimit, maxVariablePositions: Int = 1_000_000, maxURLWork: Int = 500_000
+            compactTableMinimumBytes: Int = Planner.denseRowLimit, maxVariablePositions: Int = 1_000_000, maxURLWork: Int = 500_000,
+            eagerMaxWork: Int = 1 << 23
         ) {
             self.maxNFAStates = maxNFAStates
             self.cacheCapacity = cacheCapacity
@@ -123,6 +132,7 @@ public struct Configuration: Sendable, Equatable {
             self.compactTableMinimumBytes = compactTableMinimumBytes
             self.maxVariablePositions = maxVariablePositions
             self.maxURLWork = maxURLWork
+            self.eagerMaxWork = eagerMaxWork
         }
     }
 
@@ -150,6 +160,7 @@ extension Configuration {
         case nfaStates = "nfa-states"
         case dfaCacheBytes = "dfa-cache-bytes"
         case eagerDFAStates = "eager-dfa-states"
+        case eagerDFAWork = "eager-dfa-work"
         case variablePositions = "variable-positions"
         case urlWork = "url-work"
         case analysisWork = "analysis-work"
@@ -169,6 +180,7 @@ extension Configuration {
             case .nfaStates: return "most NFA states of one automaton"
             case .dfaCacheBytes: return "lazy DFA cache per automaton and thread (a classify thread's together: twice it, 16 MiB at least)"
             case .eagerDFAStates: return "DFA states determinised at compile time per automaton (0: lazy)"
+            case .eagerDFAWork: return "work of one document's compile-time tables together"
             case .variablePositions: return "most variable calls x variable states in one automaton"
             case .urlWork: return "most NFA positions stepped to decide one URL"
             case .analysisWork: return "most NFA positions stepped by one lint, diff or cover analysis"
@@ -187,6 +199,7 @@ extension Configuration {
             switch self {
             case .variablePositions: return "variable positions (calls x states of the called variable)"
             case .urlWork, .analysisWork: return "NFA positions of work"
+            case .eagerDFAWork: return "table cells and NFA positions of work"
             case .analysisStates: return "states"
             case .nfaStates, .eagerDFAStates: return "states"
             case .patterns: return "patterns"
@@ -234,6 +247,7 @@ extension Configuration {
             case .nfaStates: return automata.maxNFAStates
             case .dfaCacheBytes: return automata.cacheCapacity
             case .eagerDFAStates: return automata.eagerMaxStates
+            case .eagerDFAWork: return automata.eagerMaxWork
             case .variablePositions: return automata.maxVariablePositions
             case .urlWork: return automata.maxURLWork
             case .analysisWork: return automata.maxAnalysisWork
@@ -253,6 +267,7 @@ extension Configuration {
             case .nfaStates: automata.maxNFAStates = newValue
             case .dfaCacheBytes: automata.cacheCapacity = newValue
             case .eagerDFAStates: automata.eagerMaxStates = newValue
+            case .eagerDFAWork: automata.eagerMaxWork = newValue
             case .variablePositions: automata.maxVariablePositions = newValue
             case .urlWork: automata.maxURLWork = newValue
             case .analysisWork: automata.maxAnalysisWork = newValue

@@ -29,7 +29,7 @@ __all__ = ["AASAError", "Decision", "Result", "Results", "Rules", "LIMITS"]
 #: The limits ``Rules`` accept (``limits={"url-bytes": 1024}``), named as ``aasa --limit``.
 LIMITS = (
     "document-bytes", "json-depth", "patterns", "pattern-bytes", "variables", "variable-values",
-    "nfa-states", "dfa-cache-bytes", "eager-dfa-states", "variable-positions", "url-work",
+    "nfa-states", "dfa-cache-bytes", "eager-dfa-states", "eager-dfa-work", "variable-positions", "url-work",
     "analysis-work", "analysis-states", "url-bytes", "line-bytes",
 )
 

@@ -104,9 +104,11 @@ public final class CompiledDocument: Sendable {
                 apps: rule.apps.map(Int32.init), mode: rule.mode, queryKind: queryKind,
                 fragmentIsUniversal: !nfas.fragmentConstrained[rule.id])
         }
+        // One budget for all the document's compile-time tables (`eager-dfa-work`).
+        let budget = EagerBudget(configuration.automata.eagerMaxWork)
         func lazy(_ nfa: NFA?) throws(AutomatonError) -> LazyDFA? {
             guard let nfa else { return nil }
-            return try Planner.automaton(nfa, configuration: configuration.automata)
+            return try Planner.automaton(nfa, configuration: configuration.automata, budget: budget)
         }
         var path: [LazyDFA?] = []
         var queryText: [LazyDFA?] = []

@@ -27,6 +27,9 @@ public struct AutomatonChoice: Sendable, Equatable, CustomStringConvertible {
         case notDetermined(maxStates: Int)
         /// Determined, but the compact form refused it (`LazyDFA.Prebuilt.Compact`).
         case notCompactable(states: Int)
+        /// Its largest table (`cells`: states × classes) passes what is left (`left`) of the
+        /// document's `eager-dfa-work`, spent on its other automata: lazy.
+        case documentWorkSpent(cells: Int, left: Int)
         /// Determinised into a compact table of `tableBytes`; dense rows would take `denseBytes`
         /// (over `limit`).
         case compact(states: Int, denseBytes: Int, tableBytes: Int, limit: Int)
@@ -58,6 +61,8 @@ public struct AutomatonChoice: Sendable, Equatable, CustomStringConvertible {
             why = "dfa not determined within \(maxStates) states"
         case .notCompactable(let states):
             why = "\(states) dfa states, not compactable"
+        case .documentWorkSpent(let cells, let left):
+            why = "a table of up to \(cells) cells passes the \(left) left of the document's eager-dfa-work, not determinised"
         case .compact(let states, let denseBytes, let tableBytes, let limit):
             why = "\(states) dfa states: dense rows \(denseBytes) bytes over \(limit), compact \(tableBytes) bytes"
         case .unplanned:

@@ -18,7 +18,9 @@ public enum Planner {
     /// The automaton of `nfa`, run as the plan chooses: with the dense table `stored` in an
     /// artifact when there is one; otherwise as a compact table when `compactTable` says so;
     /// otherwise lazily.
-    public static func automaton(_ nfa: NFA, configuration: LazyDFA.Configuration, stored: LazyDFA.Prebuilt? = nil)
+    public static func automaton(
+        _ nfa: NFA, configuration: LazyDFA.Configuration, stored: LazyDFA.Prebuilt? = nil, budget: EagerBudget? = nil
+    )
         throws(AutomatonError) -> LazyDFA
     {
         let classes = configuration.useByteClasses ? nfa.byteClasses() : .singletons
@@ -33,7 +35,7 @@ public enum Planner {
                 nfa: nfa, configuration: configuration, classes: classes, prebuilt: stored,
                 choice: choice(strategy, .storedTable(states: stored.stateCount, bytes: stored.stateCount * stored.stride * 4)))
         }
-        let (table, reason) = compactTable(nfa, classes: classes.count, configuration: configuration)
+        let (table, reason) = compactTable(nfa, classes: classes.count, configuration: configuration, budget: budget)
         return try LazyDFA(
             nfa: nfa, configuration: configuration, classes: classes, prebuilt: table,
             choice: choice(table == nil ? .lazyDFA : .compactTable, reason))
@@ -66,7 +68,10 @@ public enum Planner {
     /// At most `eager-dfa-states` states and twice the NFA's plus 1 024 (a DFA that outgrows
     /// that is blowing up, and stays lazy); tried only when that many states could pass
     /// `compactTableMinimumBytes` of dense rows.
-    static func compactTable(_ nfa: NFA, classes: Int, configuration: LazyDFA.Configuration)
+    ///
+    /// With `budget`, the document's `eager-dfa-work`: tried only when the largest table it
+    /// allows (`maxStates` × classes cells) fits what is left, and charged what it spent.
+    static func compactTable(_ nfa: NFA, classes: Int, configuration: LazyDFA.Configuration, budget: EagerBudget? = nil)
         -> (LazyDFA.Prebuilt?, AutomatonChoice.Reason)
     {
         let limit = configuration.compactTableMinimumBytes
@@ -76,7 +81,10 @@ public enum Planner {
         guard maxStates >= 2, maxStates * classes * 4 > limit else {
             return (nil, .denseRowsWithinLimitAtMost(maxStates: maxStates, limit: limit))
         }
-        switch LazyDFA.Prebuilt.eager(nfa, configuration: configuration, maxStates: maxStates, minimumBytes: limit) {
+        if let budget, maxStates * classes > budget.left {
+            return (nil, .documentWorkSpent(cells: maxStates * classes, left: max(0, budget.left)))
+        }
+        switch LazyDFA.Prebuilt.eager(nfa, configuration: configuration, maxStates: maxStates, minimumBytes: limit, budget: budget) {
         case .built(let table):
             let denseBytes = table.stateCount * table.stride * 4
             let compactBytes = table.compact?.memoryUsage ?? 0
@@ -130,4 +138,13 @@ public enum Planner {
             strategy: .soloPathCompiledRows, modes: modes, rows: rows, layout: layout, apps: apps,
             decisionRows: DecisionRows(tagSets: table.tagSets, layout: layout, rules: rules, apps: apps, appCount: appCount))
     }
+}
+
+/// What is left of one document's `eager-dfa-work` while its automata are planned: shared by
+/// the document's automata, so that a document of many large automata (a variable called from
+/// all twelve) determinises a few and leaves the rest lazy, in bounded time.
+public final class EagerBudget {
+    var left: Int
+
+    public init(_ work: Int) { left = work }
 }

@@ -46,6 +46,39 @@ final class PlannerTests: XCTestCase {
         XCTAssertEqual(off.plan.automata.map(\.choice.reason), [.tablesOff])
     }
 
+    /// A document's automata share one `eager-dfa-work`: the large document's rules in all four
+    /// path modes, with every automaton asked for a table, get tables while the budget lasts,
+    /// the rest stay lazy, and the decisions are the reference's either way.
+    func test_plan_sharesOneEagerWorkBudgetAcrossADocumentsAutomata() throws {
+        let modes = ["", #", "caseSensitive": false"#, #", "percentEncoded": false"#, #", "caseSensitive": false, "percentEncoded": false"#]
+        let literal = (0..<300).map { index in #"{"/": "/catalogue/section-\#(index)/details""# + modes[index % 4] + "}" }
+        let text = #"{"applinks": {"details": [{"appIDs": ["T.a"], "components": ["# + literal.joined(separator: ",") + "]}]}}"
+        let document = try AASADocument(bytes: Array(text.utf8))
+        var configuration = Configuration()
+        configuration.automata.compactTableMinimumBytes = 0
+        let unbounded = try CompiledDocument(document: document, domain: "example.com", configuration: configuration)
+        XCTAssertEqual(unbounded.plan.automata.map(\.choice.strategy), Array(repeating: .compactTable, count: 4))
+        // Room to try the largest table allowed (twice the NFA plus 1 024 states, times the
+        // classes) once, not twice.
+        let largest = unbounded.plan.automata.map { ($0.choice.nfaStates * 2 + 1_024) * $0.choice.classes }.max() ?? 0
+        configuration.automata.eagerMaxWork = largest * 6 / 5
+        let bounded = try CompiledDocument(document: document, domain: "example.com", configuration: configuration)
+        let strategies = bounded.plan.automata.map(\.choice.strategy)
+        XCTAssertTrue(strategies.contains(.compactTable), "\(bounded.plan.automata)")
+        XCTAssertTrue(strategies.contains(.lazyDFA), "\(bounded.plan.automata)")
+        for automaton in bounded.plan.automata where automaton.choice.strategy == .lazyDFA {
+            guard case .documentWorkSpent = automaton.choice.reason else { return XCTFail("\(automaton.choice)") }
+            XCTAssertTrue("\(automaton.choice)".contains("eager-dfa-work"), "\(automaton.choice)")
+        }
+        let reference = ReferenceMatcher(document: document, domain: "example.com")
+        let matcher = DFAMatcher(bounded)
+        for index in stride(from: 0, to: 300, by: 7) {
+            for url in ["https://example.com/catalogue/section-\(index)/details", "https://example.com/CATALOGUE/section-\(index)/%64etails"] {
+                XCTAssertEqual(try matcher.decide(url, app: nil), try reference.decide(url, app: nil), url)
+            }
+        }
+    }
+
     func test_plan_ofAnArtifact_namesTheStoredDenseTablesAndSplit() throws {
         let corpus = CaseSuite.packageRoot.appendingPathComponent("corpus").path
         let rules = ClassifierRules(documents: try DomainDocuments.directory(corpus, configuration: .default), engine: .dfa)

@@ -3,21 +3,25 @@ extension LazyDFA.Cache {
     /// itself (so the states are exactly the ones searches would build). Returns false, leaving
     /// a partial cache, past `maxStates`, past `maxWork` NFA positions read (a few states of
     /// huge subsets cost as much as many small ones), or when the cache had to be cleared.
-    func determinizeAll(maxStates: Int, maxWork: Int) -> Bool {
+    /// `spent` gets the positions read and the closures' visits, finished or not; closures stop
+    /// at `maxClosures` visits (16 × `maxWork` when nil).
+    func determinizeAll(maxStates: Int, maxWork: Int, maxClosures: Int? = nil, spent: inout Int) -> Bool {
+        var work = 0
+        // Closures are charged apart, with more room: a linear DFA's closures visit about the
+        // positions its states keep, once per distinct target of a row.
+        var closureWork = 0
+        defer { spent = work + closureWork }
+        let closureCap = maxClosures ?? 16 * maxWork
         let startState = start()
         if meter.exceeded || startState == TransitionTable.dead { return false }
         let clears = clearCount
         var row = table.row(of: startState)
         var classSeeds = ClassSeeds(stride: table.stride)
-        var work = 0
-        // Closures are charged apart, with more room: a linear DFA's closures visit about the
-        // positions its states keep, once per distinct target of a row.
-        var closureWork = 0
         while row < table.stateCount {
             work += Int(store.value.spans[row].count) + 1
             if work > maxWork { return false }
             // Closures count too: one blown-up closure must not cost more than the whole budget.
-            guard computeRow(Int32(row * table.rowWidth), &classSeeds, closures: &closureWork, maxWork: maxWork) else {
+            guard computeRow(Int32(row * table.rowWidth), &classSeeds, closures: &closureWork, maxWork: maxWork, maxClosures: closureCap) else {
                 return false
             }
             if clearCount != clears || table.stateCount > maxStates { return false }
@@ -48,8 +52,10 @@ extension LazyDFA.Cache {
     /// the loop of a `*` already passed), makes a row cost a few closures instead of one per
     /// class.
     /// Returns false when the row's (class, seed) pairs passed `maxWork`, or its closures,
-    /// added to `spent`, passed 16 × `maxWork` visited positions (the row is then partial).
-    private func computeRow(_ state: Int32, _ work: inout ClassSeeds, closures spent: inout Int, maxWork: Int) -> Bool {
+    /// added to `spent`, passed `maxClosures` visited positions (the row is then partial).
+    private func computeRow(
+        _ state: Int32, _ work: inout ClassSeeds, closures spent: inout Int, maxWork: Int, maxClosures: Int
+    ) -> Bool {
         let stride = table.stride
         work.pairs.removeAll(keepingCapacity: true)
         let span = store.value.spans[table.row(of: state)]
@@ -112,7 +118,7 @@ extension LazyDFA.Cache {
             }
             scratch.seeds.removeAll()
             for index in low..<high { scratch.seeds.append(work.sorted[index]) }
-            guard determinizer.closeSeeds(scratch: scratch, cap: min(maxWork, 16 * maxWork - spent)) else { return false }
+            guard determinizer.closeSeeds(scratch: scratch, cap: min(maxWork, maxClosures - spent)) else { return false }
             spent += scratch.visits
             let next: Int32
             if scratch.positions.isEmpty && scratch.tags.isEmpty {
@@ -149,14 +155,21 @@ extension LazyDFA.Prebuilt {
     ///
     /// `maxStates` bounds the work: a document whose DFA blows up is left lazy after building
     /// that many states.
+    ///
+    /// With `budget` (a document's `eager-dfa-work`), the positions read and visited and the
+    /// table's cells are charged to it, and closures stop where it ends.
     static func eager(
-        _ nfa: NFA, configuration: LazyDFA.Configuration, maxStates: Int, minimumBytes: Int
+        _ nfa: NFA, configuration: LazyDFA.Configuration, maxStates: Int, minimumBytes: Int, budget: EagerBudget? = nil
     ) -> EagerOutcome {
         guard maxStates >= 2, let dfa = try? LazyDFA(nfa: nfa, configuration: configuration) else { return .notDetermined }
         let cache = dfa.makeCache()
+        var spent = 0
         // Eight positions a state on average: a linear DFA (trie nodes and a few `*` loops)
         // uses about five; a blow-up's subsets hold hundreds and stop here early.
-        guard cache.determinizeAll(maxStates: maxStates, maxWork: 8 * maxStates) else { return .notDetermined }
+        let determined = cache.determinizeAll(
+            maxStates: maxStates, maxWork: min(8 * maxStates, budget?.left ?? .max), maxClosures: budget.map { min(128 * maxStates, max(0, $0.left)) }, spent: &spent)
+        budget?.left -= spent + cache.table.stateCount * cache.table.stride
+        guard determined else { return .notDetermined }
         let table = cache.table
         let stride = table.stride
         let rows = table.stateCount
