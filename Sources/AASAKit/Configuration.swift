@@ -83,10 +83,11 @@ public struct Configuration: Sendable, Equatable {
         /// Most work one document's compile-time tables may take together, in table cells
         /// (states × byte classes) plus NFA positions read and visited while determinising:
         /// an automaton is tried only while its largest table fits what is left, and every
-        /// attempt is charged what it spent, built or not. Default 8,388,608, about 0.4 s: four
-        /// times what the largest generated path document Apple accepts needs (about 2.1
-        /// million). Without it a 128 KB document whose variable is called from all twelve
-        /// automata took 8 s and 200 MB to compile.
+        /// attempt is charged what it spent, built or not. Why per document: each automaton is
+        /// bounded on its own, but a variable called from all twelve automata of a 128 KB
+        /// document gives twelve tables of about 100 000 states. Default 8,388,608, about 0.4 s:
+        /// four times what the largest generated path document Apple accepts needs (about 2.1
+        /// million). 0: always lazy.
         public var eagerMaxWork = 1 << 23
         /// An automaton whose whole DFA would fit in this many bytes of dense rows stays lazy
         /// when compiled in process (default `Planner.denseRowLimit`, 1 MiB, the same bound

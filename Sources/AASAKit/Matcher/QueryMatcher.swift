@@ -9,11 +9,10 @@
 /// predicates of its name to the URL's work budget (`url-work`).
 ///
 /// Why per rule and by counting: a URL's cost must follow its own items, not the document's
-/// names. A document within 128 KB can name 12 000 items; visiting every name for every URL
-/// (to fail the missing ones) made each URL of that domain cost about half a millisecond, with
-/// a query of one item. Instead, each rule knows how many of its predicates need their item
-/// (`QueryItemIndex.required`), a URL counts those whose item it has, and a rule holds when
-/// nothing failed and the counts agree.
+/// names. A document within 128 KB can name 11 000 items; visiting every name for every URL
+/// (to fail the missing ones) would make a one-item query cost the whole list. Instead, each
+/// rule knows how many of its predicates need their item (`QueryItemIndex.required`), a URL
+/// counts those whose item it has, and a rule holds when nothing failed and the counts agree.
 struct QueryItemIndex: Sendable {
     /// Per mode (`TextMode.index`): normalised item name → group number in `groups`.
     let numbers: [[ExactString: Int32]]
