@@ -21,7 +21,9 @@ extension LazyDFA.Cache {
             work += Int(store.value.spans[row].count) + 1
             if work > maxWork { return false }
             // Closures count too: one blown-up closure must not cost more than the whole budget.
-            guard computeRow(Int32(row * table.rowWidth), &classSeeds, closures: &closureWork, maxWork: maxWork, maxClosures: closureCap) else {
+            guard computeRow(
+                Int32(row * table.rowWidth), &classSeeds, closures: &closureWork, maxWork: maxWork, maxClosures: closureCap)
+            else {
                 return false
             }
             if clearCount != clears || table.stateCount > maxStates { return false }
@@ -167,7 +169,8 @@ extension LazyDFA.Prebuilt {
         // Eight positions a state on average: a linear DFA (trie nodes and a few `*` loops)
         // uses about five; a blow-up's subsets hold hundreds and stop here early.
         let determined = cache.determinizeAll(
-            maxStates: maxStates, maxWork: min(8 * maxStates, budget?.left ?? .max), maxClosures: budget.map { min(128 * maxStates, max(0, $0.left)) }, spent: &spent)
+            maxStates: maxStates, maxWork: min(8 * maxStates, budget?.left ?? .max),
+            maxClosures: budget.map { min(128 * maxStates, max(0, $0.left)) }, spent: &spent)
         budget?.left -= spent + cache.table.stateCount * cache.table.stride
         guard determined else { return .notDetermined }
         let table = cache.table
