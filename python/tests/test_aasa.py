@@ -181,6 +181,17 @@ def test_a_domain_no_host_can_be_is_refused():
             aasa.Rules.from_document(document, domain)
 
 
+def test_limits_are_the_cli_limits_and_each_is_accepted():
+    help_text = subprocess.run([CLI, "classify", "--help"], stdout=subprocess.PIPE, text=True, check=True).stdout
+    listed = help_text.split("\nLIMITS", 1)[1].splitlines()[1:]
+    names = [line.split()[0] for line in listed if line.startswith("  ") and "(default " in line]
+    assert tuple(names) == aasa.LIMITS
+    document = '{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"], "paths": ["/buy/*"]}]}}'
+    for name in aasa.LIMITS:
+        with aasa.Rules.from_document(document, "example.com", limits={name: 4096 if name == "json-depth" else 1 << 20}) as rules:
+            assert rules.classify(["https://example.com/buy/1"])[0].apps == ["ABCDE12345.com.example.shop"], name
+
+
 def test_document_decisions_and_limits():
     document = ('{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"], '
                 '"components": [{"/": "/buy/help", "exclude": true}, {"/": "/buy/*"}]}]}}')

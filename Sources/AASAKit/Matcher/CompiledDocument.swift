@@ -46,10 +46,16 @@ public final class CompiledDocument: Sendable {
     let pathSplits: [SuffixSplit?]
     let queryText: [LazyDFA?]
     let fragment: [LazyDFA?]
-    /// Per mode: normalised item name → group.
-    let queryGroups: [[ExactString: QueryGroup]]
-    /// The groups numbered, with what each rule's dictionary needs (`QueryItemIndex`).
+    /// The query item groups, numbered, with what each rule's dictionary needs
+    /// (`QueryItemIndex`).
     let queryItems: QueryItemIndex
+    /// Per mode: normalised item name → group (for the artifact, dumps and statistics; the
+    /// matcher reads `queryItems`).
+    var queryGroups: [[ExactString: QueryGroup]] {
+        TextMode.all.map { mode in
+            mode.index < queryItems.numbers.count ? queryItems.numbers[mode.index].mapValues { queryItems.groups[Int($0)] } : [:]
+        }
+    }
     let predicateCount: Int
     /// Modes whose path automaton exists, in `TextMode.all` order.
     let pathModes: [TextMode]
@@ -137,7 +143,6 @@ public final class CompiledDocument: Sendable {
         self.pathSplits = nfas.pathSplits
         self.queryText = queryText
         self.fragment = fragment
-        self.queryGroups = groups
         self.predicateCount = nfas.predicateRule.count
         self.queryItems = QueryItemIndex(groups: groups, rules: infos, predicateCount: nfas.predicateRule.count)
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
@@ -160,7 +165,6 @@ public final class CompiledDocument: Sendable {
         pathSplits = first.pathSplits
         queryText = first.queryText
         fragment = first.fragment
-        queryGroups = first.queryGroups
         queryItems = first.queryItems
         predicateCount = first.predicateCount
         pathModes = first.pathModes
@@ -183,7 +187,6 @@ public final class CompiledDocument: Sendable {
         self.pathSplits = pathSplits
         self.queryText = queryText
         self.fragment = fragment
-        self.queryGroups = queryGroups
         self.queryItems = QueryItemIndex(groups: queryGroups, rules: rules, predicateCount: predicateCount)
         self.predicateCount = predicateCount
         self.pathModes = TextMode.all.filter { path[$0.index] != nil }
@@ -217,7 +220,7 @@ public final class CompiledDocument: Sendable {
 
     /// Heap bytes of the compiled automata (NFAs and class maps; caches are per thread).
     public var memoryUsage: Int {
-        let all = (path + queryText + fragment).compactMap { $0 } + queryGroups.flatMap { $0.values.map(\.dfa) }
+        let all = (path + queryText + fragment).compactMap { $0 } + queryItems.groups.map(\.dfa)
         return all.reduce(0) { $0 + $1.memoryUsage } + pathSplits.reduce(0) { $0 + ($1?.memoryUsage ?? 0) }
             + (pathPlan.decisionRows?.memoryUsage ?? 0)
     }
@@ -227,7 +230,7 @@ public final class CompiledDocument: Sendable {
         for case let dfa? in path { return dfa }
         for case let dfa? in queryText { return dfa }
         for case let dfa? in fragment { return dfa }
-        for groups in queryGroups { if let group = groups.values.first { return group.dfa } }
+        if let group = queryItems.groups.first { return group.dfa }
         return nil
     }
 
@@ -236,7 +239,7 @@ public final class CompiledDocument: Sendable {
 
     /// NFA states over all automata.
     public var nfaStateCount: Int {
-        let all = (path + queryText + fragment).compactMap { $0 } + queryGroups.flatMap { $0.values.map(\.dfa) }
+        let all = (path + queryText + fragment).compactMap { $0 } + queryItems.groups.map(\.dfa)
         return all.reduce(0) { $0 + $1.nfaStateCount }
     }
 }
@@ -246,12 +249,14 @@ extension CompiledDocument {
     /// `query-item "id" decoded/folded`), for dumps and statistics.
     public var labelledAutomata: [(label: String, dfa: LazyDFA)] {
         var result: [(String, LazyDFA)] = []
+        let queryGroups = queryGroups
         for mode in TextMode.all {
             if let dfa = path[mode.index] { result.append(("path \(mode)", dfa)) }
             if let dfa = queryText[mode.index] { result.append(("query \(mode)", dfa)) }
             if let dfa = fragment[mode.index] { result.append(("fragment \(mode)", dfa)) }
-            for name in queryGroups[mode.index].keys.sorted(by: { $0.string.utf8.lexicographicallyPrecedes($1.string.utf8) }) {
-                if let group = queryGroups[mode.index][name] {
+            let groups = queryGroups[mode.index]
+            for name in groups.keys.sorted(by: { $0.string.utf8.lexicographicallyPrecedes($1.string.utf8) }) {
+                if let group = groups[name] {
                     result.append(("query-item \(JSONWriter.escape(name.string)) \(mode)", group.dfa))
                 }
             }
