@@ -47,9 +47,11 @@ public struct Configuration: Sendable, Equatable {
     }
 
     public struct Automata: Sendable, Equatable {
-        /// Most NFA states one automaton may have. Default 4,000,000: about 100 MB while
-        /// building, and far above Apple's example (1,166 states) or 20,000 rules (~300,000).
-        public var maxNFAStates = 4_000_000
+        /// Most NFA states a document's automata may have together (a document has up to
+        /// twelve, plus one per query item name, and each calling a variable holds its own copy
+        /// of it). Default 1,000,000: about 50 MB; Apple's example needs 1,166, the largest
+        /// real document a few hundred, and 128 KB of plain patterns at most about 270,000.
+        public var maxNFAStates = 1_000_000
         /// Bytes the lazy DFA cache of one automaton may use, per thread (default 128 MiB).
         ///
         /// A ceiling, not an allocation: a cache holds only the states its searches visited,
@@ -100,8 +102,7 @@ public struct Configuration: Sendable, Equatable {
         /// variable's sub-automaton. A DFA state is a set of (NFA state, return point) pairs, so
         /// this bounds how large one can grow through variables: shared sub-automata keep the
         /// NFA small, but each call can make every state of the variable live again. Default
-        /// 1,000,000, what inlining every call would be allowed under a quarter of `maxNFAStates`;
-        /// `$(lang)` is about 900 states, so a thousand distinct calls of it fit.
+        /// 1,000,000: `$(lang)` is about 900 states, so a thousand distinct calls of it fit.
         public var maxVariablePositions = 1_000_000
         /// Most work deciding one URL may take, in NFA positions (see `docs/limits.md`): the
         /// closures of the DFA states its bytes lead to, counted for every state over
@@ -119,7 +120,7 @@ public struct Configuration: Sendable, Equatable {
         public var maxAnalysisStates = 100_000
 
         public init(
-            maxNFAStates: Int = 4_000_000, cacheCapacity: Int = 128 << 20, useByteClasses: Bool = true,
+            maxNFAStates: Int = 1_000_000, cacheCapacity: Int = 128 << 20, useByteClasses: Bool = true,
             maxClearsPerSearch: Int = 8, suffixSplitMinimum: Int = 32, eagerMaxStates: Int = 1 << 18,
             compactTableMinimumBytes: Int = Planner.denseRowLimit, maxVariablePositions: Int = 1_000_000, maxURLWork: Int = 500_000,
             eagerMaxWork: Int = 1 << 23
@@ -178,7 +179,7 @@ extension Configuration {
             case .patternBytes: return "longest pattern or variable value"
             case .variables: return "most custom variables in one document"
             case .variableValues: return "most values of one variable"
-            case .nfaStates: return "most NFA states of one automaton"
+            case .nfaStates: return "most NFA states of one document's automata together"
             case .dfaCacheBytes: return "lazy DFA cache per automaton and thread (a classify thread's together: twice it, 16 MiB at least)"
             case .eagerDFAStates: return "DFA states determinised at compile time per automaton (0: lazy)"
             case .eagerDFAWork: return "work of one document's compile-time tables together"

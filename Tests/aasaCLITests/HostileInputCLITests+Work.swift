@@ -279,6 +279,8 @@ extension HostileInputCLITests {
     /// in the path, query and fragment of all four text modes: twelve automata, each with a DFA
     /// of about 90 000 states × 98 classes. Determinising them all at compile time took 8 s and
     /// 300 MB for one URL (release binary); the document's `eager-dfa-work` leaves them lazy.
+    /// Its twelve copies of the variable, 1.4 million states, pass the default `nfa-states`:
+    /// refused at once under it, compiled within bounds under a raised one.
     func test_variableCalledFromTwelveAutomata_compilesWithinTheDocumentsEagerWork() throws {
         let alphabet = Array("!&'+,-.0123456789;<=>@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~")
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -292,10 +294,89 @@ extension HostileInputCLITests {
         let document = #"{"applinks":{"substitutionVariables":{"v":[\#(values)]},"details":[{"appIDs":["T.a"],"components":[\#(components.joined(separator: ","))]}]}}"#
         XCTAssertLessThanOrEqual(document.utf8.count, 131_072)
         let path = try write(Array(document.utf8), "twelve.json")
-        let run = try ChildProcess.run(["match", path, "--domain", "x.example", "https://x.example/ab-c"], folder: folder)
+        let refused = try ChildProcess.run(["match", path, "--domain", "x.example", "https://x.example/ab-c"], folder: folder)
+        XCTAssertEqual(refused.status, 3, refused.summary)
+        XCTAssertTrue(refused.stderr.contains("--limit nfa-states=<n>"), refused.summary)
+        RobustnessBounds(seconds: 3, residentMiB: 256).check(refused, "refusing a variable called from twelve automata")
+        let raised = ["--limit", "nfa-states=2M"]
+        let run = try ChildProcess.run(["match", path, "--domain", "x.example", "https://x.example/ab-c"] + raised, folder: folder)
         XCTAssertEqual(run.status, 0, run.summary)
         RobustnessBounds(seconds: 3, residentMiB: 256).check(run, "compiling a variable called from twelve automata")
-        let plan = try ChildProcess.run(["debug", "plan", path, "--domain", "x.example"], folder: folder)
+        let plan = try ChildProcess.run(["debug", "plan", path, "--domain", "x.example"] + raised, folder: folder)
         XCTAssertTrue(String(decoding: plan.stdout, as: UTF8.self).contains("eager-dfa-work"), plan.summary)
+    }
+    /// 4 000 query item names each calling one variable of about 150 000 states, in 120 KB:
+    /// every item's automaton holds its own copy of the variable, 600 million states in all,
+    /// while each automaton was under a per-automaton limit (40 s and 7 GB, then an abort).
+    /// `nfa-states` counts the document's automata together, so it is refused at once.
+    func test_queryItemsEachCallingAVariable_areRefusedByTheDocumentsNFAStates() throws {
+        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
+        func random(_ count: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33) % count
+        }
+        let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        let values = (0..<3_200).map { _ in
+            "\"" + String((0..<16).map { _ in random(2) == 0 ? "?" : letters[random(letters.count)] }) + "\""
+        }
+        let items = (0..<4_000).map { #""k\#($0)":"$(v)""# }
+        let json = #"{"applinks":{"substitutionVariables":{"v":[\#(values.joined(separator: ","))]},"details":[{"appIDs":["T.a"],"components":[{"?":{\#(items.joined(separator: ","))}}]}]}}"#
+        XCTAssertLessThanOrEqual(json.utf8.count, 131_072)
+        let document = try write(Array(json.utf8), "items.json")
+        let match = try ChildProcess.run(["match", document, "--domain", "x.example", "https://x.example/?k1=abc"], folder: folder)
+        XCTAssertEqual(match.status, 3, match.summary)
+        XCTAssertTrue(match.stderr.contains("needs more than 1000000 automaton states"), match.summary)
+        XCTAssertTrue(match.stderr.contains("--limit nfa-states=<n>"), match.summary)
+        RobustnessBounds(seconds: 3, residentMiB: 256).check(match, "refusing 4 000 items calling a variable")
+
+        let rules = folder.appendingPathComponent("items-rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: document, toPath: rules.appendingPathComponent("x.example.json").path)
+        try Data(#"{"applinks":{"details":[{"appID":"T.a","paths":["*"]}]}}"#.utf8).write(to: rules.appendingPathComponent("good.example.json"))
+        let input = try write(Array("https://x.example/?k1=abc\nhttps://good.example/a\n".utf8), "items-in.txt")
+        let classify = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input], folder: folder)
+        let records = lines(classify)
+        XCTAssertEqual(records.count, 2, classify.summary)
+        XCTAssertTrue(records.first?.contains("nfa-states") ?? false, records.first ?? "")
+        XCTAssertTrue(records.last?.contains(#""apps": ["T.a"]"#) ?? false, records.last ?? "")
+        RobustnessBounds(seconds: 3, residentMiB: 256).check(classify, "classifying beside 4 000 items calling a variable")
+    }
+    /// Six distinct 128 KB documents just under `nfa-states` (a variable of 1 950 values of 64
+    /// letters and `?`, called from the path, query and fragment: 939 000 states, about 50 MB
+    /// compiled). `aasa compile` held every compiled document of a directory until the artifact
+    /// was written, 400 MB here; it now lets each go once its body is written, so its memory
+    /// is the artifact's and one document's. The artifact gives the records the rules give.
+    func test_compilingADirectory_holdsOneCompiledDocumentAtATime() throws {
+        var seed: UInt64 = 0x5851_F42D_4C95_7F2D
+        func random(_ count: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33) % count
+        }
+        let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        let rules = folder.appendingPathComponent("near-limit")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        var urls: [String] = []
+        for domain in 0..<6 {
+            let values = (0..<1_950).map { _ in
+                "\"" + String((0..<64).map { _ in random(2) == 0 ? "?" : letters[random(letters.count)] }) + "\""
+            }
+            let json = ##"{"applinks":{"substitutionVariables":{"v":[\##(values.joined(separator: ","))]},"details":[{"appIDs":["T.a"],"components":[{"/":"/$(v)"},{"?":"$(v)"},{"#":"$(v)"}]}]}}"##
+            XCTAssertLessThanOrEqual(json.utf8.count, 131_072)
+            try Data(json.utf8).write(to: rules.appendingPathComponent("d\(domain).example.json"))
+            let value = String(values[domain].dropFirst().dropLast()).replacingOccurrences(of: "?", with: "q")
+            urls += ["https://d\(domain).example/\(value)", "https://d\(domain).example/no?\(value)", "https://d\(domain).example/no"]
+        }
+        let artifact = folder.appendingPathComponent("near-limit.aasac").path
+        let compile = try ChildProcess.run(["compile", rules.path, "-o", artifact], folder: folder)
+        XCTAssertEqual(compile.status, 0, compile.summary)
+        XCTAssertTrue(compile.stderr.contains("6 domains"), compile.summary)
+        RobustnessBounds(seconds: 20, residentMiB: 300).check(compile, "compiling six documents just under nfa-states")
+
+        let input = try write(Array(urls.map { $0 + "\n" }.joined().utf8), "near-limit.txt")
+        let fromRules = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input], folder: folder)
+        let fromArtifact = try ChildProcess.run(["classify", "--compiled", artifact, "--input", input], folder: folder)
+        XCTAssertEqual(lines(fromRules).count, urls.count, fromRules.summary)
+        XCTAssertEqual(lines(fromArtifact), lines(fromRules), fromArtifact.summary)
+        XCTAssertEqual(lines(fromRules).filter { $0.contains(#""apps": ["T.a"]"#) }.count, 12, fromRules.summary)
     }
 }

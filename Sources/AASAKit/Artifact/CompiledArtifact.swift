@@ -85,10 +85,22 @@ public enum CompiledArtifact {
 
     /// As `encode(_:budget:)`, telling how many automata got a prebuilt table.
     public static func encode(_ rules: ClassifierRules, budget: LazyDFA.Prebuilt.Budget, counts: inout Counts) -> [UInt8] {
+        Array(encodedParts(rules, budget: budget, counts: &counts).joined())
+    }
+
+    /// The artifact as the parts its bytes are made of, in order (`aasa compile` writes them
+    /// one after the other rather than joining them into one more copy of the whole).
+    ///
+    /// Each domain is loaded when it is reached and let go once its body is written (with
+    /// `ClassifierRules(listing:retainsDocuments: false)` nothing else keeps it): what this holds
+    /// is the artifact's bytes and one compiled document. Bodies are told apart by their
+    /// checksum and then compared with the bytes written, so no second copy of them is kept.
+    public static func encodedParts(_ rules: ClassifierRules, budget: LazyDFA.Prebuilt.Budget, counts: inout Counts) -> [[UInt8]] {
         var domains = BinaryWriter()
         var bodies = BinaryWriter()
         var table = BinaryWriter()
-        var known: [[UInt8]: Int] = [:]
+        var known: [UInt64: [Int]] = [:]
+        var ranges: [Range<Int>] = []
         var forms: [[UInt8]: [UInt8]] = [:]
         var previousName: [UInt8] = []
         var previousFile: [UInt8] = []
@@ -103,14 +115,16 @@ public enum CompiledArtifact {
             case .compiled(let compiled):
                 var body = BinaryWriter()
                 compiled.encode(into: &body, budget: budget, counts: &counts, forms: &forms)
+                let sum = checksum(body.bytes)
                 let number: Int
-                if let found = known[body.bytes] {
+                if let found = known[sum, default: []].first(where: { bodies.bytes[ranges[$0]].elementsEqual(body.bytes) }) {
                     number = found
                 } else {
-                    number = known.count
-                    known[body.bytes] = number
+                    number = ranges.count
+                    known[sum, default: []].append(number)
+                    ranges.append(bodies.bytes.count..<(bodies.bytes.count + body.bytes.count))
                     table.varint(body.bytes.count)
-                    table.write(checksum(body.bytes))
+                    table.write(sum)
                     bodies.append(body.bytes)
                 }
                 domains.write(UInt8(1))
@@ -124,12 +138,12 @@ public enum CompiledArtifact {
                 domains.text("compiled with the reference engine, which has no automata")
             }
         }
-        counts.bodies = known.count
+        counts.bodies = ranges.count
         var index = BinaryWriter()
-        index.varint(known.count)
+        index.varint(ranges.count)
         index.append(table.bytes)
         index.append(domains.bytes)
-        return header(index: index.bytes) + index.bytes + bodies.bytes
+        return [header(index: index.bytes), index.bytes, bodies.bytes]
     }
 
     static func header(index: [UInt8]) -> [UInt8] {

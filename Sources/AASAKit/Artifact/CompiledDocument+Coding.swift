@@ -209,7 +209,22 @@ extension CompiledDocument {
         // alternated runs), records identical.
         // The body's compile-time tables share one `eager-dfa-work`, as compiling it did.
         let budget = EagerBudget(configuration.automata.eagerMaxWork)
+        // `nfa-states` holds for the body's automata together, as it did when they were
+        // compiled (`DocumentNFAs`): each is held to what the ones before it left.
+        var statesUsed = 0
         func automaton(tagLimit: Int) throws(ArtifactError) -> LazyDFA {
+            var limits = configuration.automata
+            limits.maxNFAStates -= statesUsed
+            do {
+                let (dfa, states) = try automaton(tagLimit: tagLimit, limits: limits)
+                statesUsed += states
+                return dfa
+            } catch .overLimit(.nfaStates, let found, _) {
+                throw .overLimit(.nfaStates, found: statesUsed + found, maximum: configuration.automata.maxNFAStates)
+            }
+        }
+        /// The automaton and the NFA states it declares.
+        func automaton(tagLimit: Int, limits: Configuration.Automata) throws(ArtifactError) -> (LazyDFA, Int) {
             // The NFA is stepped over first: with a table that is kept, it stays stored.
             let nfaBytes = try reader.length(elementSize: 1)
             let stored = try reader.bytes(nfaBytes)
@@ -221,20 +236,23 @@ extension CompiledDocument {
                 // larger table is left out and the automaton runs lazily, as it does compiled
                 // under that limit (0, always lazy, is how the tests exercise the cache).
                 if table.stateCount <= configuration.automata.eagerMaxStates {
-                    let deferred = try Self.deferredNFA(stored, tagLimit: tagLimit, limits: configuration.automata)
+                    let deferred = try Self.deferredNFA(stored, tagLimit: tagLimit, limits: limits)
                     do {
-                        return try Planner.automaton(deferred: deferred, table: table, configuration: configuration.automata)
+                        return (
+                            try Planner.automaton(deferred: deferred, table: table, configuration: configuration.automata),
+                            deferred.declaredStateCount
+                        )
                     } catch {
                         throw .corrupt("\(error)")
                     }
                 }
             }
             var nfaReader = BinaryReader(stored)
-            let nfa = try Self.decodeNFA(from: &nfaReader, tagLimit: tagLimit, limits: configuration.automata)
+            let nfa = try Self.decodeNFA(from: &nfaReader, tagLimit: tagLimit, limits: limits)
             do {
                 var automata = Self.loadingConfiguration(nfa: nfa, encodedBytes: nfaBytes, configuration.automata)
                 if form == Self.storedLazyAndLarge { automata.eagerMaxStates = 0 }
-                return try Planner.automaton(nfa, configuration: automata, budget: budget)
+                return (try Planner.automaton(nfa, configuration: automata, budget: budget), nfa.stateCount)
             } catch {
                 throw .corrupt("\(error)")
             }

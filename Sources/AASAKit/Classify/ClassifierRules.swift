@@ -86,13 +86,17 @@ public final class ClassifierRules: Sendable {
         /// both compile it; each worker keeps its own reference once loaded, so the lock is
         /// taken once per domain and thread, never per URL.
         private let slot: Mutex<Loaded?>
+        /// False when each use loads the document again and nothing keeps it (`aasa compile`
+        /// visits every domain once).
+        private let keepsLoaded: Bool
 
-        init(name: String, file: String, loaded: Loaded?, load: @escaping @Sendable () -> Loaded) {
+        init(name: String, file: String, loaded: Loaded?, keepsLoaded: Bool = true, load: @escaping @Sendable () -> Loaded) {
             self.name = name
             self.nameBytes = Array(name.utf8)
             self.file = file
             self.load = load
             self.slot = Mutex(loaded)
+            self.keepsLoaded = keepsLoaded
         }
 
         /// The document, read and compiled now if this is its first use.
@@ -100,7 +104,7 @@ public final class ClassifierRules: Sendable {
             slot.withLock { slot in
                 if let loaded = slot { return loaded }
                 let loaded = load()
-                slot = loaded
+                if keepsLoaded { slot = loaded }
                 return loaded
             }
         }
@@ -132,32 +136,38 @@ public final class ClassifierRules: Sendable {
     /// The documents of a listed rules directory, each read and compiled on first use;
     /// `onLoadFailure(domain, reason)` is called once for a document that cannot be used, from
     /// the thread that first met its domain.
+    ///
+    /// With `retainsDocuments` false nothing keeps a document once its caller lets it go, and
+    /// each use reads and compiles it again (and reports a failure again): `aasa compile` visits
+    /// every domain once, so its memory is one document's at a time (issue 19's 100 000-domain
+    /// directory took 850 MB when every document was held), however many it compiles.
     public init(
         listing: DomainDocuments.Listing, engine: Engine, configuration: Configuration = .default,
-        onLoadFailure: (@Sendable (String, String) -> Void)? = nil
+        retainsDocuments: Bool = true, onLoadFailure: (@Sendable (String, String) -> Void)? = nil
     ) {
         self.engine = engine
-        let compiledByContent = CompiledByContent()
-        let compiledByShape = CompiledByContent()
+        let compiledByContent = retainsDocuments ? CompiledByContent() : nil
+        let compiledByShape = retainsDocuments ? CompiledByContent() : nil
         domains = listing.files.map { entry in
-            Domain(name: entry.domain, file: entry.file, loaded: nil) {
+            Domain(name: entry.domain, file: entry.file, loaded: nil, keepsLoaded: retainsDocuments) {
                 let loaded: Loaded
                 switch DomainDocuments.read(entry.file, configuration, regularFileOnly: true) {
                 case .failure(let failure):
                     loaded = Self.build(.failure(failure), domain: entry.domain, file: entry.file, engine: engine, configuration: configuration)
                 case .success(let bytes):
-                    if engine == .dfa, let first = compiledByContent[bytes] {
+                    if engine == .dfa, let first = compiledByContent?[bytes] {
                         loaded = Loaded(sharing: first, domain: entry.domain)
                     } else {
                         let document = DomainDocuments.parse(bytes, file: entry.file, configuration)
-                        let shape = engine == .dfa ? (try? document.get()).flatMap { Self.shape(of: bytes, $0) } : nil
-                        if let shape, let first = compiledByShape[shape] {
+                        let shape =
+                            engine == .dfa && retainsDocuments ? (try? document.get()).flatMap { Self.shape(of: bytes, $0) } : nil
+                        if let shape, let first = compiledByShape?[shape] {
                             loaded = Loaded(sharing: first, domain: entry.domain, appIDs: shape.appIDs)
                         } else {
                             loaded = Self.build(document, domain: entry.domain, file: entry.file, engine: engine, configuration: configuration)
-                            if case .compiled(let compiled) = loaded.state, let shape { compiledByShape[shape] = compiled }
+                            if case .compiled(let compiled) = loaded.state, let shape { compiledByShape?[shape] = compiled }
                         }
-                        if engine == .dfa, case .compiled(let compiled) = loaded.state { compiledByContent[bytes] = compiled }
+                        if engine == .dfa, case .compiled(let compiled) = loaded.state { compiledByContent?[bytes] = compiled }
                     }
                 }
                 if let reason = loaded.failure { onLoadFailure?(entry.domain, reason) }

@@ -73,20 +73,24 @@ enum CompileCommand {
             return .inputOutput
         }
         let rules: ClassifierRules
-        switch RulesLoader.load(source, domain: domain, engine: .dfa, configuration: configuration, command: "compile") {
+        // A directory's documents are compiled and encoded one at a time, each let go once its
+        // body is written: the memory is the artifact's and one document's, not the fleet's.
+        switch RulesLoader.load(
+            source, domain: domain, engine: .dfa, configuration: configuration, command: "compile", lazy: true, retainsDocuments: false)
+        {
         case .success(let loaded): rules = loaded
         case .failure(let code):
             file.discard()
             return code == .usage ? CommandSupport.usageError(spec, "a single file needs --domain") : code
         }
         var counts = CompiledArtifact.Counts()
-        let bytes = CompiledArtifact.encode(rules, budget: .init(), counts: &counts)
-        if let error = file.commit(bytes) {
+        let parts = CompiledArtifact.encodedParts(rules, budget: .init(), counts: &counts)
+        if let error = file.commit(parts: parts) {
             printError("aasa compile: \(error)")
             return .inputOutput
         }
         printError(
-            "aasa compile: \(rules.domains.count) domains, \(bytes.count) bytes written to \(output) (automata: \(counts.prebuilt) prebuilt DFA tables, \(counts.lazy) lazy; \(counts.bodies) distinct bodies)")
+            "aasa compile: \(rules.domains.count) domains, \(parts.map(\.count).reduce(0, +)) bytes written to \(output) (automata: \(counts.prebuilt) prebuilt DFA tables, \(counts.lazy) lazy; \(counts.bodies) distinct bodies)")
         return .success
     }
 }

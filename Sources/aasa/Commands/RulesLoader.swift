@@ -9,9 +9,11 @@ enum RulesLoader {
     /// `threads`: how many cores may parse and compile the documents at once.
     /// `lazy`: a directory's documents are read and compiled when their domain is first met,
     /// and a failure is reported then (classify); otherwise all of them now.
+    /// `retainsDocuments` false (with `lazy`): nothing keeps a directory's documents, each is
+    /// read and compiled at each use (compile, which visits each domain once).
     static func load(
         _ path: String, domain: String?, engine: ClassifierRules.Engine, configuration: Configuration, command: String,
-        threads: Int = 1, lazy: Bool = false
+        threads: Int = 1, lazy: Bool = false, retainsDocuments: Bool = true
     ) -> Result<ClassifierRules, ExitCode> {
         if CommandSupport.isNotUTF8(path) {
             printError("aasa \(command): cannot read the rules \(path): \(CommandSupport.notUTF8Path)")
@@ -36,7 +38,8 @@ enum RulesLoader {
             }
             for warning in listing.warnings { printError(VisibleText.escapedLine("aasa \(command): warning: \(warning)")) }
             return .success(
-                ClassifierRules(listing: listing, engine: engine, configuration: configuration) { domain, reason in
+                ClassifierRules(listing: listing, engine: engine, configuration: configuration, retainsDocuments: retainsDocuments) {
+                    domain, reason in
                     printError(VisibleText.escapedLine("aasa \(command): cannot use the document of \(domain): \(reason)"))
                 })
         }

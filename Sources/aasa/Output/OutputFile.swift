@@ -138,10 +138,15 @@ final class AtomicOutputFile {
     }
 
     /// Writes `bytes` and moves them into place; nil when done.
-    func commit(_ bytes: [UInt8]) -> OutputFileError? {
-        if let code = temporary.write(bytes) {
-            temporary.discard()
-            return OutputFileError(path: path, code: code)
+    func commit(_ bytes: [UInt8]) -> OutputFileError? { commit(parts: [bytes]) }
+
+    /// Writes `parts` one after the other, then renames the file into place.
+    func commit(parts: [[UInt8]]) -> OutputFileError? {
+        for bytes in parts {
+            if let code = temporary.write(bytes) {
+                temporary.discard()
+                return OutputFileError(path: path, code: code)
+            }
         }
         temporary.close()
         guard rename(temporary.path, path) == 0 else {

@@ -61,6 +61,36 @@ final class ArtifactLimitsTests: XCTestCase {
         XCTAssertNoThrow(try decode(bytes, configuration: configuration { $0.maxNFAStates = states }))
     }
 
+    /// A variable called from the path, the query text or a query item, and the fragment, in
+    /// two modes: six automata, each with its own copy of the variable.
+    static let manyAutomataDocument = #"""
+        {"applinks": {"substitutionVariables": {"v": ["red", "green", "blue*"]},
+         "details": [{"appID": "T.a", "components": [
+           {"/": "/a/$(v)", "?": "q=$(v)", "#": "$(v)"},
+           {"/": "/b/$(v)", "?": {"k": "$(v)"}, "#": "f$(v)", "caseSensitive": false}]}]}}
+        """#
+
+    /// `nfa-states` holds for a document's automata together, as compiled and as loaded: a
+    /// limit every automaton is under refuses them when their sum passes it.
+    func test_nfaStatesLimit_holdsForTheDocumentsAutomataTogether() throws {
+        let source = try document(Self.manyAutomataDocument)
+        let total = source.nfaStateCount
+        let largest = try XCTUnwrap(source.labelledAutomata.map(\.dfa.nfaStateCount).max())
+        XCTAssertEqual(source.labelledAutomata.count, 6)
+        XCTAssertLessThan(largest * 2, total, "no automaton holds half the states")
+        let lowered = configuration { $0.maxNFAStates = total - 1 }
+        XCTAssertThrowsError(try document(Self.manyAutomataDocument, configuration: lowered)) {
+            XCTAssertEqual($0 as? AutomatonError, .tooManyNFAStates(needed: total, limit: total - 1))
+            XCTAssertTrue("\($0)".contains("needs more than \(total - 1) automaton states"), "\($0)")
+        }
+        XCTAssertNoThrow(try document(Self.manyAutomataDocument, configuration: configuration { $0.maxNFAStates = total }))
+        let bytes = artifact(source)
+        XCTAssertThrowsError(try decode(bytes, configuration: lowered)) {
+            XCTAssertEqual($0 as? ArtifactError, .overLimit(.nfaStates, found: total, maximum: total - 1))
+        }
+        XCTAssertNoThrow(try decode(bytes, configuration: configuration { $0.maxNFAStates = total }))
+    }
+
     func test_decode_refusesVariablePositionsOverALoweredLimitAsCompilationDoes() throws {
         let bytes = artifact(try document(Self.variableDocument))
         let lowered = configuration { $0.maxVariablePositions = 5 }

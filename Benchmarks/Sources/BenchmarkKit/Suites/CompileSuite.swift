@@ -50,6 +50,7 @@ enum CompileSuite {
         // The generated documents go past Apple's 128 KB (10 000 rules of variables call them
         // from about 1 000 distinct places): their limits grow with them, as documented.
         configuration.automata.maxVariablePositions = max(configuration.automata.maxVariablePositions, bytes.count * 4)
+        configuration.automata.maxNFAStates = max(configuration.automata.maxNFAStates, bytes.count * 4)
         var parses: [Double] = []
         var compiles: [Double] = []
         var last: (AASADocument, CompiledDocument)?

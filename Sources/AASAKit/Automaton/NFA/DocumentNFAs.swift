@@ -48,7 +48,7 @@ struct DocumentNFAs {
     /// `resolved` is `EffectiveRule.resolve(document)` when the caller has it already: a
     /// search rule by rule compiles the same document once per rule.
     ///
-    /// - Throws: `AutomatonError` past `maxNFAStates` in one automaton.
+    /// - Throws: `AutomatonError` past `maxNFAStates` in all the automata together.
     init(
         document: AASADocument, maxNFAStates: Int,
         maxVariablePositions: Int = Configuration.Automata().maxVariablePositions, onlyRule: Int? = nil,
@@ -106,18 +106,31 @@ struct DocumentNFAs {
             return paths.indices.contains(Int(rule)) ? paths[Int(rule)] : nil
         }
         let predicates = predicateRule
+        // `nfa-states` holds for the document, not for each automaton: every automaton that
+        // calls a variable has its own copy of the variable's sub-automaton, and a query
+        // dictionary has an automaton per item name, so 4 000 names each calling one variable
+        // of 150 000 states made 600 million states from a 120 KB file (40 s and 7 GB, then
+        // an abort) while each automaton stayed under a per-automaton limit. Counted as the
+        // states are added, so compiling stops at the limit.
+        var statesUsed = 0
         func build(_ patterns: [(pattern: Pattern, tag: Int32)], _ mode: TextMode, itemTags: Bool = false)
             throws(AutomatonError) -> NFA?
         {
             if patterns.isEmpty { return nil }
-            return try NFACompiler.compile(
-                patterns, mode: mode, maxStates: maxNFAStates, maxVariablePositions: maxVariablePositions,
-                variables: resolve, predefined: predefined,
-                locate: { tag in
-                    // Item automata are tagged with predicate ids; split groups have no rule.
-                    let rule = itemTags ? (predicates.indices.contains(Int(tag)) ? predicates[Int(tag)] : -1) : tag
-                    return ruleLocation(rule)
-                })
+            do {
+                let nfa = try NFACompiler.compile(
+                    patterns, mode: mode, maxStates: maxNFAStates - statesUsed, maxVariablePositions: maxVariablePositions,
+                    variables: resolve, predefined: predefined,
+                    locate: { tag in
+                        // Item automata are tagged with predicate ids; split groups have no rule.
+                        let rule = itemTags ? (predicates.indices.contains(Int(tag)) ? predicates[Int(tag)] : -1) : tag
+                        return ruleLocation(rule)
+                    })
+                statesUsed += nfa.stateCount
+                return nfa
+            } catch .tooManyNFAStates(let needed, _) {
+                throw .tooManyNFAStates(needed: statesUsed + needed, limit: maxNFAStates)
+            }
         }
         var path: [NFA?] = []
         var pathSplits: [SuffixSplit?] = []
