@@ -379,4 +379,35 @@ extension HostileInputCLITests {
         XCTAssertEqual(lines(fromArtifact), lines(fromRules), fromArtifact.summary)
         XCTAssertEqual(lines(fromRules).filter { $0.contains(#""apps": ["T.a"]"#) }.count, 12, fromRules.summary)
     }
+    /// 3 000 query item names calling one variable of twelve short values of `?`, `*` and
+    /// letters (44 KB): each item's DFA blows up, and `aasa compile` tried a stored table for
+    /// each within its own bound, 211 s for the one document. The tables of a document now
+    /// share its `eager-dfa-work`, so the others are stored without one, and the artifact
+    /// decides as the rules do.
+    func test_compilingThousandsOfItemAutomataThatBlowUp_sharesTheDocumentsTableWork() throws {
+        var seed: UInt64 = 0x1405_7B7E_F767_814F
+        func random(_ count: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33) % count
+        }
+        let letters = Array("abcdefghij")
+        let values = (0..<12).map { _ in
+            "\"" + String((0..<10).map { _ in [Character("?"), "*", letters[random(letters.count)]][random(3)] }) + "\""
+        }
+        let items = (0..<3_000).map { #""k\#($0)":"$(v)""# }
+        let json = #"{"applinks":{"substitutionVariables":{"v":[\#(values.joined(separator: ","))]},"details":[{"appIDs":["T.a"],"components":[{"?":{\#(items.joined(separator: ","))}}]}]}}"#
+        let rules = folder.appendingPathComponent("items-blow-up")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try Data(json.utf8).write(to: rules.appendingPathComponent("x.example.json"))
+        let artifact = folder.appendingPathComponent("items-blow-up.aasac").path
+        let compile = try ChildProcess.run(["compile", rules.path, "-o", artifact], folder: folder)
+        XCTAssertEqual(compile.status, 0, compile.summary)
+        RobustnessBounds(seconds: 10, residentMiB: 256).check(compile, "compiling 3 000 item automata that blow up")
+        let urls = ["https://x.example/?k1=abcdefghij", "https://x.example/?k7=a&k2999=bbbbbbbbbbbbbbbbbbbbbbb", "https://x.example/?k1"]
+        let input = try write(Array(urls.map { $0 + "\n" }.joined().utf8), "items-blow-up.txt")
+        let fromRules = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input], folder: folder)
+        let fromArtifact = try ChildProcess.run(["classify", "--compiled", artifact, "--input", input], folder: folder)
+        XCTAssertEqual(lines(fromRules).count, urls.count, fromRules.summary)
+        XCTAssertEqual(lines(fromArtifact), lines(fromRules), fromArtifact.summary)
+    }
 }

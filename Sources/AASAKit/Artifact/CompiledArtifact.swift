@@ -101,7 +101,7 @@ public enum CompiledArtifact {
         var table = BinaryWriter()
         var known: [UInt64: [Int]] = [:]
         var ranges: [Range<Int>] = []
-        var forms: [[UInt8]: [UInt8]] = [:]
+        var forms = CompiledDocument.StoredForms()
         var previousName: [UInt8] = []
         var previousFile: [UInt8] = []
         domains.varint(rules.domains.count)

@@ -1,18 +1,36 @@
 extension CompiledDocument {
+    /// The stored forms already worked out, by NFA bytes and the work they were allowed: the
+    /// form is a function of those two (and the budget's table bounds) alone, and a fleet's
+    /// documents repeat the same NFAs thousands of times. Each form keeps the work finding it
+    /// took, charged again to every document that reuses it, so that a document's bytes do not
+    /// depend on what was encoded before it.
+    public struct StoredForms {
+        struct Key: Hashable {
+            var nfa: [UInt8]
+            var allowance: Int
+        }
+
+        var known: [Key: (form: [UInt8], spent: Int)] = [:]
+
+        public init() {}
+    }
+
     /// Each automaton is written as its NFA's length in bytes and its NFA, followed by a flag
     /// and, when it fits `budget` and does not outweigh the NFA `tableBytesPerNFAByte` times in
-    /// the file, its prebuilt DFA table; `counts` tallies which form each got. `forms` remembers
-    /// the form (flag and table bytes) of every NFA already written, by its bytes: the form is a
-    /// function of the NFA and `budget` alone, and a fleet's documents repeat the same NFAs
-    /// thousands of times. Why the length (format 6): loading steps over the NFA of an
-    /// automaton with a table, which its searches never read (`DeferredNFA`).
+    /// the file, its prebuilt DFA table; `counts` tallies which form each got. The tables of one
+    /// document share `budget.maxDocumentWork`: an automaton is allowed what is left of it (up
+    /// to `budget.maxWork`), and once it is spent the rest are stored without tables (loading
+    /// may still build them, under its own `eager-dfa-work`). Why the NFA's length (format 6):
+    /// loading steps over the NFA of an automaton with a table, which its searches never read
+    /// (`DeferredNFA`).
     // PERF: `aasa compile` of the 10 000-domain fleet (`AASA_BENCH_KEEP_FLEET=1 aasa-bench
     // --suite fleet`, 320 distinct bodies) 11.4 → 1.0 s (median of three alternated runs),
     // artifact byte-identical: building each domain's tables was nearly all of it.
     func encode(
         into writer: inout BinaryWriter, budget: LazyDFA.Prebuilt.Budget, counts: inout CompiledArtifact.Counts,
-        forms: inout [[UInt8]: [UInt8]]
+        forms: inout StoredForms
     ) {
+        var left = budget.maxDocumentWork
         func automaton(_ dfa: LazyDFA) {
             let nfa: [UInt8]
             if let deferred = dfa.deferredNFA {
@@ -25,13 +43,18 @@ extension CompiledDocument {
             }
             writer.varint(nfa.count)
             writer.append(nfa)
-            let form = forms[nfa] ?? {
-                let form = Self.storedForm(of: dfa, nfaBytes: nfa.count, budget: budget)
-                forms[nfa] = form
-                return form
+            let key = StoredForms.Key(nfa: nfa, allowance: max(0, min(budget.maxWork, left)))
+            let stored = forms.known[key] ?? {
+                var allowed = budget
+                allowed.maxWork = key.allowance
+                var spent = 0
+                let form = key.allowance == 0 ? [Self.storedLazy] : Self.storedForm(of: dfa, nfaBytes: nfa.count, budget: allowed, spent: &spent)
+                forms.known[key] = (form, spent)
+                return (form, spent)
             }()
-            if form.first == Self.storedTable { counts.prebuilt += 1 } else { counts.lazy += 1 }
-            writer.append(form)
+            left -= stored.spent
+            if stored.form.first == Self.storedTable { counts.prebuilt += 1 } else { counts.lazy += 1 }
+            writer.append(stored.form)
         }
         // The domain and app IDs are the index's (`CompiledArtifact`): what is left is the same
         // for every domain compiled from the same rules, and is stored once for all of them.
@@ -82,9 +105,9 @@ extension CompiledDocument {
 
     /// What follows an automaton's NFA in the artifact: its form's flag, then the table for
     /// `storedTable`.
-    private static func storedForm(of dfa: LazyDFA, nfaBytes: Int, budget: LazyDFA.Prebuilt.Budget) -> [UInt8] {
+    private static func storedForm(of dfa: LazyDFA, nfaBytes: Int, budget: LazyDFA.Prebuilt.Budget, spent: inout Int) -> [UInt8] {
         // Artifacts store dense tables only; a compact one is built again at load.
-        guard let table = Planner.storedTable(for: dfa, budget: budget) else { return [storedLazy] }
+        guard let table = Planner.storedTable(for: dfa, budget: budget, spent: &spent) else { return [storedLazy] }
         var stored = BinaryWriter()
         stored.write(storedTable)
         table.encode(into: &stored)

@@ -58,9 +58,11 @@ public enum Planner {
     /// minimised DFA when that fits `budget` (`LazyDFA.Prebuilt.Budget`, by default
     /// `denseRowLimit`); nil keeps it lazy in the artifact (a compact table is built again at
     /// load, by `automaton`).
-    public static func storedTable(for dfa: LazyDFA, budget: LazyDFA.Prebuilt.Budget) -> LazyDFA.Prebuilt? {
+    /// `spent`: the work determinising took (none for a table the automaton has already).
+    public static func storedTable(for dfa: LazyDFA, budget: LazyDFA.Prebuilt.Budget, spent: inout Int) -> LazyDFA.Prebuilt? {
+        spent = 0
         if let table = dfa.prebuilt, table.isDense { return table }
-        return LazyDFA.Prebuilt(nfa: dfa.nfa, budget: budget)
+        return LazyDFA.Prebuilt(nfa: dfa.nfa, budget: budget, spent: &spent)
     }
 
     /// The compact table of `nfa` when it pays and is bounded, and why (or why not).

@@ -84,7 +84,8 @@ enum CompileCommand {
             return code == .usage ? CommandSupport.usageError(spec, "a single file needs --domain") : code
         }
         var counts = CompiledArtifact.Counts()
-        let parts = CompiledArtifact.encodedParts(rules, budget: .init(), counts: &counts)
+        let parts = CompiledArtifact.encodedParts(
+            rules, budget: .init(maxDocumentWork: configuration.automata.eagerMaxWork), counts: &counts)
         if let error = file.commit(parts: parts) {
             printError("aasa compile: \(error)")
             return .inputOutput

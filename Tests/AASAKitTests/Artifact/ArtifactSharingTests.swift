@@ -88,7 +88,7 @@ final class ArtifactSharingTests: XCTestCase {
         // shared with what comes before, some not.
         let mixed = #"{"applinks": {"details": [{"appIDs": ["T.m"], "components": [{"/": "/items/*"}, {"/": "/help/*", "exclude": true}, {"/": "/Story/*", "caseSensitive": false, "?": {"id": "?*"}}]}]}}"#
         func body(_ json: String, after earlier: [String]) throws -> ([UInt8], CompiledArtifact.Counts) {
-            var forms: [[UInt8]: [UInt8]] = [:]
+            var forms = CompiledDocument.StoredForms()
             var ignored = CompiledArtifact.Counts()
             for text in earlier {
                 var writer = BinaryWriter()
@@ -107,6 +107,50 @@ final class ArtifactSharingTests: XCTestCase {
             let after = try body(mixed, after: earlier)
             XCTAssertEqual(after.0, alone.0, "after \(earlier)")
             XCTAssertEqual(after.1, alone.1, "after \(earlier)")
+        }
+    }
+
+    /// A document's stored tables share `maxDocumentWork`: with none, every automaton is stored
+    /// without a table; with a little, the first ones get theirs and the rest none; every way,
+    /// the decoded domain decides as the document does. Each form's work is charged again when
+    /// a later document reuses it, so a body does not depend on what was encoded before it.
+    func test_storedTables_shareTheDocumentsWork() throws {
+        let json = ##"{"applinks": {"details": [{"appIDs": ["T.m"], "components": [{"/": "/items/*", "?": {"id": "?*", "k": "v*"}, "#": "f*"}, {"/": "/help/*", "caseSensitive": false}]}]}}"##
+        let compiled = try CompiledDocument(document: try AASADocument(bytes: Array(json.utf8)), domain: "m.example")
+        func body(_ budget: LazyDFA.Prebuilt.Budget, after earlier: Int = 0) -> ([UInt8], CompiledArtifact.Counts) {
+            var forms = CompiledDocument.StoredForms()
+            var ignored = CompiledArtifact.Counts()
+            for _ in 0..<earlier {
+                var writer = BinaryWriter()
+                compiled.encode(into: &writer, budget: budget, counts: &ignored, forms: &forms)
+            }
+            var counts = CompiledArtifact.Counts()
+            var writer = BinaryWriter()
+            compiled.encode(into: &writer, budget: budget, counts: &counts, forms: &forms)
+            return (writer.bytes, counts)
+        }
+        let automata = body(.init()).1.prebuilt + body(.init()).1.lazy
+        XCTAssertEqual(body(.init()).1.prebuilt, automata, "every automaton gets its table")
+        XCTAssertEqual(body(.init(maxDocumentWork: 0)).1.prebuilt, 0)
+        // The smallest budget that gives some automaton its table leaves the others none.
+        var (none, some) = (0, LazyDFA.Prebuilt.Budget().maxDocumentWork)
+        while some - none > 1 {
+            let middle = (none + some) / 2
+            if body(.init(maxDocumentWork: middle)).1.prebuilt > 0 { some = middle } else { none = middle }
+        }
+        XCTAssertLessThan(body(.init(maxDocumentWork: some)).1.prebuilt, automata)
+        XCTAssertEqual(body(.init(maxDocumentWork: some), after: 2).0, body(.init(maxDocumentWork: some)).0)
+        let urls = ["https://m.example/items/1?id=x&k=v1#f1", "https://m.example/items/1?k=v", "https://m.example/HELP/a", "https://m.example/other"]
+        let original = DFAMatcher(compiled)
+        for work in [0, some, LazyDFA.Prebuilt.Budget().maxDocumentWork] {
+            var counts = CompiledArtifact.Counts()
+            let rules = ClassifierRules(artifact: [CompiledArtifact.Domain(name: "m.example", file: "m", state: .compiled(compiled))])
+            let bytes = CompiledArtifact.encode(rules, budget: .init(maxDocumentWork: work), counts: &counts)
+            let mapped = try CompiledArtifact.open(path: try write(bytes).path)
+            let decoded = DFAMatcher(try mapped.document(0).get())
+            for url in urls {
+                XCTAssertEqual(try decoded.decide(url, app: nil).matchedApps, try original.decide(url, app: nil).matchedApps, "\(url), work \(work)")
+            }
         }
     }
 

@@ -29,6 +29,16 @@ public struct DenseDFA: Sendable {
     /// - Complexity: O(states × classes × subset size); exponential in the worst case, hence
     ///   the limits.
     public init(nfa: NFA, maxStates: Int = 10_000, maxWork: Int = .max) throws(AutomatonError) {
+        var spent = 0
+        try self.init(nfa: nfa, maxStates: maxStates, maxWork: maxWork, spent: &spent)
+    }
+
+    /// As `init(nfa:maxStates:maxWork:)`, telling in `spent` the work it took (the measure
+    /// `maxWork` bounds), whether it built the table or gave up: a document's compile-time
+    /// tables share one budget (`CompiledDocument.encode`).
+    init(nfa: NFA, maxStates: Int, maxWork: Int, spent: inout Int) throws(AutomatonError) {
+        var work = 0
+        defer { spent = work }
         let classes = nfa.byteClasses()
         let representatives = classes.representatives
         let determinizer = Determinizer(nfa: nfa)
@@ -43,7 +53,6 @@ public struct DenseDFA: Sendable {
         if index[subsets[1]] == nil { index[subsets[1]] = 1 }
         var transitions = [Int32](repeating: 0, count: 2 * classes.count)
         var next = 1
-        var work = 0
         while next < subsets.count {
             work += (subsets[next].positions.count + 1) * classes.count
             guard work <= maxWork else { throw .tooManyDFAStates(limit: maxStates) }

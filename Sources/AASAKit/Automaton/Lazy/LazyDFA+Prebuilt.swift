@@ -69,20 +69,36 @@ extension LazyDFA {
             public var maxTableBytes: Int
             public var maxStates: Int
             public var maxWork: Int
+            /// The work all of one document's tables may take together, built or not
+            /// (`eager-dfa-work`): a document has an automaton per query item name, and 3 000
+            /// names each failing its own `maxWork` took `aasa compile` 211 s for a 44 KB file.
+            public var maxDocumentWork: Int
 
-            public init(maxTableBytes: Int = Planner.denseRowLimit, maxStates: Int = 65_536, maxWork: Int = 1 << 22) {
+            public init(
+                maxTableBytes: Int = Planner.denseRowLimit, maxStates: Int = 65_536, maxWork: Int = 1 << 22,
+                maxDocumentWork: Int = AASAKit.Configuration.Automata().eagerMaxWork
+            ) {
                 self.maxTableBytes = maxTableBytes
                 self.maxStates = maxStates
                 self.maxWork = maxWork
+                self.maxDocumentWork = maxDocumentWork
             }
         }
 
         /// Determinises and minimises `nfa` when its DFA fits `budget`; nil when it does not.
         public convenience init?(nfa: NFA, budget: Budget = Budget()) {
+            var spent = 0
+            self.init(nfa: nfa, budget: budget, spent: &spent)
+        }
+
+        /// As `init(nfa:budget:)`, telling in `spent` the work determinising took, built or not.
+        convenience init?(nfa: NFA, budget: Budget, spent: inout Int) {
+            spent = 0
             let classes = nfa.byteClasses()
             let stride = classes.count
             let maxStates = min(budget.maxStates, budget.maxTableBytes / (4 * stride))
-            guard maxStates >= 2, let dense = try? DenseDFA(nfa: nfa, maxStates: maxStates, maxWork: budget.maxWork) else {
+            guard maxStates >= 2, let dense = try? DenseDFA(nfa: nfa, maxStates: maxStates, maxWork: budget.maxWork, spent: &spent)
+            else {
                 return nil
             }
             // A step the lazy DFA charges (`LazyDFA.heavyWeight`) stays lazy here too: a stored
