@@ -50,8 +50,10 @@ public enum CompiledArtifact {
     /// 1: NFAs only. 2: NFAs with prebuilt DFA tables where they pay. 3: and suffix splits.
     /// 4: an index, and a checksum per domain, so domains decode on first use. 5: bodies shared
     /// by the domains compiled from the same rules, and compact numbers. 6: each NFA's length
-    /// and each table's byte classes, so a table-backed automaton loads without its NFA.
-    public static let version: UInt32 = 6
+    /// and each table's byte classes, so a table-backed automaton loads without its NFA. 7: a
+    /// rule naming the apps of the rule before it says so instead of listing them, and shares
+    /// them once decoded (a 130 KB document of 10 000 apps and 21 500 rules wrote 428 MB).
+    public static let version: UInt32 = 7
     /// Public so that a command given an artifact where documents belong can say so.
     public static let magic: [UInt8] = Array("AASAFSA\0".utf8)
     public static let headerSize = 32

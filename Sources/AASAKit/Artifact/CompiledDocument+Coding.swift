@@ -60,17 +60,23 @@ extension CompiledDocument {
         // for every domain compiled from the same rules, and is stored once for all of them.
         writer.varint(appIDs.count)
         writer.varint(rules.count)
+        var previousApps: [Int32]?
         for rule in rules {
             writer.varint(rule.entryIndex)
             writer.varint(rule.ruleIndex)
+            // Format 7: a rule naming the apps of the rule before it (the rules of one entry)
+            // says so in a flag rather than listing them again, and is decoded sharing them.
+            let sameApps = rule.apps == previousApps
+            previousApps = rule.apps
             let query: Int
             switch rule.queryKind {
             case .universal: query = 0
             case .text: query = 1
             case .items: query = 2
             }
-            writer.write(UInt8((rule.exclude ? 1 : 0) | (rule.fragmentIsUniversal ? 2 : 0) | rule.mode.index << 2 | query << 4))
-            writer.naturals(rule.apps)
+            writer.write(
+                UInt8((rule.exclude ? 1 : 0) | (rule.fragmentIsUniversal ? 2 : 0) | rule.mode.index << 2 | query << 4 | (sameApps ? 64 : 0)))
+            if !sameApps { writer.naturals(rule.apps) }
             if case .items(let predicates) = rule.queryKind { writer.naturals(predicates) }
         }
         writer.varint(predicateCount)
@@ -200,11 +206,17 @@ extension CompiledDocument {
             let entryIndex = try reader.natural()
             let ruleIndex = try reader.natural()
             let flags = Int(try reader.uint8())
-            guard flags < 1 << 6, flags >> 4 != 3 else { throw .corrupt("unknown rule flags") }
-            let apps = try reader.naturals()
-            guard apps.allSatisfy({ Int($0) < appIDs.count }) else { throw .corrupt("a rule names an unknown app") }
+            guard flags < 1 << 7, flags >> 4 & 3 != 3 else { throw .corrupt("unknown rule flags") }
+            let apps: [Int32]
+            if flags & 64 != 0 {
+                guard let previous = rules.last else { throw .corrupt("the first rule names the apps of no rule before it") }
+                apps = previous.apps
+            } else {
+                apps = try reader.naturals()
+                guard apps.allSatisfy({ Int($0) < appIDs.count }) else { throw .corrupt("a rule names an unknown app") }
+            }
             let queryKind: QueryKind
-            switch flags >> 4 {
+            switch flags >> 4 & 3 {
             case 0: queryKind = .universal
             case 1: queryKind = .text
             default:

@@ -98,7 +98,11 @@ public final class CompiledDocument: Sendable {
         self.domain = domain
         self.domainBytes = Self.lowercasedBytes(domain)
         self.appIDs = appIDs
+        // The rules of an entry share one array of its apps: a copy per rule made a 130 KB
+        // document of 10 000 apps and 21 500 rules hold 860 MB (apps × rules).
+        var entryApps: (entry: Int, apps: [Int32]) = (-1, [])
         let infos = nfas.rules.map { rule in
+            if rule.entryIndex != entryApps.entry { entryApps = (rule.entryIndex, rule.apps.map(Int32.init)) }
             let queryKind: QueryKind
             switch nfas.queryConstraints[rule.id] {
             case .universal: queryKind = .universal
@@ -107,7 +111,7 @@ public final class CompiledDocument: Sendable {
             }
             return RuleInfo(
                 entryIndex: rule.entryIndex, ruleIndex: rule.ruleIndex, exclude: rule.exclude,
-                apps: rule.apps.map(Int32.init), mode: rule.mode, queryKind: queryKind,
+                apps: entryApps.apps, mode: rule.mode, queryKind: queryKind,
                 fragmentIsUniversal: !nfas.fragmentConstrained[rule.id])
         }
         // One budget for all the document's compile-time tables (`eager-dfa-work`).

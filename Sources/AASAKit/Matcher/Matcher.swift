@@ -339,8 +339,9 @@ public final class DFAMatcher: DecisionEngine {
                 if applyRow(onlyApp: onlyApp) { return }
             }
             resetComponentResults()
+            var decidedEntry = -1
             searchers.value.solo?.walkRules { rule in
-                consider(Int(rule), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
+                consider(Int(rule), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining, decidedEntry: &decidedEntry)
                 return remaining > 0
             }
             return
@@ -348,8 +349,9 @@ public final class DFAMatcher: DecisionEngine {
         guard searchers.value.multi != nil else { return }
         resetComponentResults()
         searchers.value.multi?.search(path, normalizer: &state.value.normalizer)
+        var decidedEntry = -1
         searchers.value.multi?.walkRules { rule in
-            consider(Int(rule), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining)
+            consider(Int(rule), onlyApp: onlyApp, query: query, fragment: fragment, remaining: &remaining, decidedEntry: &decidedEntry)
             return remaining > 0
         }
     }
@@ -378,13 +380,20 @@ public final class DFAMatcher: DecisionEngine {
 
     /// A rule whose path matched: if its query and fragment hold too, it decides for each of its
     /// apps still undecided.
+    ///
+    /// `decidedEntry`: the entry of the last rule that held for every app, all of whose apps
+    /// (the same for each of its rules) are therefore decided: its later rules are passed over
+    /// without visiting their apps. Rules are walked in order, so an entry's rules come
+    /// together. Without it, 8 000 matching rules of an entry naming 9 000 apps, beside an app
+    /// never decided, cost a 20-byte URL 52 ms (rules × apps).
     @inline(__always)
     private func consider(
         _ rule: Int, onlyApp: Int?, query: ByteView, fragment: ByteView,
-        remaining: inout Int
+        remaining: inout Int, decidedEntry: inout Int
     ) {
         // The rule's fields are read where `rules` holds them: copying the `RuleInfo` out
         // retained its arrays.
+        if rules[rule].entryIndex == decidedEntry { return }
         if let onlyApp, !rules[rule].apps.contains(Int32(onlyApp)) { return }
         guard queryMatches(rule: rule, query: query), fragmentMatches(rule: rule, fragment: fragment) else { return }
         for app in rules[rule].apps where decisions[app: Int(app)] < 0 && (onlyApp == nil || Int(app) == onlyApp) {
@@ -392,6 +401,7 @@ public final class DFAMatcher: DecisionEngine {
             state.value.decidedSomething = true
             remaining -= 1
         }
+        if onlyApp == nil { decidedEntry = rules[rule].entryIndex }
     }
 
     /// Whether the rule's query pattern holds; the query automata run on first need per URL.

@@ -107,9 +107,57 @@ public enum TextNormalization {
     }
 
     /// NFC (canonical composition), as Foundation computes it; ASCII text is returned as is.
+    ///
+    /// Foundation puts each run of combining marks in canonical order in time quadratic in the
+    /// run's length when the run is out of order: 32 000 marks alternating two classes took
+    /// 0.46 s, and a 64 KB URL compared in several decoded modes up to 2.4 s, charged to no
+    /// budget. Runs are put in order here first, in O(n log n) (`canonicallyOrdered`); the text
+    /// is canonically equivalent, so its NFC is the same, and Foundation then finds each run in
+    /// order (the same 32 000 marks: 1 ms).
     public static func nfc(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
-        return text.precomposedStringWithCanonicalMapping
+        return canonicallyOrdered(text).precomposedStringWithCanonicalMapping
+    }
+
+    /// `text` with each run of non-starters (canonical combining class above 0) sorted stably
+    /// by class: the reordering of canonical decomposition (UAX #15), which keeps the text
+    /// canonically equivalent. A non-starter that decomposes does so into marks of its own class,
+    /// so sorting before decomposing orders them too. Returned as is when every run is in order.
+    static func canonicallyOrdered(_ text: String) -> String {
+        // No scalar below U+0300 is a non-starter.
+        func combiningClass(_ scalar: Unicode.Scalar) -> UInt8 {
+            scalar.value < 0x300 ? 0 : scalar.properties.canonicalCombiningClass.rawValue
+        }
+        var scalars = Array(text.unicodeScalars)
+        var changed = false
+        var start = 0
+        while start < scalars.count {
+            guard combiningClass(scalars[start]) != 0 else {
+                start += 1
+                continue
+            }
+            var end = start + 1
+            var inOrder = true
+            var previous = combiningClass(scalars[start])
+            while end < scalars.count {
+                let current = combiningClass(scalars[end])
+                if current == 0 { break }
+                if current < previous { inOrder = false }
+                previous = current
+                end += 1
+            }
+            if !inOrder {
+                // Sorted by (class, position): stable whatever the sort.
+                let run = scalars[start..<end].enumerated().map { (combiningClass($0.element), $0.offset, $0.element) }
+                for (offset, entry) in run.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }).enumerated() { scalars[start + offset] = entry.2 }
+                changed = true
+            }
+            start = end
+        }
+        guard changed else { return text }
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars)
+        return String(view)
     }
 
     /// The literal as a rule in `mode` compares it: NFC when decoded, then folded.

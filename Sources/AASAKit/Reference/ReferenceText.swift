@@ -14,7 +14,9 @@ struct ReferenceText: Sendable {
         if !percentEncoded {
             text = Self.percentDecoded(text) ?? text
             // NFC leaves ASCII unchanged; skipping Foundation for it only saves time.
-            if !text.utf8.allSatisfy({ $0 < 0x80 }) { text = text.precomposedStringWithCanonicalMapping }
+            // Through `TextNormalization.nfc`: Foundation alone is quadratic in a run of
+            // combining marks out of order.
+            if !text.utf8.allSatisfy({ $0 < 0x80 }) { text = TextNormalization.nfc(text) }
         }
         return caseSensitive ? text : Self.folded(text)
     }

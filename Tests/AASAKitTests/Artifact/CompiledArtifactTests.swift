@@ -137,15 +137,16 @@ final class CompiledArtifactTests: XCTestCase {
         }
     }
 
-    /// Format 5 (NFAs without their length, tables without their byte classes) and older are
-    /// refused, not migrated.
+    /// Format 6 (every rule listing its apps) and older are refused, not migrated.
     func test_artifact_refusesTheOlderFormatWithAClearMessage() throws {
-        XCTAssertEqual(CompiledArtifact.version, 6)
-        var older = CompiledArtifact.encode(try corpusRules())
-        older[8] = 5
-        XCTAssertThrowsError(try decode(older)) {
-            XCTAssertEqual($0 as? ArtifactError, .otherVersion(found: 5, expected: CompiledArtifact.version))
-            XCTAssertTrue("\($0)".contains("run 'aasa compile' again"), "\($0)")
+        XCTAssertEqual(CompiledArtifact.version, 7)
+        for version: UInt8 in [5, 6] {
+            var older = CompiledArtifact.encode(try corpusRules())
+            older[8] = version
+            XCTAssertThrowsError(try decode(older)) {
+                XCTAssertEqual($0 as? ArtifactError, .otherVersion(found: UInt32(version), expected: CompiledArtifact.version))
+                XCTAssertTrue("\($0)".contains("run 'aasa compile' again"), "\($0)")
+            }
         }
     }
 

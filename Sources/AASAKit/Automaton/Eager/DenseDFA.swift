@@ -34,11 +34,15 @@ public struct DenseDFA: Sendable {
     }
 
     /// As `init(nfa:maxStates:maxWork:)`, telling in `spent` the work it took (the measure
-    /// `maxWork` bounds), whether it built the table or gave up: a document's compile-time
-    /// tables share one budget (`CompiledDocument.encode`).
-    init(nfa: NFA, maxStates: Int, maxWork: Int, spent: inout Int) throws(AutomatonError) {
+    /// `maxWork` bounds, here with the positions the closures visited), whether it built the
+    /// table or gave up: a document's compile-time tables share one budget
+    /// (`CompiledDocument.encode`). With `maxStep`, a step whose closure visits that many
+    /// positions ends the attempt at once (a stored table must have none).
+    init(nfa: NFA, maxStates: Int, maxWork: Int, maxStep: Int = .max, spent: inout Int) throws(AutomatonError) {
         var work = 0
-        defer { spent = work }
+        // The closures' visits, counted toward `spent` only: `maxWork` keeps its measure.
+        var visited = 0
+        defer { spent = work + visited }
         let classes = nfa.byteClasses()
         let representatives = classes.representatives
         let determinizer = Determinizer(nfa: nfa)
@@ -48,6 +52,8 @@ public struct DenseDFA: Sendable {
             throw .tooManyDFAStates(limit: maxStates)
         }
         var heaviest = scratch.visits
+        visited += scratch.visits
+        guard heaviest < maxStep else { throw .tooManyDFAStates(limit: maxStates) }
         var subsets = [deadSubset, startSubset]
         var index: [Determinizer.Subset: Int32] = [deadSubset: 0]
         if index[subsets[1]] == nil { index[subsets[1]] = 1 }
@@ -61,7 +67,11 @@ public struct DenseDFA: Sendable {
                     let target = determinizer.step(
                         subsets[next], on: representatives[cls], scratch: &scratch, cap: max(0, maxWork - work))
                 else { throw .tooManyDFAStates(limit: maxStates) }
-                if !target.positions.isEmpty || !target.tags.isEmpty { heaviest = max(heaviest, scratch.visits) }
+                visited += scratch.visits
+                if !target.positions.isEmpty || !target.tags.isEmpty {
+                    heaviest = max(heaviest, scratch.visits)
+                    guard heaviest < maxStep else { throw .tooManyDFAStates(limit: maxStates) }
+                }
                 let id: Int32
                 if target.positions.isEmpty && target.tags.isEmpty {
                     id = Self.dead

@@ -5,6 +5,16 @@ extension DenseDFA {
     /// goes, class by class, to the same groups. Canonical numbering is kept: groups are
     /// renumbered in order of their first state, so the dead state stays 0 and the start 1.
     public func minimized() -> DenseDFA {
+        var spent = 0
+        return minimized(maxWork: .max, spent: &spent) ?? self
+    }
+
+    /// As `minimized()`, or nil once refining would pass `maxWork` cells (each round reads
+    /// every state's row): a round can split off one state only, so a chain of states (a long
+    /// literal pattern) takes a round per state, and 50 000 of them took minutes. `spent`
+    /// tells the cells read, finished or not.
+    func minimized(maxWork: Int, spent: inout Int) -> DenseDFA? {
+        spent = 0
         let stride = classes.count
         var group = [Int](repeating: 0, count: stateCount)
         var signatureIndex: [[Int32]: Int] = [:]
@@ -19,6 +29,8 @@ extension DenseDFA {
         }
         var groupCount = signatureIndex.count
         while true {
+            guard spent <= maxWork - stateCount * (stride + 1) else { return nil }
+            spent += stateCount * (stride + 1)
             var refined = [[Int]: Int]()
             var newGroup = [Int](repeating: 0, count: stateCount)
             for state in 0..<stateCount {

@@ -97,7 +97,7 @@ extension LazyDFA {
             let classes = nfa.byteClasses()
             let stride = classes.count
             let maxStates = min(budget.maxStates, budget.maxTableBytes / (4 * stride))
-            guard maxStates >= 2, let dense = try? DenseDFA(nfa: nfa, maxStates: maxStates, maxWork: budget.maxWork, spent: &spent)
+            guard maxStates >= 2, let dense = try? DenseDFA(nfa: nfa, maxStates: maxStates, maxWork: budget.maxWork, maxStep: LazyDFA.heavyWeight, spent: &spent)
             else {
                 return nil
             }
@@ -105,9 +105,13 @@ extension LazyDFA {
             // table charges nothing, so the artifact would decide a URL that `--rules` refuses
             // for work, and the records of the two would differ.
             guard dense.heaviestStep < LazyDFA.heavyWeight else { return nil }
-            // A never-accepting automaton minimises to the dead state alone: keep a start row.
-            let minimized = dense.minimized()
-            let minimal = minimized.stateCount >= 2 ? minimized : dense
+            // Minimising shares the attempt's work bound; past it the table is kept as built
+            // (larger, never wrong). A never-accepting automaton minimises to the dead state
+            // alone: keep a start row.
+            var minimizing = 0
+            let minimized = dense.minimized(maxWork: budget.maxWork - spent, spent: &minimizing)
+            spent += minimizing
+            let minimal = minimized.flatMap { $0.stateCount >= 2 ? $0 : nil } ?? dense
             var tagSets: [TagSet] = []
             var indexOfTags: [[Int32]: Int32] = [:]
             var acceptOf: [Int32] = []

@@ -1,0 +1,45 @@
+@testable import AASAKit
+import Foundation
+import XCTest
+
+/// `TextNormalization.nfc` puts runs of combining marks in canonical order before Foundation
+/// composes the text (Foundation's own reordering is quadratic in an unordered run): the result
+/// must be Foundation's NFC of the text as given, scalar for scalar.
+final class CanonicalOrderTests: XCTestCase {
+    /// Starters, marks of several classes (220, 230, 240, 10, 202), a mark that decomposes
+    /// (U+0344), Tibetan signs that decompose into marks (U+0F73), Hangul jamo and precomposed
+    /// letters.
+    static let pool: [Unicode.Scalar] = [
+        "a", "e", "\u{E9}", "\u{1E0B}", "\u{0301}", "\u{0316}", "\u{0323}", "\u{0300}", "\u{0327}", "\u{05B0}", "\u{0345}",
+        "\u{0344}", "\u{0F71}", "\u{0F72}", "\u{0F73}", "\u{1100}", "\u{1161}", "\u{11A8}", "\u{AC00}", "\u{212B}", "\u{0308}",
+    ]
+
+    func scalars(_ text: String) -> [UInt32] { text.unicodeScalars.map(\.value) }
+
+    func test_nfc_equalsFoundationsOnRandomRunsOfMarks() {
+        var seed: UInt64 = 0xD1B5_4A32_D192_ED03
+        func random(_ count: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33) % count
+        }
+        for _ in 0..<5_000 {
+            var view = String.UnicodeScalarView()
+            for _ in 0..<random(40) { view.append(Self.pool[random(Self.pool.count)]) }
+            let text = String(view)
+            XCTAssertEqual(scalars(TextNormalization.nfc(text)), scalars(text.precomposedStringWithCanonicalMapping), "\(scalars(text))")
+        }
+    }
+
+    func test_canonicallyOrdered_sortsEachRunStablyByClassAndLeavesOrderedTextAlone() {
+        let ordered = "e\u{0316}\u{0301}\u{0300}x"
+        XCTAssertEqual(scalars(TextNormalization.canonicallyOrdered(ordered)), scalars(ordered))
+        // 230, 220, 230, 220 → 220, 220, 230, 230, each class in its own order.
+        let run = "e\u{0301}\u{0316}\u{0300}\u{0323}x\u{0345}\u{05B0}"
+        XCTAssertEqual(
+            scalars(TextNormalization.canonicallyOrdered(run)), [0x65, 0x316, 0x323, 0x301, 0x300, 0x78, 0x5B0, 0x345])
+        let long = "a" + String(repeating: "\u{0345}\u{05B0}", count: 16_000)
+        let sorted = scalars(TextNormalization.canonicallyOrdered(long))
+        XCTAssertEqual(sorted, [0x61] + Array(repeating: 0x5B0, count: 16_000) + Array(repeating: 0x345, count: 16_000))
+        XCTAssertEqual(scalars(TextNormalization.nfc(long)), sorted)
+    }
+}
