@@ -507,4 +507,54 @@ extension HostileInputCLITests {
         XCTAssertEqual(lines(reference), lines(run), reference.summary)
         XCTAssertEqual(lines(run).filter { $0.contains(#""apps": ["T.a"]"#) }.count, 10, run.summary)
     }
+    /// An entry naming 2 000 apps that never match, beside 20 rules `/*x*` for 20 letters:
+    /// each URL of a random set of those letters makes a new set of matched rules, and the
+    /// matcher keeps a decision row of the 2 000 apps for each. Those rows were outside the
+    /// cache budget (630 MB for these URLs under the default budget); they count toward it now,
+    /// and go when the cache clears. Records are the same under any budget.
+    func test_decisionRowsOfManyRuleSets_countTowardTheCacheBudget() throws {
+        let apps = shortAppIDs(2_000).map { "\"\($0)\"" }.joined(separator: ",")
+        let letters = Array("abcdefghijklmnopqrst")
+        let letterRules = letters.map { #"{"/":"*\#($0)*"}"# }.joined(separator: ",")
+        let json = #"{"applinks":{"details":[{"appIDs":[\#(apps)],"components":[{"/":"/nomatch"}]},{"appID":"Z.z","components":[\#(letterRules)]}]}}"#
+        let rules = folder.appendingPathComponent("rows")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try Data(json.utf8).write(to: rules.appendingPathComponent("x.example.json"))
+        var seed: UInt64 = 0x94D0_49BB_1331_11EB
+        func random(_ count: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33) % count
+        }
+        let urls = (0..<60_000).map { _ -> String in
+            var chosen = letters.filter { _ in random(2) == 0 }
+            for index in chosen.indices.reversed() { chosen.swapAt(index, random(index + 1)) }
+            return "https://x.example/" + String(chosen)
+        }
+        let input = try write(Array(urls.map { $0 + "\n" }.joined().utf8), "rows.txt")
+        let small = try ChildProcess.run(
+            ["classify", "--rules", rules.path, "--input", input, "--jobs", "1", "--format", "tsv", "--limit", "dfa-cache-bytes=16M"],
+            folder: folder)
+        XCTAssertEqual(lines(small).count, urls.count + 1, small.summary)
+        RobustnessBounds(seconds: 20, residentMiB: 150).check(small, "60 000 rule sets of 2 000 apps' rows under a 16 MiB cache")
+        let large = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input, "--jobs", "1", "--format", "tsv"], folder: folder)
+        XCTAssertEqual(lines(large), lines(small), large.summary)
+        // Uncounted, the rows took 630 MB here under the default budget of 128 MiB.
+        RobustnessBounds(seconds: 20, residentMiB: 300).check(large, "60 000 rule sets of 2 000 apps' rows under the default cache")
+    }
+
+    /// `aasa diff` of an entry of 6 000 apps and 10 rules against a one-rule document: 60 000
+    /// changes, sorted with a comparator that searched the app list (6.8 s); each app's place
+    /// is looked up once now.
+    func test_diffOfThousandsOfApps_sortsItsChangesByAppsLookedUpOnce() throws {
+        let apps = (0..<6_000).map { "\"ABCDE12345.a\($0)\"" }.joined(separator: ",")
+        let old = try write(
+            Array(#"{"applinks":{"details":[{"appIDs":[\#(apps)],"components":[\#((0..<10).map { #"{"/":"/a\#($0)"}"# }.joined(separator: ","))]}]}}"#.utf8),
+            "diff-old.json")
+        let new = try write(Array(#"{"applinks":{"details":[{"appIDs":["A.b"],"components":[{"/":"/a*"}]}]}}"#.utf8), "diff-new.json")
+        let run = try ChildProcess.run(["diff", old, new, "--domain", "x.example"], folder: folder)
+        XCTAssertEqual(run.status, 1, run.summary)
+        let text = String(decoding: run.stdout, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("ABCDE12345.a0: match (entry 0 rule 0) -> no_match\n  https://x.example/a0\n"), String(text.prefix(300)))
+        RobustnessBounds(seconds: 3, residentMiB: 256).check(run, "diff of 6 000 apps × 10 rules")
+    }
 }

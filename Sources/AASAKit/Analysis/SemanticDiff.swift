@@ -136,9 +136,12 @@ public struct SemanticDiff: Sendable {
                 }
             }
         }
+        // Each app's place looked up once: a search of the app list in the comparator made
+        // sorting the changes of 6 000 apps × 10 rules most of a 10 s diff.
+        let appOrder = Dictionary(apps.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         self.changes = changes.sorted { lhs, rhs in
-            (apps.firstIndex(of: lhs.app) ?? 0, lhs.urls.first?.utf8.count ?? Int.max, lhs.urls.first ?? "")
-                < (apps.firstIndex(of: rhs.app) ?? 0, rhs.urls.first?.utf8.count ?? Int.max, rhs.urls.first ?? "")
+            (appOrder[lhs.app] ?? 0, lhs.urls.first?.utf8.count ?? Int.max, lhs.urls.first ?? "")
+                < (appOrder[rhs.app] ?? 0, rhs.urls.first?.utf8.count ?? Int.max, rhs.urls.first ?? "")
         }
         if !changes.isEmpty {
             verdict = .different

@@ -322,16 +322,18 @@ struct FirstSightRows {
         appCount: Int
     ) -> Int32 {
         if cache.clearCount != clearCount {
-            rowOfTagSet.removeAll(keepingCapacity: true)
-            rows.removeAll(keepingCapacity: true)
+            // Given back, not kept: a released cache (`LazyDFA.Cache.release`) gave its own.
+            rowOfTagSet = []
+            rows = []
             clearCount = cache.clearCount
         }
-        if Int(tagSet) >= rowOfTagSet.count {
-            rowOfTagSet.append(contentsOf: repeatElement(Self.unknown, count: Int(tagSet) + 1 - rowOfTagSet.count))
-        }
+        let grown = max(0, Int(tagSet) + 1 - rowOfTagSet.count)
+        if grown > 0 { rowOfTagSet.append(contentsOf: repeatElement(Self.unknown, count: grown)) }
         let start = Int32(rows.count)
         let decided = DecisionRows.appendRow(
             for: cache.tagSets[Int(tagSet)].sorted, layout: layout, rules: rules, apps: apps, appCount: appCount, to: &rows)
+        // The rows count toward the cache's budget, so that it clears (and they go) when full.
+        cache.noteDerived(bytes: (rows.count - Int(start) + grown) * MemoryLayout<Int32>.stride)
         let row = decided ? start : Self.notDecidedByPath
         rowOfTagSet[Int(tagSet)] = row
         return row

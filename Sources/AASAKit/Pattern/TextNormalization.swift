@@ -128,6 +128,14 @@ public enum TextNormalization {
         func combiningClass(_ scalar: Unicode.Scalar) -> UInt8 {
             scalar.value < 0x300 ? 0 : scalar.properties.canonicalCombiningClass.rawValue
         }
+        // Most text has no run out of order: found without allocating, and returned as is.
+        var previous: UInt8 = 0
+        let ordered = text.unicodeScalars.allSatisfy { scalar in
+            let current = combiningClass(scalar)
+            defer { previous = current }
+            return current == 0 || current >= previous
+        }
+        if ordered { return text }
         var scalars = Array(text.unicodeScalars)
         var changed = false
         var start = 0
@@ -138,12 +146,12 @@ public enum TextNormalization {
             }
             var end = start + 1
             var inOrder = true
-            var previous = combiningClass(scalars[start])
+            var last = combiningClass(scalars[start])
             while end < scalars.count {
                 let current = combiningClass(scalars[end])
                 if current == 0 { break }
-                if current < previous { inOrder = false }
-                previous = current
+                if current < last { inOrder = false }
+                last = current
                 end += 1
             }
             if !inOrder {
