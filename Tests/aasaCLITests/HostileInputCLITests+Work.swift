@@ -7,6 +7,16 @@ import _AASATestSupport
 /// refused at compile time, and URLs that would cost unbounded work get the work-limit record,
 /// each within the child's own time and memory bounds.
 extension HostileInputCLITests {
+    /// A 64-bit linear congruential generator (Knuth's MMIX constants) whose high bits pick a
+    /// number below the bound given: the generated documents of these tests, each from its seed.
+    static func lcg(seed: UInt64) -> (Int) -> Int {
+        var state = seed
+        return { bound in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
+    }
+
     /// 3 000 values `*N` called from 400 distinct prefixes `/{a,?}^11`: 1.2 million variable
     /// positions, a 60 KB document inside every other default limit.
     var variableBlowUp: String { WorkBudgetShapes.variableBlowUp(values: 3_000, sites: 400) }
@@ -77,11 +87,7 @@ extension HostileInputCLITests {
     }
 
     func test_thousandsOfScatteredStarPatterns_stayWithinTheBudget() throws {
-        var state: UInt64 = 0x5EED
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(state >> 33) % bound
-        }
+        let next = Self.lcg(seed: 0x5EED)
         let letters = Array("abcdefgh")
         let patterns = (0..<6_000).map { _ in "*" + (0..<6).map { _ in String(letters[next(8)]) }.joined(separator: "*") + "*" }
         let text = #"{"applinks":{"details":[{"appID":"T.a","paths":[\#(patterns.map { "\"\($0)\"" }.joined(separator: ","))]}]}}"#
@@ -283,11 +289,8 @@ extension HostileInputCLITests {
     /// refused at once under it, compiled within bounds under a raised one.
     func test_variableCalledFromTwelveAutomata_compilesWithinTheDocumentsEagerWork() throws {
         let alphabet = Array("!&'+,-.0123456789;<=>@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~")
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func letter() -> Character {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return alphabet[Int(seed >> 33) % alphabet.count]
-        }
+        let random = Self.lcg(seed: 0x9E37_79B9_7F4A_7C15)
+        func letter() -> Character { alphabet[random(alphabet.count)] }
         let values = (0..<15_000).map { _ in #""\#(letter())\#(letter())*\#(letter())?""# }.joined(separator: ",")
         let modes = [#""#, #","caseSensitive":false"#, #","percentEncoded":false"#, #","caseSensitive":false,"percentEncoded":false"#]
         let components = modes.flatMap { mode in [#"{"/":"/$(v)"\#(mode)}"#, #"{"?":"$(v)"\#(mode)}"#, ##"{"#":"$(v)"\##(mode)}"##] }
@@ -310,11 +313,7 @@ extension HostileInputCLITests {
     /// while each automaton was under a per-automaton limit (40 s and 7 GB, then an abort).
     /// `nfa-states` counts the document's automata together, so it is refused at once.
     func test_queryItemsEachCallingAVariable_areRefusedByTheDocumentsNFAStates() throws {
-        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
-        func random(_ count: Int) -> Int {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(seed >> 33) % count
-        }
+        let random = Self.lcg(seed: 0x2545_F491_4F6C_DD1D)
         let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         let values = (0..<3_200).map { _ in
             "\"" + String((0..<16).map { _ in random(2) == 0 ? "?" : letters[random(letters.count)] }) + "\""
@@ -341,17 +340,14 @@ extension HostileInputCLITests {
         XCTAssertTrue(records.last?.contains(#""apps": ["T.a"]"#) ?? false, records.last ?? "")
         RobustnessBounds(seconds: 3, residentMiB: 256).check(classify, "classifying beside 4 000 items calling a variable")
     }
+
     /// Six distinct 128 KB documents just under `nfa-states` (a variable of 1 950 values of 64
     /// letters and `?`, called from the path, query and fragment: 939 000 states, about 50 MB
     /// compiled). `aasa compile` held every compiled document of a directory until the artifact
     /// was written, 400 MB here; it now lets each go once its body is written, so its memory
     /// is the artifact's and one document's. The artifact gives the records the rules give.
     func test_compilingADirectory_holdsOneCompiledDocumentAtATime() throws {
-        var seed: UInt64 = 0x5851_F42D_4C95_7F2D
-        func random(_ count: Int) -> Int {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(seed >> 33) % count
-        }
+        let random = Self.lcg(seed: 0x5851_F42D_4C95_7F2D)
         let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         let rules = folder.appendingPathComponent("near-limit")
         try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
@@ -385,11 +381,7 @@ extension HostileInputCLITests {
     /// share its `eager-dfa-work`, so the others are stored without one, and the artifact
     /// decides as the rules do.
     func test_compilingThousandsOfItemAutomataThatBlowUp_sharesTheDocumentsTableWork() throws {
-        var seed: UInt64 = 0x1405_7B7E_F767_814F
-        func random(_ count: Int) -> Int {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(seed >> 33) % count
-        }
+        let random = Self.lcg(seed: 0x1405_7B7E_F767_814F)
         let letters = Array("abcdefghij")
         let values = (0..<12).map { _ in
             "\"" + String((0..<10).map { _ in [Character("?"), "*", letters[random(letters.count)]][random(3)] }) + "\""
@@ -520,11 +512,7 @@ extension HostileInputCLITests {
         let rules = folder.appendingPathComponent("rows")
         try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
         try Data(json.utf8).write(to: rules.appendingPathComponent("x.example.json"))
-        var seed: UInt64 = 0x94D0_49BB_1331_11EB
-        func random(_ count: Int) -> Int {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(seed >> 33) % count
-        }
+        let random = Self.lcg(seed: 0x94D0_49BB_1331_11EB)
         let urls = (0..<60_000).map { _ -> String in
             var chosen = letters.filter { _ in random(2) == 0 }
             for index in chosen.indices.reversed() { chosen.swapAt(index, random(index + 1)) }

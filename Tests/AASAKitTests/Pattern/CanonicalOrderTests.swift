@@ -1,6 +1,7 @@
 @testable import AASAKit
 import Foundation
 import XCTest
+import _AASATestSupport
 
 /// `TextNormalization.nfc` puts runs of combining marks in canonical order before Foundation
 /// composes the text (Foundation's own reordering is quadratic in an unordered run): the result
@@ -17,14 +18,10 @@ final class CanonicalOrderTests: XCTestCase {
     func scalars(_ text: String) -> [UInt32] { text.unicodeScalars.map(\.value) }
 
     func test_nfc_equalsFoundationsOnRandomRunsOfMarks() {
-        var seed: UInt64 = 0xD1B5_4A32_D192_ED03
-        func random(_ count: Int) -> Int {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(seed >> 33) % count
-        }
+        var random = RandomSource(seed: 0xD1B5_4A32_D192_ED03)
         for _ in 0..<5_000 {
             var view = String.UnicodeScalarView()
-            for _ in 0..<random(40) { view.append(Self.pool[random(Self.pool.count)]) }
+            for _ in 0..<random.int(0...39) { view.append(random.pick(Self.pool)) }
             let text = String(view)
             XCTAssertEqual(scalars(TextNormalization.nfc(text)), scalars(text.precomposedStringWithCanonicalMapping), "\(scalars(text))")
         }
