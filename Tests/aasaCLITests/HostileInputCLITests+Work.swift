@@ -17,6 +17,20 @@ extension HostileInputCLITests {
         }
     }
 
+    /// A rules directory `name` holding `json` as `x.example`'s document.
+    func oneDomainRules(_ name: String, _ json: String) throws -> URL {
+        let rules = folder.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try Data(json.utf8).write(to: rules.appendingPathComponent("x.example.json"))
+        return rules
+    }
+
+    /// `aasa compile` of `rules` into `name.aasac`: the artifact's path and the run.
+    func compiled(_ rules: URL, _ name: String) throws -> (String, ChildProcess.Finished) {
+        let artifact = folder.appendingPathComponent("\(name).aasac").path
+        return (artifact, try ChildProcess.run(["compile", rules.path, "-o", artifact], folder: folder))
+    }
+
     /// 3 000 values `*N` called from 400 distinct prefixes `/{a,?}^11`: 1.2 million variable
     /// positions, a 60 KB document inside every other default limit.
     var variableBlowUp: String { WorkBudgetShapes.variableBlowUp(values: 3_000, sites: 400) }
@@ -36,9 +50,7 @@ extension HostileInputCLITests {
         XCTAssertTrue(String(decoding: lint.stdout, as: UTF8.self).contains("error [over-limit] applinks.details[0].paths["), lint.summary)
         compileBound.check(lint, "linting the variable blow-up")
 
-        let rules = folder.appendingPathComponent("rules")
-        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
-        try Data(variableBlowUp.utf8).write(to: rules.appendingPathComponent("x.example.json"))
+        let rules = try oneDomainRules("rules", variableBlowUp)
         try Data(#"{"applinks":{"details":[{"appID":"T.a","paths":["*"]}]}}"#.utf8).write(to: rules.appendingPathComponent("good.example.json"))
         let input = try write(Array("https://x.example/aaaaaaaaaaaaaaaaaaaa\nhttps://good.example/a\n".utf8), "in.txt")
         let classify = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input], folder: folder)
@@ -248,9 +260,7 @@ extension HostileInputCLITests {
         let names = (0..<11_000).map { #""\#(String($0, radix: 16))":"v*""# }.joined(separator: ",")
         let document = #"{"applinks":{"details":[{"appIDs":["T.a"],"components":[{"/":"/p","?":{\#(names)}}]}]}}"#
         XCTAssertLessThanOrEqual(document.utf8.count, 131_072)
-        let rules = folder.appendingPathComponent("items")
-        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
-        try Data(document.utf8).write(to: rules.appendingPathComponent("x.example.json"))
+        let rules = try oneDomainRules("items", document)
         let all = (0..<11_000).map { "\(String($0, radix: 16))=v" }.joined(separator: "&")
         let urls = Array(repeating: "https://x.example/p?1=v\n", count: 20_000).joined() + "https://x.example/p?\(all)\n"
         let input = try write(Array(urls.utf8), "items.txt")
@@ -270,9 +280,7 @@ extension HostileInputCLITests {
             .joined(separator: ",")
         let document = #"{"applinks":{"details":[{"appIDs":["T.a"],"components":[\#(components)]}]}}"#
         XCTAssertLessThanOrEqual(document.utf8.count, 131_072)
-        let rules = folder.appendingPathComponent("suffixes")
-        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
-        try Data(document.utf8).write(to: rules.appendingPathComponent("x.example.json"))
+        let rules = try oneDomainRules("suffixes", document)
         let input = try write(Array(Array(repeating: "https://x.example/p/xyz\n", count: 20_000).joined().utf8), "suffixes.txt")
         let run = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input], folder: folder)
         let records = lines(run)
@@ -362,8 +370,7 @@ extension HostileInputCLITests {
             let value = String(values[domain].dropFirst().dropLast()).replacingOccurrences(of: "?", with: "q")
             urls += ["https://d\(domain).example/\(value)", "https://d\(domain).example/no?\(value)", "https://d\(domain).example/no"]
         }
-        let artifact = folder.appendingPathComponent("near-limit.aasac").path
-        let compile = try ChildProcess.run(["compile", rules.path, "-o", artifact], folder: folder)
+        let (artifact, compile) = try compiled(rules, "near-limit")
         XCTAssertEqual(compile.status, 0, compile.summary)
         XCTAssertTrue(compile.stderr.contains("6 domains"), compile.summary)
         RobustnessBounds(seconds: 20, residentMiB: 300).check(compile, "compiling six documents just under nfa-states")
@@ -388,11 +395,8 @@ extension HostileInputCLITests {
         }
         let items = (0..<3_000).map { #""k\#($0)":"$(v)""# }
         let json = #"{"applinks":{"substitutionVariables":{"v":[\#(values.joined(separator: ","))]},"details":[{"appIDs":["T.a"],"components":[{"?":{\#(items.joined(separator: ","))}}]}]}}"#
-        let rules = folder.appendingPathComponent("items-blow-up")
-        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
-        try Data(json.utf8).write(to: rules.appendingPathComponent("x.example.json"))
-        let artifact = folder.appendingPathComponent("items-blow-up.aasac").path
-        let compile = try ChildProcess.run(["compile", rules.path, "-o", artifact], folder: folder)
+        let rules = try oneDomainRules("items-blow-up", json)
+        let (artifact, compile) = try compiled(rules, "items-blow-up")
         XCTAssertEqual(compile.status, 0, compile.summary)
         RobustnessBounds(seconds: 10, residentMiB: 256).check(compile, "compiling 3 000 item automata that blow up")
         let urls = ["https://x.example/?k1=abcdefghij", "https://x.example/?k7=a&k2999=bbbbbbbbbbbbbbbbbbbbbbb", "https://x.example/?k1"]
@@ -421,15 +425,12 @@ extension HostileInputCLITests {
         let rulesJSON = Array(repeating: "{}", count: 20_000).joined(separator: ",")
         let json = #"{"applinks":{"details":[{"appIDs":[\#(apps)],"components":[\#(rulesJSON)]}]}}"#
         XCTAssertLessThanOrEqual(json.utf8.count, 131_072)
-        let rules = folder.appendingPathComponent("many-apps")
-        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
-        try Data(json.utf8).write(to: rules.appendingPathComponent("x.example.json"))
+        let rules = try oneDomainRules("many-apps", json)
         let input = try write(Array("https://x.example/a\nhttps://x.example/b?c#d\n".utf8), "many-apps.txt")
         let fromRules = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input], folder: folder)
         XCTAssertEqual(lines(fromRules).count, 2, fromRules.summary)
         RobustnessBounds(seconds: 5, residentMiB: 200).check(fromRules, "classifying against 6 000 apps × 20 000 rules")
-        let artifact = folder.appendingPathComponent("many-apps.aasac").path
-        let compile = try ChildProcess.run(["compile", rules.path, "-o", artifact], folder: folder)
+        let (artifact, compile) = try compiled(rules, "many-apps")
         XCTAssertEqual(compile.status, 0, compile.summary)
         RobustnessBounds(seconds: 5, residentMiB: 200).check(compile, "compiling 6 000 apps × 20 000 rules")
         let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: artifact)[.size] as? Int)
@@ -448,9 +449,7 @@ extension HostileInputCLITests {
         let rulesJSON = Array(repeating: ##"{"#":""}"##, count: 8_000).joined(separator: ",")
         let json = #"{"applinks":{"details":[{"appIDs":[\#(apps)],"components":[\#(rulesJSON)]},{"appID":"Z.z","components":[{"/":"/nomatch"}]}]}}"#
         XCTAssertLessThanOrEqual(json.utf8.count, 131_072)
-        let rules = folder.appendingPathComponent("walk")
-        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
-        try Data(json.utf8).write(to: rules.appendingPathComponent("x.example.json"))
+        let rules = try oneDomainRules("walk", json)
         let input = try write(Array((0..<2_000).map { "https://x.example/a?\($0)\n" }.joined().utf8), "walk.txt")
         let run = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input, "--format", "tsv"], folder: folder)
         let records = lines(run).dropFirst()  // the TSV header
@@ -464,11 +463,8 @@ extension HostileInputCLITests {
     /// shares the attempt's work bound and keeps the table as built past it.
     func test_compilingALongLiteralPattern_minimisesWithinItsWork() throws {
         let json = #"{"applinks":{"details":[{"appID":"T.a","components":[{"/":"/\#(String(repeating: "a", count: 50_000))"}]}]}}"#
-        let rules = folder.appendingPathComponent("long-literal")
-        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
-        try Data(json.utf8).write(to: rules.appendingPathComponent("x.example.json"))
-        let artifact = folder.appendingPathComponent("long-literal.aasac").path
-        let compile = try ChildProcess.run(["compile", rules.path, "-o", artifact], folder: folder)
+        let rules = try oneDomainRules("long-literal", json)
+        let (artifact, compile) = try compiled(rules, "long-literal")
         XCTAssertEqual(compile.status, 0, compile.summary)
         RobustnessBounds(seconds: 5, residentMiB: 256).check(compile, "compiling a 50 000-letter literal pattern")
         let urls = ["https://x.example/" + String(repeating: "a", count: 50_000), "https://x.example/" + String(repeating: "a", count: 49_999)]
@@ -509,9 +505,7 @@ extension HostileInputCLITests {
         let letters = Array("abcdefghijklmnopqrst")
         let letterRules = letters.map { #"{"/":"*\#($0)*"}"# }.joined(separator: ",")
         let json = #"{"applinks":{"details":[{"appIDs":[\#(apps)],"components":[{"/":"/nomatch"}]},{"appID":"Z.z","components":[\#(letterRules)]}]}}"#
-        let rules = folder.appendingPathComponent("rows")
-        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
-        try Data(json.utf8).write(to: rules.appendingPathComponent("x.example.json"))
+        let rules = try oneDomainRules("rows", json)
         let random = Self.lcg(seed: 0x94D0_49BB_1331_11EB)
         let urls = (0..<60_000).map { _ -> String in
             var chosen = letters.filter { _ in random(2) == 0 }
