@@ -48,7 +48,9 @@ extension CompiledDocument {
                 var allowed = budget
                 allowed.maxWork = key.allowance
                 var spent = 0
-                let form = key.allowance == 0 ? [Self.storedLazy] : Self.storedForm(of: dfa, nfaBytes: nfa.count, budget: allowed, spent: &spent)
+                // Tried even with nothing left: a table the automaton already has (an artifact
+                // loaded and written again) costs nothing to store.
+                let form = Self.storedForm(of: dfa, nfaBytes: nfa.count, budget: allowed, spent: &spent)
                 forms.known[key] = (form, spent)
                 return (form, spent)
             }()

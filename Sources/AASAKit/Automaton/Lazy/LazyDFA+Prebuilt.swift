@@ -91,13 +91,16 @@ extension LazyDFA {
             self.init(nfa: nfa, budget: budget, spent: &spent)
         }
 
-        /// As `init(nfa:budget:)`, telling in `spent` the work determinising took, built or not.
+        /// As `init(nfa:budget:)`, telling in `spent` the work determinising and minimising
+        /// took, built or not.
         convenience init?(nfa: NFA, budget: Budget, spent: inout Int) {
             spent = 0
             let classes = nfa.byteClasses()
             let stride = classes.count
             let maxStates = min(budget.maxStates, budget.maxTableBytes / (4 * stride))
-            guard maxStates >= 2, let dense = try? DenseDFA(nfa: nfa, maxStates: maxStates, maxWork: budget.maxWork, maxStep: LazyDFA.heavyWeight, spent: &spent)
+            guard maxStates >= 2,
+                let dense = try? DenseDFA(
+                    nfa: nfa, maxStates: maxStates, maxWork: budget.maxWork, maxStep: LazyDFA.heavyWeight, spent: &spent)
             else {
                 return nil
             }
