@@ -137,7 +137,6 @@ public enum TextNormalization {
         }
         if ordered { return text }
         var scalars = Array(text.unicodeScalars)
-        var changed = false
         var start = 0
         while start < scalars.count {
             guard combiningClass(scalars[start]) != 0 else {
@@ -145,24 +144,12 @@ public enum TextNormalization {
                 continue
             }
             var end = start + 1
-            var inOrder = true
-            var last = combiningClass(scalars[start])
-            while end < scalars.count {
-                let current = combiningClass(scalars[end])
-                if current == 0 { break }
-                if current < last { inOrder = false }
-                last = current
-                end += 1
-            }
-            if !inOrder {
-                // Sorted by (class, position): stable whatever the sort.
-                let run = scalars[start..<end].enumerated().map { (combiningClass($0.element), $0.offset, $0.element) }
-                for (offset, entry) in run.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }).enumerated() { scalars[start + offset] = entry.2 }
-                changed = true
-            }
+            while end < scalars.count, combiningClass(scalars[end]) != 0 { end += 1 }
+            // Sorted by (class, position): stable whatever the sort.
+            let run = scalars[start..<end].enumerated().map { (combiningClass($0.element), $0.offset, $0.element) }
+            for (offset, entry) in run.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }).enumerated() { scalars[start + offset] = entry.2 }
             start = end
         }
-        guard changed else { return text }
         var view = String.UnicodeScalarView()
         view.append(contentsOf: scalars)
         return String(view)

@@ -137,10 +137,7 @@ final class AtomicOutputFile {
         return ReadFiles.realPath(path)
     }
 
-    /// Writes `bytes` and moves them into place; nil when done.
-    func commit(_ bytes: [UInt8]) -> OutputFileError? { commit(parts: [bytes]) }
-
-    /// Writes `parts` one after the other, then renames the file into place.
+    /// Writes `parts` one after the other and moves them into place; nil when done.
     func commit(parts: [[UInt8]]) -> OutputFileError? {
         for bytes in parts {
             if let code = temporary.write(bytes) {

@@ -53,6 +53,17 @@ extension CompiledArtifactTests {
         XCTAssertTrue(automata.allSatisfy { $0.deferredNFA?.hasDecoded == false }, "encoding decoded a stored NFA")
     }
 
+    /// A table an automaton already has costs no work to store: with no `eager-dfa-work` left
+    /// for the document, a loaded artifact is still written again byte for byte.
+    func test_reencodingWithNoDocumentWorkLeft_keepsTheTablesItHas() throws {
+        let (_, _, _, artifact) = try loadedAndSource()
+        var counts = CompiledArtifact.Counts()
+        let again = CompiledArtifact.encode(
+            ClassifierRules(artifact: try decode(artifact)), budget: .init(maxDocumentWork: 0), counts: &counts)
+        XCTAssertEqual(again, artifact)
+        XCTAssertGreaterThan(counts.prebuilt, 0)
+    }
+
     /// Stored bytes that do not decode to a valid NFA (never written by `aasa compile`) read as
     /// the NFA that accepts nothing, and say so; the table is what searches read meanwhile.
     func test_damagedStoredNFA_readsAsAcceptingNothing_andSaysSo() throws {
