@@ -179,6 +179,20 @@ final class DiffCoverCLITests: XCTestCase {
         XCTAssertTrue(lintWork.stdout.contains("work budget (raise it with --limit analysis-work=<n>)"), lintWork.stdout)
         let lintStates = try CLIRunner.run(["lint", ab, "--limit", "analysis-states=2"])
         XCTAssertTrue(lintStates.stdout.contains("state budget (raise it with --limit analysis-states=<n>)"), lintStates.stdout)
+
+        // analysis-pairs counts rules times their entry's apps: ab has 2, so 2 is enough and 1
+        // refuses (cover and diff exit 3, lint leaves out its automaton checks), while match,
+        // which has no such limit, still decides.
+        for command in [["cover", ab], ["diff", ab, ba]] {
+            XCTAssertEqual(try CLIRunner.run(command + ["--limit", "analysis-pairs=2"]).status, 0, command.joined(separator: " "))
+            let refused = try CLIRunner.run(command + ["--limit", "analysis-pairs=1"])
+            XCTAssertEqual(refused.status, 3, refused.stdout + refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("needs at least 2 (rule, app) pairs, over the analysis-pairs limit of 1"), refused.stderr)
+        }
+        let lintPairs = try CLIRunner.run(["lint", ab, "--limit", "analysis-pairs=1", "--format", "json"])
+        XCTAssertTrue(lintPairs.stdout.contains("not-analysed"), lintPairs.stdout)
+        XCTAssertFalse(lintPairs.stdout.contains("over-limit"), "the matcher accepts the document: \(lintPairs.stdout)")
+        XCTAssertEqual(try CLIRunner.run(["match", ab, "--domain", "example.com", "--limit", "analysis-pairs=1", "https://example.com/a/x"]).status, 0)
     }
 
     func test_limit_jsonDepthAboveItsMaximumIsAUsageError() throws {

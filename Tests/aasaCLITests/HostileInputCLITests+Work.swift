@@ -440,6 +440,66 @@ extension HostileInputCLITests {
         RobustnessBounds(seconds: 5, residentMiB: 200).check(fromArtifact, "classifying 6 000 apps × 20 000 rules from the artifact")
     }
 
+    /// An entry of 3 500 apps and 3 800 rules `{}` (28 KB): `cover` held an item per rule and
+    /// app and aborted at 4 GB, `diff` against a one-rule version aborted at 8 GB after 75 s,
+    /// and `lint` took 840 MB. What they keep grows with the (rule, app) pairs, which
+    /// `analysis-pairs` now bounds before any walk.
+    func test_analysesOfAnEntryNamingThousandsOfAppsAndRules_areRefusedByAnalysisPairs() throws {
+        let apps = shortAppIDs(3_500).map { "\"\($0)\"" }.joined(separator: ",")
+        func document(rules: Int) -> String {
+            #"{"applinks":{"details":[{"appIDs":[\#(apps)],"components":[\#(Array(repeating: "{}", count: rules).joined(separator: ","))]}]}}"#
+        }
+        let many = try write(Array(document(rules: 3_800).utf8), "pairs.json")
+        let one = try write(Array(document(rules: 1).utf8), "pairs-one.json")
+        let bound = RobustnessBounds(seconds: 5, residentMiB: 128)
+        let refusal = "the document needs at least 13300000 (rule, app) pairs, over the analysis-pairs limit of 200000 (raise it with --limit analysis-pairs=<n>)"
+        let cover = try ChildProcess.run(["cover", many, "--format", "json"], folder: folder)
+        XCTAssertEqual(cover.status, 3, cover.summary)
+        XCTAssertTrue(cover.stderr.contains(refusal), cover.summary)
+        bound.check(cover, "cover of 3 500 apps × 3 800 rules")
+        let diff = try ChildProcess.run(["diff", many, one], folder: folder)
+        XCTAssertEqual(diff.status, 3, diff.summary)
+        XCTAssertTrue(diff.stderr.contains(refusal), diff.summary)
+        bound.check(diff, "diff of 3 500 apps × 3 800 rules against one rule")
+        let lint = try ChildProcess.run(["lint", many, "--domain", "x.example"], folder: folder)
+        XCTAssertTrue(String(decoding: lint.stdout, as: UTF8.self).contains("warning [not-analysed] $: the rules could not be analysed: \(refusal)"), lint.summary)
+        bound.check(lint, "lint of 3 500 apps × 3 800 rules")
+    }
+
+    /// 20 apps, 300 rules `/aN/*` against 300 excluding rules `/*/bN`: 90 000 outcomes, each
+    /// changing every app, 3.6 million changes that took 15 s and 1.4 GB. A diff holds at most
+    /// `analysis-pairs` changes.
+    func test_diffOfDocumentsDifferingInMillionsOfChanges_stopsAtAnalysisPairs() throws {
+        let apps = (0..<20).map { "\"T.a\($0)\"" }.joined(separator: ",")
+        let old = (0..<300).map { #"{"/":"/a\#($0)/*"}"# }.joined(separator: ",")
+        let new = (0..<300).map { #"{"/":"/*/b\#($0)","exclude":true}"# }.joined(separator: ",")
+        let oldPath = try write(Array(#"{"applinks":{"details":[{"appIDs":[\#(apps)],"components":[\#(old)]}]}}"#.utf8), "changes-old.json")
+        let newPath = try write(Array(#"{"applinks":{"details":[{"appIDs":[\#(apps)],"components":[\#(new)]}]}}"#.utf8), "changes-new.json")
+        let diff = try ChildProcess.run(["diff", oldPath, newPath, "--limit", "analysis-pairs=20000"], folder: folder)
+        XCTAssertEqual(diff.status, 3, diff.summary)
+        XCTAssertTrue(
+            diff.stderr.contains("the documents differ in more than 20000 changes (an app and its deciding rules), over the analysis-pairs limit (raise it with --limit analysis-pairs=<n>)"),
+            diff.summary)
+        RobustnessBounds(seconds: 10, residentMiB: 160).check(diff, "a diff of 3.6 million changes")
+    }
+
+    /// `cover --format matrix` searched its list of apps for every item: an entry of 20 000
+    /// apps and 5 rules (116 KB) took 32 s. Its rows are now gathered in one pass.
+    func test_coverMatrixOfAnEntryNamingTwentyThousandApps_isGatheredInOnePass() throws {
+        let ids = shortAppIDs(20_000)
+        let rulesJSON = (0..<5).map { #"{"/":"/p\#($0)"}"# }.joined(separator: ",")
+        let json = #"{"applinks":{"details":[{"appIDs":[\#(ids.map { "\"\($0)\"" }.joined(separator: ","))],"components":[\#(rulesJSON)]}]}}"#
+        XCTAssertLessThanOrEqual(json.utf8.count, 131_072)
+        let run = try ChildProcess.run(["cover", try write(Array(json.utf8), "wide.json"), "--format", "matrix"], folder: folder)
+        XCTAssertEqual(run.status, 0, run.summary)
+        RobustnessBounds(seconds: 5, residentMiB: 200).check(run, "cover --format matrix of 20 000 apps")
+        let matrix = try XCTUnwrap(try JSONSerialization.jsonObject(with: run.stdout) as? [String: [String: [String]]])
+        let opens = try XCTUnwrap(matrix["opens_app"])
+        XCTAssertEqual(opens.count, 20_000)
+        XCTAssertEqual(opens[ids[19_999]], (0..<5).map { "https://example.com/p\($0)" })
+        XCTAssertEqual(matrix["opens_web"]?.values.allSatisfy { $0.isEmpty }, true)
+    }
+
     /// An entry of 5 000 apps with 8 000 rules `{"#": ""}`, and an app whose one rule never
     /// matches: every URL matches all 8 000 rules and never decides every app, so the walk
     /// visited each rule's 5 000 apps, about 50 ms a 20-byte URL. Once a rule has decided its

@@ -30,7 +30,7 @@ __all__ = ["AASAError", "Decision", "Result", "Results", "Rules", "LIMITS"]
 LIMITS = (
     "document-bytes", "json-depth", "patterns", "pattern-bytes", "variables", "variable-values",
     "nfa-states", "dfa-cache-bytes", "eager-dfa-states", "eager-dfa-work", "variable-positions", "url-work",
-    "analysis-work", "analysis-states", "url-bytes", "line-bytes",
+    "analysis-work", "analysis-states", "analysis-pairs", "url-bytes", "line-bytes",
 )
 
 URLLike = Union[str, bytes]

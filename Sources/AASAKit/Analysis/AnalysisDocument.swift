@@ -64,7 +64,8 @@ struct AnalysisDocument {
     /// explore.
     /// `resolved` is the document's rules when the caller has them (`DocumentNFAs`). `limits`:
     /// the `nfa-states` and `variable-positions` the matcher is held to hold here too, so that
-    /// an analysis refuses what `match` refuses and follows a raised limit as far.
+    /// an analysis refuses what `match` refuses and follows a raised limit as far; and
+    /// `analysis-pairs`, which only analyses have.
     init(
         document: AASADocument, domain: String, limits: Configuration.Automata, onlyRule: Int? = nil,
         resolved: [EffectiveRule]? = nil
@@ -77,6 +78,15 @@ struct AnalysisDocument {
             onlyRule: onlyRule, resolved: resolved)
         self.nfas = nfas
         let rules = nfas.rules
+        // What an analysis keeps and prints grows with each rule's apps, whatever its automata
+        // cost: refused here, before any walk. A search for one rule's URLs (`onlyRule`) is
+        // part of an analysis of the whole document, already held to it.
+        if onlyRule == nil {
+            let pairs = rules.reduce(0) { $0 + $1.apps.count }
+            if pairs > limits.maxAnalysisPairs {
+                throw .overLimit(.analysisPairs, found: pairs, maximum: limits.maxAnalysisPairs, location: nil)
+            }
+        }
         let resolve = nfas.resolve
         compiledRules = onlyRule.map { [$0] } ?? Array(rules.indices)
         foldedLiteralsAreASCII = compiledRules.allSatisfy { id in

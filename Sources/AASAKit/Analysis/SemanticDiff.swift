@@ -58,8 +58,13 @@ public struct SemanticDiff: Sendable {
         let result = explorer.explore(.perModeClass)
         var changes: [Change] = []
         var classIndex: [[AppDecision]: Int] = [:]
-        func change(_ before: AppDecision, _ after: AppDecision) -> Int {
+        // Each side's pairs are held to `analysis-pairs` (`AnalysisDocument`), and so are the
+        // changes: every outcome can add one per app.
+        func change(_ before: AppDecision, _ after: AppDecision) throws(AutomatonError) -> Int {
             if let known = classIndex[[before, after]] { return known }
+            guard changes.count < limits.maxAnalysisPairs else {
+                throw .tooManyChanges(limit: limits.maxAnalysisPairs)
+            }
             classIndex[[before, after]] = changes.count
             changes.append(Change(app: before.app, old: before, new: after, urls: []))
             return changes.count - 1
@@ -74,7 +79,7 @@ public struct SemanticDiff: Sendable {
         }
         /// Every URL the walks wrote, in order.
         var written: [String] = []
-        func collect(_ outcomes: [URLExplorer.Outcome]) {
+        func collect(_ outcomes: [URLExplorer.Outcome]) throws(AutomatonError) {
             for outcome in outcomes {
                 let decided = [0, 1].map { side in
                     sides[side].decisions(alive: outcome.alive[side]).enumerated().map { sides[side].decision(app: $0, rule: $1) }
@@ -87,14 +92,14 @@ public struct SemanticDiff: Sendable {
                     let before = decision(0, app)
                     let after = decision(1, app)
                     guard before.kind != after.kind else { continue }
-                    let index = change(before, after)
+                    let index = try change(before, after)
                     for url in confirmed where changes[index].urls.count < witnesses && !changes[index].urls.contains(url) {
                         changes[index].urls.append(url)
                     }
                 }
             }
         }
-        collect(result.outcomes)
+        try collect(result.outcomes)
         // Witnesses from the URL's own text, each automaton reading it through its mode, when
         // the proof walk could not show a URL for some change (or did not finish); on what is
         // left of the walk's budgets, so a diff costs no more than one walk.
@@ -107,7 +112,7 @@ public struct SemanticDiff: Sendable {
                 let raw = rest.explore(strategy)
                 spent.states += raw.states
                 spent.work += raw.work
-                collect(raw.outcomes)
+                try collect(raw.outcomes)
             }
         }
         // A change is claimed only with a URL the matcher confirmed on both documents; an
@@ -129,7 +134,7 @@ public struct SemanticDiff: Sendable {
                     let before = decision(0, app)
                     let after = decision(1, app)
                     guard before.kind != after.kind else { continue }
-                    let index = change(before, after)
+                    let index = try change(before, after)
                     if index >= known && changes[index].urls.count < witnesses && !changes[index].urls.contains(url) {
                         changes[index].urls.append(url)
                     }

@@ -14,8 +14,9 @@ public enum SemanticLint {
             analysis = try AnalysisDocument(document: document, domain: domain, limits: configuration.automata)
             check = try WitnessCheck(sides: [analysis], configuration: configuration)
         } catch {
-            if case .overLimit(let limit, _, _, let location) = error {
+            if case .overLimit(let limit, _, _, let location) = error, limit != .analysisPairs {
                 // The matcher would refuse this document too: an error, at the rule that passed.
+                // (It would not for `analysis-pairs`: only the automaton checks are left out.)
                 return [
                     LintCatalog.overLimit.finding(
                         at: location ?? .root, error.description,
@@ -24,7 +25,7 @@ public enum SemanticLint {
             }
             return [
                 LintCatalog.notAnalysed.finding(
-                    at: .root, "the rules could not be compiled for analysis: \(error)",
+                    at: .root, "the rules could not be analysed: \(error)",
                     hint: "raise the limit named in the message, or split the rules")
             ]
         }

@@ -12,6 +12,9 @@ public enum AutomatonError: Error, Sendable, Equatable, CustomStringConvertible 
     /// An intermediate structure of compilation passed its limit (`variable-positions`), at
     /// the rule `location` names (a JSON path, when known).
     case overLimit(Configuration.Limit, found: Int, maximum: Int, location: JSONPath?)
+    /// Two documents differ in more changes (an app and its deciding rule on either side) than
+    /// one diff may hold (`analysis-pairs`).
+    case tooManyChanges(limit: Int)
 
     public var description: String {
         switch self {
@@ -24,6 +27,9 @@ public enum AutomatonError: Error, Sendable, Equatable, CustomStringConvertible 
         case .overLimit(let limit, let found, let maximum, let location):
             let place = location.map { " at \($0)" } ?? ""
             return "the document needs at least \(found) \(limit.unit), over the \(limit.rawValue) limit of \(maximum)\(place) (\(limit.hint))"
+        case .tooManyChanges(let limit):
+            let pairs = Configuration.Limit.analysisPairs
+            return "the documents differ in more than \(limit) changes (an app and its deciding rules), over the \(pairs.rawValue) limit (\(pairs.hint))"
         }
     }
 }

@@ -49,7 +49,7 @@ enum CoverCommand {
         do {
             coverage = try Coverage(document: document, domain: domain, configuration: configuration)
         } catch {
-            printError("aasa cover: cannot compile the document: \(error)")
+            printError("aasa cover: cannot analyse the document: \(error)")
             return .unreadableDocument
         }
         var text = ""
@@ -79,18 +79,27 @@ enum CoverCommand {
     /// The covered URLs as an `aasa test` matrix: a URL decided by a match rule must open its
     /// app, one decided by an exclude rule must not.
     static func matrix(_ coverage: Coverage) -> String {
-        // App IDs compared byte for byte, as the matcher does: two IDs Swift's `==` finds
-        // canonically equivalent (é precomposed or not) are two apps.
-        func same(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.elementsEqual(rhs.utf8) }
+        // App IDs keyed byte for byte, as the matcher compares them: two IDs Swift's `==` finds
+        // canonically equivalent (é precomposed or not) are two apps. One pass over the items:
+        // a search of the app list per item took 32 s for an entry of 20 000 apps.
         var apps: [String] = []
-        for item in coverage.items where !apps.contains(where: { same($0, item.app) }) { apps.append(item.app) }
-        func section(_ kind: DecisionKind) -> String {
-            let rows = apps.map { app in
-                let urls = coverage.items.filter { same($0.app, app) && $0.decision == kind }.compactMap(\.url)
-                return "    \(JSONWriter.escape(app)): [" + urls.map(JSONWriter.escape).joined(separator: ", ") + "]"
+        var rows: [ExactString: (opens: [String], excluded: [String])] = [:]
+        for item in coverage.items {
+            let key = ExactString(item.app)
+            if rows[key] == nil {
+                apps.append(item.app)
+                rows[key] = ([], [])
             }
-            return "{\n" + rows.joined(separator: ",\n") + "\n  }"
+            guard let url = item.url else { continue }
+            if item.decision == .exclude { rows[key]?.excluded.append(url) } else { rows[key]?.opens.append(url) }
         }
-        return "{\n  \"opens_app\": \(section(.match)),\n  \"opens_web\": \(section(.exclude))\n}\n"
+        func section(excluded: Bool) -> String {
+            let lines = apps.map { app in
+                let row = rows[ExactString(app)] ?? ([], [])
+                return "    \(JSONWriter.escape(app)): [" + (excluded ? row.excluded : row.opens).map(JSONWriter.escape).joined(separator: ", ") + "]"
+            }
+            return "{\n" + lines.joined(separator: ",\n") + "\n  }"
+        }
+        return "{\n  \"opens_app\": \(section(excluded: false)),\n  \"opens_web\": \(section(excluded: true))\n}\n"
     }
 }

@@ -64,7 +64,7 @@ enum DiffCommand {
                 old: documents[0], new: documents[1], domain: domain, app: parsed.value("app"), witnesses: witnesses,
                 configuration: configuration)
         } catch {
-            printError("aasa diff: cannot compile the documents: \(error)")
+            printError("aasa diff: cannot analyse the documents: \(error)")
             return .unreadableDocument
         }
         var text = ""
