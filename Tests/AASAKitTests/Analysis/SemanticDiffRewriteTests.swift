@@ -82,14 +82,20 @@ final class SemanticDiffRewriteTests: XCTestCase {
 
     func test_anEntryNamingThousandsOfAppsPastTheIdentityBoundIsProvenByTheWalkInSeconds() throws {
         // 1 200 apps x 900 rules is past the pairs RuleIdentity compares; the walk then decides,
-        // and its outcomes must cost O(apps) each (O(apps²) took 111 s here).
+        // and its outcomes must cost O(apps) each (O(apps²) took 111 s here). Its 1 080 000
+        // (rule, app) pairs are over the default analysis-pairs, raised here.
         let apps = (0..<1_200).map { "\"ABCDE12345.app\($0)\"" }.joined(separator: ",")
         let rules = (0..<900).map { #"{"/": "/p\#($0)/*", "caseSensitive": \#($0 % 2 == 0)}"# }.joined(separator: ",")
         let document = try AASADocument(
             bytes: Array(#"{"applinks": {"details": [{"appIDs": [\#(apps)], "components": [\#(rules)]}]}}"#.utf8), configuration: roomy)
         let start = ContinuousClock.now
-        XCTAssertEqual(try SemanticDiff(old: document, new: document, domain: F.domain).verdict, .equivalent)
+        var configuration = Configuration.default
+        configuration.automata.maxAnalysisPairs = 2_000_000
+        XCTAssertEqual(try SemanticDiff(old: document, new: document, domain: F.domain, configuration: configuration).verdict, .equivalent)
         XCTAssertLessThan(ContinuousClock.now - start, .seconds(60))
+        XCTAssertThrowsError(try SemanticDiff(old: document, new: document, domain: F.domain)) { error in
+            XCTAssertEqual(error as? AutomatonError, .overLimit(.analysisPairs, found: 1_080_000, maximum: 200_000, location: nil))
+        }
     }
 
     func test_rulesRegroupedIntoEntriesWithHoistedDefaultsAreEquivalentAcrossModes() throws {
