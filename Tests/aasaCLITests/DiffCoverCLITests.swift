@@ -142,6 +142,11 @@ final class DiffCoverCLITests: XCTestCase {
         let file = try write("doc.json", document(#"[{"/": "/a/*"}]"#))
         XCTAssertEqual(try CLIRunner.run(["cover", file, "--domain", "example.com:8080"]).status, 2)
         XCTAssertEqual(try CLIRunner.run(["diff", file, file, "--domain", "a/b"]).status, 2)
+        // Every witness URL starts with the domain: one past a DNS name's 253 bytes is refused.
+        let long = try CLIRunner.run(["cover", file, "--domain", String(repeating: "d", count: 254)])
+        XCTAssertEqual(long.status, 2, long.stderr)
+        XCTAssertTrue(long.stderr.contains("--domain is 254 bytes; a host name has at most 253"), long.stderr)
+        XCTAssertEqual(try CLIRunner.run(["cover", file, "--domain", String(repeating: "d", count: 253)]).status, 0)
         let typo = try CLIRunner.run(["diff", file, file, "--app", "T1234567890.typo"])
         XCTAssertEqual(typo.status, 2, typo.stdout)
         XCTAssertTrue(typo.stderr.contains("named by neither document"), typo.stderr)
@@ -257,6 +262,28 @@ final class DiffCoverCLITests: XCTestCase {
             XCTAssertEqual(output.status, 2, matrix + ": " + output.stdout + output.stderr)
             XCTAssertTrue(output.stderr.contains(message), matrix + ": " + output.stderr)
         }
+    }
+
+    /// A matrix lists at most 1 048 576 URLs, counted before its JSON tree is built: 64 MB of
+    /// `""` (22 million URLs) made `test` hold 4 GB and crash.
+    func test_test_refusesAMatrixOfMoreThanAMillionURLs() throws {
+        let file = try write("doc.json", document(#"[{"/": "/a"}]"#))
+        for (count, status) in [(1 << 20, Int32(1)), ((1 << 20) + 1, Int32(2))] {
+            let urls = Array(repeating: #""""#, count: count).joined(separator: ",")
+            let output = try CLIRunner.run(["test", file, "--matrix", try write("m.json", #"{"opens_app": [\#(urls)]}"#), "--domain", "example.com"])
+            XCTAssertEqual(output.status, status, output.stderr)
+            if status == 2 { XCTAssertTrue(output.stderr.contains("it lists more than 1048576 URLs"), output.stderr) }
+        }
+    }
+
+    /// A failure line names at most ten deciding apps, then how many more.
+    func test_test_failureLinesNameAtMostTenDecidingApps() throws {
+        let apps = (0..<25).map { "\"T1234567890.a\($0)\"" }.joined(separator: ",")
+        let file = try write("doc.json", #"{"applinks": {"details": [{"appIDs": [\#(apps)], "components": [{"/": "/a"}]}]}}"#)
+        let output = try CLIRunner.run(["test", file, "--matrix", try write("m.json", #"{"opens_web": ["https://example.com/a"]}"#), "--domain", "example.com"])
+        XCTAssertEqual(output.status, 1, output.stderr)
+        XCTAssertTrue(output.stdout.contains("T1234567890.a9 match by entry 0 rule 0; and 15 more apps\n"), output.stdout)
+        XCTAssertFalse(output.stdout.contains("T1234567890.a10 "), output.stdout)
     }
 
     func test_test_failureLinesShowAURLsLineBreaksAndControlsEscaped() throws {

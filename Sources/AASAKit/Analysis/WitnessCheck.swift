@@ -38,6 +38,38 @@ struct WitnessCheck {
         return fresh
     }
 
+    /// The deciding rule id (or -1) per app of document `side` for `url`, in its app order;
+    /// `nil` when the URL cannot be split. The matcher's rule ids are the side's
+    /// (`CompiledDocument(nfas:)` keeps their order).
+    func rules(_ url: String, side: Int) -> [Int32]? {
+        guard decideRow(url, side: side) else { return nil }
+        let matcher = matchers[side]
+        return (0..<matcher.decisions.count).map { matcher.decisions[app: $0] }
+    }
+
+    /// Whether every document decides `url` with the rule ids `rows` (per side, per app, as
+    /// `AnalysisDocument.decisions(alive:)` gives them): no decision value per app, so that a
+    /// URL costs O(apps) integer compares on entries naming thousands of apps.
+    func confirms(_ url: String, rows: [[Int32]]) -> Bool {
+        for (side, row) in rows.enumerated() {
+            guard decideRow(url, side: side) else { return false }
+            let decisions = matchers[side].decisions
+            guard decisions.count == row.count else { return false }
+            for app in row.indices where decisions[app: app] != row[app] { return false }
+        }
+        return true
+    }
+
+    /// Decides `url` into document `side`'s matcher row; `false` when it cannot be split.
+    private func decideRow(_ url: String, side: Int) -> Bool {
+        do {
+            _ = try matchers[side].decideRow(url, app: nil)
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// Whether every document decides `url` as `expected` (per side, per app).
     func confirms(_ url: String, expected: [[AppDecision]]) -> Bool {
         for (side, decisions) in expected.enumerated() where self.decisions(url, side: side) != decisions {

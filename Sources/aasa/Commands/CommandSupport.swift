@@ -103,11 +103,19 @@ enum CommandSupport {
     /// The host of the example URLs that lint, diff and cover print (`--domain`, default
     /// `example.com`): a bare host, since a port, user info, path or space would make every
     /// example URL fail the host check (SPEC 3, 4).
+    /// The longest host name in text form (RFC 1035: 255 bytes on the wire).
+    static let maxDomainBytes = 253
+
     static func witnessDomain(_ parsed: ParsedArguments) -> Result<String, UsageError> {
         let domain = parsed.value("domain") ?? "example.com"
         let forbidden = Set("/:@?#%[] \t\\".unicodeScalars)
         guard !domain.isEmpty, !domain.unicodeScalars.contains(where: { forbidden.contains($0) || $0.value < 0x20 }) else {
             return .failure(UsageError(message: "--domain needs a host name such as example.com"))
+        }
+        // Every witness URL starts with it: a 120 000-byte name made cover print 456 MB of URLs
+        // no matcher would take (they are over url-bytes). A DNS name has at most 253 bytes.
+        guard domain.utf8.count <= maxDomainBytes else {
+            return .failure(UsageError(message: "--domain is \(domain.utf8.count) bytes; a host name has at most \(maxDomainBytes)"))
         }
         return .success(domain)
     }

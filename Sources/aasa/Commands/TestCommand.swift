@@ -58,17 +58,31 @@ enum TestCommand {
         case .success(let value): document = value
         case .failure(let code): return code
         }
-        let failures: [MatrixFailure]
+        // Failures are written as they are found: a matrix of millions of failing URLs held
+        // them all (4 GB, then a crash, for a 64 MB matrix).
+        let output = OutputStream(fileDescriptor: STDOUT_FILENO)
+        var writeFailure: OutputStream.WriteFailure?
+        let failed: Int
         switch evaluate(
-            expectations, document: document, domain: parsed.value("domain"), engineName: engineName, configuration: configuration)
+            expectations, document: document, domain: parsed.value("domain"), engineName: engineName, configuration: configuration,
+            onFailure: { failure in
+                guard writeFailure == nil else { return }
+                do throws(OutputStream.WriteFailure) { try output.write("FAIL \(VisibleText.escapedLine(failure.text))\n") } catch { writeFailure = error }
+            })
         {
-        case .success(let value): failures = value
+        case .success(let count): failed = count
         case .failure(let code): return code
         }
-        var text = failures.map { "FAIL \(VisibleText.escapedLine($0.text))\n" }.joined()
-        text += "\(expectations.count - failures.count) passed, \(failures.count) failed\n"
-        if let failure = writeStandardOutput(text, command: "test") { return failure }
-        return failures.isEmpty ? .success : .failure
+        do {
+            if let writeFailure { throw writeFailure }
+            try output.write("\(expectations.count - failed) passed, \(failed) failed\n")
+            try output.flush()
+        } catch OutputStream.WriteFailure.closed {
+        } catch {
+            printError("aasa test: \(error)")
+            return .inputOutput
+        }
+        return failed == 0 ? .success : .failure
     }
 
     /// One expectation that does not hold: the URL, and the line `aasa test` prints after FAIL.
@@ -82,11 +96,28 @@ enum TestCommand {
     static func evaluate(
         _ expectations: [Expectation], document: AASADocument, domain: String?, engineName: String, configuration: Configuration
     ) -> Result<[MatrixFailure], ExitCode> {
-        var engines: [String: any DecisionEngine] = [:]
         var failures: [MatrixFailure] = []
+        return evaluate(
+            expectations, document: document, domain: domain, engineName: engineName, configuration: configuration,
+            onFailure: { failures.append($0) }
+        ).map { _ in failures }
+    }
+
+    /// As `evaluate(_:document:domain:engineName:configuration:)`, each failure handed to
+    /// `onFailure` as it is found: the number of failures.
+    static func evaluate(
+        _ expectations: [Expectation], document: AASADocument, domain: String?, engineName: String, configuration: Configuration,
+        onFailure: (MatrixFailure) -> Void
+    ) -> Result<Int, ExitCode> {
+        var engines: [String: any DecisionEngine] = [:]
+        var failed = 0
+        func fail(_ failure: MatrixFailure) {
+            failed += 1
+            onFailure(failure)
+        }
         for expectation in expectations {
             if expectation.url.utf8.count > configuration.input.maxURLBytes {
-                failures.append(MatrixFailure(url: expectation.url, text: "\(String(expectation.url.prefix(200)))…: \(URLSplitError.tooLong(length: expectation.url.utf8.count, limit: configuration.input.maxURLBytes))"))
+                fail(MatrixFailure(url: expectation.url, text: "\(String(expectation.url.prefix(200)))…: \(URLSplitError.tooLong(length: expectation.url.utf8.count, limit: configuration.input.maxURLBytes))"))
                 continue
             }
             let host: String
@@ -96,7 +127,7 @@ enum TestCommand {
                 do {
                     host = try URLSplitter.split(expectation.url).host.lowercased()
                 } catch {
-                    failures.append(MatrixFailure(url: expectation.url, text: "\(expectation.url): cannot be split: \(error)"))
+                    fail(MatrixFailure(url: expectation.url, text: "\(expectation.url): cannot be split: \(error)"))
                     continue
                 }
             }
@@ -107,28 +138,37 @@ enum TestCommand {
                 }
             }
             guard let engine = engines[host] else { continue }
+            // Whether the URL opens an app first, and the decision values only for a failure.
             let decision: URLDecision
             do {
+                guard try engine.opensApp(expectation.url, app: expectation.app) != expectation.opensApp else { continue }
                 decision = try engine.decide(expectation.url, app: expectation.app)
             } catch {
-                failures.append(MatrixFailure(url: expectation.url, text: "\(expectation.url): cannot be split: \(error)"))
+                fail(MatrixFailure(url: expectation.url, text: "\(expectation.url): cannot be split: \(error)"))
                 continue
             }
-            let opened = !decision.matchedApps.isEmpty
-            guard opened != expectation.opensApp else { continue }
             let who = expectation.app.map { " for \($0)" } ?? ""
             let wanted = expectation.opensApp ? "should open the app" : "should stay on the web"
-            let deciding = decision.decisions.filter { $0.kind != .noMatch }.map {
+            let deciding = decision.decisions.filter { $0.kind != .noMatch }
+            // A failure line names at most `shownDecisions` deciding apps: an entry of thousands
+            // of apps would otherwise make every line list them all.
+            var reasons = deciding.prefix(shownDecisions).map {
                 "\($0.app) \($0.kind.rawValue) by entry \($0.entry ?? -1) rule \($0.rule ?? -1)"
             }
-            let reason = deciding.isEmpty ? "no rule matched" : deciding.joined(separator: "; ")
-            failures.append(MatrixFailure(url: expectation.url, text: "\(expectation.url)\(who) \(wanted): \(reason)"))
+            if deciding.count > shownDecisions { reasons.append("and \(deciding.count - shownDecisions) more apps") }
+            let reason = reasons.isEmpty ? "no rule matched" : reasons.joined(separator: "; ")
+            fail(MatrixFailure(url: expectation.url, text: "\(expectation.url)\(who) \(wanted): \(reason)"))
         }
-        return .success(failures)
+        return .success(failed)
     }
+
+    /// The most deciding apps one failure line names.
+    static let shownDecisions = 10
 
     /// The largest matrix read: a million URLs of typical length.
     static let maxMatrixBytes = 64 << 20
+    /// The most URLs a matrix may list (a 64 MiB matrix of empty strings has 22 million).
+    static let maxMatrixURLs = 1 << 20
 
     /// The expectations of the matrix at `path`. A matrix that could check nothing by mistake
     /// (a misspelt key, a URL that is not a string) is refused rather than passed.
@@ -141,6 +181,9 @@ enum TestCommand {
         } catch {
             return .failure(MatrixError("\(error)"))
         }
+        // Counted before parsing, whose tree costs about 50 bytes a string: a matrix has at most
+        // a URL and an app key per URL it lists, and 64 MiB of `""` is 22 million strings.
+        if stringCount(bytes) > 2 * maxMatrixURLs { return .failure(MatrixError("it lists more than \(maxMatrixURLs) URLs")) }
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes)
@@ -157,6 +200,7 @@ enum TestCommand {
         func append(_ urls: [JSONValue], app: String?, opens: Bool, at path: String) -> MatrixError? {
             for (index, url) in urls.enumerated() {
                 guard case .string(let text) = url else { return MatrixError("\(path)[\(index)] is not a string") }
+                guard expectations.count < maxMatrixURLs else { return MatrixError("it lists more than \(maxMatrixURLs) URLs") }
                 expectations.append(Expectation(url: text, app: app, opensApp: opens))
             }
             return nil
@@ -178,6 +222,21 @@ enum TestCommand {
             }
         }
         return .success(expectations)
+    }
+
+    /// The JSON strings of `bytes` (its unescaped quotes, halved), whatever else it holds.
+    static func stringCount(_ bytes: [UInt8]) -> Int {
+        var quotes = 0
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 1
+            case UInt8(ascii: "\""): quotes += 1
+            default: break
+            }
+            index += 1
+        }
+        return quotes / 2
     }
 
     struct MatrixError: Error, CustomStringConvertible {
