@@ -37,6 +37,15 @@ final class DebugPlanCLITests: XCTestCase {
         }
     }
 
+    /// A rule's line lists at most ten apps, then how many more.
+    func test_dumps_listAtMostTenAppsARule() throws {
+        let apps = (0..<12).map { "\"T.a\($0)\"" }.joined(separator: ", ")
+        let document = try write(#"{"applinks": {"details": [{"appIDs": [\#(apps)], "components": [{"/": "/a"}]}]}}"#, "apps.json")
+        let run = try CLIRunner.run(["debug", "nfa", document])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  r0 = entry 0 rule 0 raw/exact [T.a0, T.a1, T.a2, T.a3, T.a4, T.a5, T.a6, T.a7, T.a8, T.a9, and 2 more]\n"), run.stdout)
+    }
+
     func test_plan_ofASmallDocument_namesEveryAutomatonsStrategyAndWhy() throws {
         let run = try CLIRunner.run(["debug", "plan", try write(Self.small, "small.json")])
         XCTAssertEqual(run.status, 0, run.stderr)

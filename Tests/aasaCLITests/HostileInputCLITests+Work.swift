@@ -515,6 +515,46 @@ extension HostileInputCLITests {
         RobustnessBounds(seconds: 4, residentMiB: 200).check(run, "a matrix of 200 000 URLs for the last of 3 800 apps")
     }
 
+    /// 7 000 rules `{"?": "b"}` against a URL of a 30 000-letter query: `explain` showed the
+    /// query in every rule's table, 841 MB of output and 1.7 GB held, 17 s. A compared text or
+    /// pattern is now shown by its first 100 scalars and its length.
+    func test_explainOfThousandsOfRulesAgainstALongURL_showsLongTextsByTheirStart() throws {
+        let rulesJSON = Array(repeating: #"{"?":"b"}"#, count: 7_000).joined(separator: ",")
+        let document = try write(Array(#"{"applinks":{"details":[{"appID":"A.x","components":[\#(rulesJSON)]}]}}"#.utf8), "explain.json")
+        let run = try ChildProcess.run(
+            ["explain", document, "--domain", "e", "--app", "A.x", "https://e/?" + String(repeating: "a", count: 30_000)], folder: folder)
+        XCTAssertEqual(run.status, 0, run.summary)
+        let text = String(decoding: run.stdout, as: UTF8.self)
+        XCTAssertTrue(text.contains("\nentry 0, rule 6999: no match\n"), String(text.suffix(400)))
+        XCTAssertTrue(text.contains(#"  ?          ""# + String(repeating: "a", count: 100) + #""… (30000 bytes)  "b"      no"#), String(text.prefix(800)))
+        XCTAssertLessThan(run.stdout.count, 10 << 20)
+        RobustnessBounds(seconds: 5, residentMiB: 200).check(run, "explain of 7 000 rules against a 30 000-byte query")
+    }
+
+    /// One 64 KB app ID and 4 700 rules `/<i>`: `cover` wrote the app ID on each of its 4 700
+    /// lines (300 MB, all held: 630 MB), and so did `debug nfa` and `debug dfa` on each rule's
+    /// line. `cover` now writes line by line; `debug` shows at most ten apps a rule, each by its
+    /// first 100 scalars and its length.
+    func test_coverAndDebugOfALongAppIDOverThousandsOfRules_neverHoldTheirOutput() throws {
+        let id = "T." + String(repeating: "a", count: 64_000)
+        let rulesJSON = (0..<4_700).map { #"{"/":"/\#($0)"}"# }.joined(separator: ",")
+        let json = #"{"applinks":{"details":[{"appID":"\#(id)","components":[\#(rulesJSON)]}]}}"#
+        XCTAssertLessThanOrEqual(json.utf8.count, 131_072)
+        let document = try write(Array(json.utf8), "long-app.json")
+        let cover = try ChildProcess.run(["cover", document, "--format", "json"], folder: folder)
+        XCTAssertEqual(cover.status, 0, cover.summary)
+        XCTAssertEqual(cover.stdout.split(separator: UInt8(ascii: "\n")).count, 4_700)
+        RobustnessBounds(seconds: 10, residentMiB: 150).check(cover, "cover of a 64 KB app ID over 4 700 rules")
+        for mode in ["nfa", "dfa"] {
+            let debug = try ChildProcess.run(["debug", mode, document], folder: folder)
+            XCTAssertEqual(debug.status, 0, debug.summary)
+            let text = String(decoding: debug.stdout, as: UTF8.self)
+            XCTAssertTrue(text.contains("  r4699 = entry 0 rule 4699 raw/exact [T." + String(repeating: "a", count: 98) + "… (64002 bytes)]\n"), String(text.prefix(400)))
+            XCTAssertLessThan(debug.stdout.count, 4 << 20)
+            RobustnessBounds(seconds: 5, residentMiB: 150).check(debug, "debug \(mode) of a 64 KB app ID over 4 700 rules")
+        }
+    }
+
     /// `cover --format matrix` searched its list of apps for every item: an entry of 20 000
     /// apps and 5 rules (116 KB) took 32 s. Its rows are now gathered in one pass.
     func test_coverMatrixOfAnEntryNamingTwentyThousandApps_isGatheredInOnePass() throws {

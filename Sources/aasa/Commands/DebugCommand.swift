@@ -68,28 +68,48 @@ enum DebugCommand {
             let header = "plan: rules \(compiled.rules.count), apps \(compiled.appIDs.count), automata \(plan.automata.count)\n"
             return writeStandardOutput(header + plan.lines.map { $0 + "\n" }.joined(), command: "debug") ?? .success
         }
-        var text = "rules:\n"
-        for (id, rule) in compiled.rules.enumerated() {
-            // An app ID is the document's text: one line each, its control characters shown.
-            let apps = rule.apps.map { VisibleText.escapedLine(compiled.appIDs[Int($0)]) }.joined(separator: ", ")
-            text += "  r\(id) = entry \(rule.entryIndex) rule \(rule.ruleIndex)\(rule.exclude ? " exclude" : "") \(rule.mode) [\(apps)]\n"
-        }
-        for (label, dfa) in compiled.labelledAutomata {
-            text += "\n== \(label) ==\n"
-            if parsed.positionals[0] == "nfa" {
-                text += AutomatonDump.describe(dfa.nfa)
-            } else {
-                do {
+        // Written piece by piece, never held whole.
+        let failure = writeStandardOutput(command: "debug") { output throws(OutputStream.WriteFailure) in
+            try output.write("rules:\n")
+            for (id, rule) in compiled.rules.enumerated() {
+                try output.write("  r\(id) = entry \(rule.entryIndex) rule \(rule.ruleIndex)\(rule.exclude ? " exclude" : "") \(rule.mode) [\(shownApps(rule.apps, of: compiled))]\n")
+            }
+            for (label, dfa) in compiled.labelledAutomata {
+                try output.write("\n== \(label) ==\n")
+                if parsed.positionals[0] == "nfa" {
+                    try output.write(AutomatonDump.describe(dfa.nfa))
+                } else {
                     // States alone do not bound the work: each can hold thousands of NFA
                     // positions (a variable of thousands of `*…*` values), so the positions
                     // stepped are bounded too, at about 64 MB of subsets.
-                    let dense = try DenseDFA(nfa: dfa.nfa, maxStates: 10_000, maxWork: 1 << 24)
-                    text += AutomatonDump.describe(parsed.has("minimize") ? dense.minimized() : dense)
-                } catch {
-                    text += "(\(error))\n"
+                    let dump: String
+                    do {
+                        let dense = try DenseDFA(nfa: dfa.nfa, maxStates: 10_000, maxWork: 1 << 24)
+                        dump = AutomatonDump.describe(parsed.has("minimize") ? dense.minimized() : dense)
+                    } catch {
+                        dump = "(\(error))\n"
+                    }
+                    try output.write(dump)
                 }
             }
         }
-        return writeStandardOutput(text, command: "debug") ?? .success
+        return failure ?? .success
+    }
+
+    /// The most apps, and scalars of an app ID, a rule's line shows: every rule of an entry
+    /// lists its apps, and one 64 KB app ID over 4 700 rules made a 300 MB dump.
+    static let maxShownApps = 10
+    static let shownAppScalars = 100
+
+    /// A rule's apps as its line shows them: each one line, its control characters shown.
+    static func shownApps(_ apps: [Int32], of compiled: CompiledDocument) -> String {
+        var shown = apps.prefix(maxShownApps).map { index -> String in
+            let id = compiled.appIDs[Int(index)]
+            let scalars = id.unicodeScalars
+            guard scalars.count > shownAppScalars else { return VisibleText.escapedLine(id) }
+            return VisibleText.escapedLine(String(String.UnicodeScalarView(scalars.prefix(shownAppScalars)))) + "… (\(id.utf8.count) bytes)"
+        }
+        if apps.count > maxShownApps { shown.append("and \(apps.count - maxShownApps) more") }
+        return shown.joined(separator: ", ")
     }
 }

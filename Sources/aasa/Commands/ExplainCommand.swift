@@ -15,7 +15,8 @@ enum ExplainCommand {
             Prints the decision, the deciding entry and rule, and for every rule tried (in the
             order the system scans them) each component: the URL text compared (after the rule's
             decoding, NFC, folding and slash rules), the pattern, and the verdict, with the rule's
-            effective flags.
+            effective flags. A compared text or pattern over 100 characters is shown by its
+            first 100 and its length in bytes.
 
             EXIT STATUS: 0 explained; 1 the URL cannot be split or is over the work limit
             (url-work); 2 usage error; 3 the document cannot be read; 5 the output cannot be
@@ -99,10 +100,7 @@ enum ExplainCommand {
             text += "\nentry \(evaluation.entry), rule \(evaluation.ruleIndex): \(outcome)\n"
             text += "  flags: exclude \(rule.exclude), caseSensitive \(rule.caseSensitive), percentEncoded \(rule.percentEncoded)\n"
             let rows = evaluation.components.map { component -> (String, String, String, String) in
-                (
-                    component.component, JSONWriter.escape(component.comparedText),
-                    JSONWriter.escape(component.pattern), component.matched ? "yes" : "no"
-                )
+                (component.component, shown(component.comparedText), shown(component.pattern), component.matched ? "yes" : "no")
             }
             let nameWidth = max(rows.map(\.0.count).max() ?? 0, 9)
             let textWidth = max(rows.map(\.1.count).max() ?? 0, 8)
@@ -114,5 +112,18 @@ enum ExplainCommand {
             }
         }
         return text
+    }
+
+    /// The most scalars of a compared text or pattern a table shows.
+    static let shownScalars = 100
+
+    /// `text` as a JSON string, its first `shownScalars` scalars and its length when longer:
+    /// every rule tried shows the URL text it compared, and 7 000 rules against a 30 KB query
+    /// printed 841 MB (1.7 GB held) for one URL.
+    static func shown(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard scalars.count > shownScalars else { return JSONWriter.escape(text) }
+        let head = String(String.UnicodeScalarView(scalars.prefix(shownScalars)))
+        return JSONWriter.escape(head) + "… (\(text.utf8.count) bytes)"
     }
 }

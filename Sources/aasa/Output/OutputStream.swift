@@ -84,6 +84,22 @@ func writeStandardOutput(_ text: String, command: String) -> ExitCode? {
     return nil
 }
 
+/// As `writeStandardOutput(_:command:)`, the text written piece by piece by `body`, so that a
+/// long output is never held whole.
+func writeStandardOutput(command: String, _ body: (OutputStream) throws(OutputStream.WriteFailure) -> Void) -> ExitCode? {
+    let output = OutputStream(fileDescriptor: STDOUT_FILENO)
+    do {
+        try body(output)
+        try output.flush()
+    } catch OutputStream.WriteFailure.closed {
+        return nil
+    } catch {
+        printError("aasa \(command): \(error)")
+        return .inputOutput
+    }
+    return nil
+}
+
 /// Writes a line to standard error, unbuffered (diagnostics must not wait for the output).
 func printError(_ message: String) {
     StandardError.write(message.hasSuffix("\n") ? message : message + "\n")
