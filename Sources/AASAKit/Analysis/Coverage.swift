@@ -64,8 +64,7 @@ public struct Coverage: Sendable {
                         alone = found.urls
                         workLeft -= found.work
                     }
-                    let expected = analysis.decision(app: app, rule: Int32(rule.id))
-                    item.url = alone?.first { check.decisions($0, side: 0)?[app] == expected }
+                    item.url = alone?.first { check.rules($0, side: 0)?[app] == Int32(rule.id) }
                 }
                 if item.url == nil {
                     if alone == nil, workLeft <= 0 {

@@ -36,8 +36,8 @@ struct RuleReachability {
         for outcome in result.outcomes {
             let alive = outcome.alive[0]
             let decided = analysis.decisions(alive: alive)
-            let expected = decided.indices.map { analysis.decision(app: $0, rule: decided[$0]) }
-            let evidence = Evidence(url: outcome.witnesses.first { check.confirms($0, expected: [expected]) })
+            // Rule ids compared per app, not decision values: O(apps) integers an outcome.
+            let evidence = Evidence(url: outcome.witnesses.first { check.confirms($0, rows: [decided]) })
             if evidence.url == nil { unconfirmedOutcomes += 1 }
             let members = alive.members
             for rule in 0..<count where !alive.contains(rule) { matchesEverything[rule] = false }

@@ -69,12 +69,4 @@ struct WitnessCheck {
             return false
         }
     }
-
-    /// Whether every document decides `url` as `expected` (per side, per app).
-    func confirms(_ url: String, expected: [[AppDecision]]) -> Bool {
-        for (side, decisions) in expected.enumerated() where self.decisions(url, side: side) != decisions {
-            return false
-        }
-        return true
-    }
 }

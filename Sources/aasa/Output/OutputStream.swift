@@ -71,17 +71,7 @@ final class OutputStream {
 /// error when it could not be (a full disk), so that no command reports success over a cut
 /// output.
 func writeStandardOutput(_ text: String, command: String) -> ExitCode? {
-    let output = OutputStream(fileDescriptor: STDOUT_FILENO)
-    do {
-        try output.write(text)
-        try output.flush()
-    } catch OutputStream.WriteFailure.closed {
-        return nil
-    } catch {
-        printError("aasa \(command): \(error)")
-        return .inputOutput
-    }
-    return nil
+    writeStandardOutput(command: command) { output throws(OutputStream.WriteFailure) in try output.write(text) }
 }
 
 /// As `writeStandardOutput(_:command:)`, the text written piece by piece by `body`, so that a
