@@ -533,8 +533,8 @@ extension HostileInputCLITests {
 
     /// One 64 KB app ID and 4 700 rules `/<i>`: `cover` wrote the app ID on each of its 4 700
     /// lines (300 MB, all held: 630 MB), and so did `debug nfa` and `debug dfa` on each rule's
-    /// line. `cover` now writes line by line; `debug` shows at most ten apps a rule, each by its
-    /// first 100 scalars and its length.
+    /// line, and `test` on each failure's. `cover` now writes line by line; `debug` and `test`
+    /// show at most ten apps a line, each by its first 100 characters and its length.
     func test_coverAndDebugOfALongAppIDOverThousandsOfRules_neverHoldTheirOutput() throws {
         let id = "T." + String(repeating: "a", count: 64_000)
         let rulesJSON = (0..<4_700).map { #"{"/":"/\#($0)"}"# }.joined(separator: ",")
@@ -553,6 +553,14 @@ extension HostileInputCLITests {
             XCTAssertLessThan(debug.stdout.count, 4 << 20)
             RobustnessBounds(seconds: 5, residentMiB: 150).check(debug, "debug \(mode) of a 64 KB app ID over 4 700 rules")
         }
+        // `test` names the deciding app of each failure the same way.
+        let urls = (0..<4_700).map { #""https://example.com/\#($0)""# }.joined(separator: ",")
+        let matrix = try write(Array(#"{"opens_web": [\#(urls)]}"#.utf8), "long-app-matrix.json")
+        let test = try ChildProcess.run(["test", document, "--matrix", matrix, "--domain", "example.com"], folder: folder)
+        XCTAssertEqual(test.status, 1, test.summary)
+        let failures = String(decoding: test.stdout, as: UTF8.self)
+        XCTAssertTrue(failures.hasPrefix("FAIL https://example.com/0 should stay on the web: T." + String(repeating: "a", count: 98) + "… (64002 bytes) match by entry 0 rule 0\n"), String(failures.prefix(300)))
+        XCTAssertLessThan(test.stdout.count, 1 << 20)
     }
 
     /// `cover --format matrix` searched its list of apps for every item: an entry of 20 000

@@ -96,19 +96,13 @@ enum DebugCommand {
         return failure ?? .success
     }
 
-    /// The most apps, and scalars of an app ID, a rule's line shows: every rule of an entry
-    /// lists its apps, and one 64 KB app ID over 4 700 rules made a 300 MB dump.
+    /// The most apps a rule's line shows, each abbreviated: every rule of an entry lists its
+    /// apps, and one 64 KB app ID over 4 700 rules made a 300 MB dump.
     static let maxShownApps = 10
-    static let shownAppScalars = 100
 
     /// A rule's apps as its line shows them: each one line, its control characters shown.
     static func shownApps(_ apps: [Int32], of compiled: CompiledDocument) -> String {
-        var shown = apps.prefix(maxShownApps).map { index -> String in
-            let id = compiled.appIDs[Int(index)]
-            let scalars = id.unicodeScalars
-            guard scalars.count > shownAppScalars else { return VisibleText.escapedLine(id) }
-            return VisibleText.escapedLine(String(String.UnicodeScalarView(scalars.prefix(shownAppScalars)))) + "… (\(id.utf8.count) bytes)"
-        }
+        var shown = apps.prefix(maxShownApps).map { VisibleText.excerpt(compiled.appIDs[Int($0)], limit: 100) }
         if apps.count > maxShownApps { shown.append("and \(apps.count - maxShownApps) more") }
         return shown.joined(separator: ", ")
     }

@@ -148,13 +148,13 @@ enum TestCommand {
                 fail(MatrixFailure(url: expectation.url, text: "\(expectation.url): cannot be split: \(error)"))
                 continue
             }
-            let who = expectation.app.map { " for \($0)" } ?? ""
+            let who = expectation.app.map { " for \(VisibleText.excerpt($0, limit: 100))" } ?? ""
             let wanted = expectation.opensApp ? "should open the app" : "should stay on the web"
             let deciding = decision.decisions.filter { $0.kind != .noMatch }
-            // A failure line names at most `shownDecisions` deciding apps: an entry of thousands
-            // of apps would otherwise make every line list them all.
+            // A failure line names at most `shownDecisions` deciding apps, each abbreviated: an
+            // entry of thousands of apps, or of 64 KB app IDs, would otherwise fill every line.
             var reasons = deciding.prefix(shownDecisions).map {
-                "\($0.app) \($0.kind.rawValue) by entry \($0.entry ?? -1) rule \($0.rule ?? -1)"
+                "\(VisibleText.excerpt($0.app, limit: 100)) \($0.kind.rawValue) by entry \($0.entry ?? -1) rule \($0.rule ?? -1)"
             }
             if deciding.count > shownDecisions { reasons.append("and \(deciding.count - shownDecisions) more apps") }
             let reason = reasons.isEmpty ? "no rule matched" : reasons.joined(separator: "; ")
