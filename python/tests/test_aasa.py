@@ -312,3 +312,43 @@ def test_readme_example():
         "museum.example ['MUSE4EX123.org.example.museum', 'MUSE4EX123.org.example.museum.guide'] None",
         'None [] no scheme: a URL must start with a scheme such as "https:"',
     ]
+
+
+def test_an_artifact_with_one_damaged_body_fails_only_that_domain_as_in_the_cli(tmp_path):
+    """Bodies are checked when their domain is first met, as `classify --compiled` does: one
+    damaged body gives its domain's URLs error results and the other domains still decide
+    (opening the artifact decoded every body and refused it whole)."""
+    rules_dir = tmp_path / "rules"
+    for domain in ("museum.example", "food.example"):
+        (rules_dir / domain).mkdir(parents=True)
+        (rules_dir / domain / "apple-app-site-association").write_bytes(
+            (ROOT / "corpus" / domain / "apple-app-site-association").read_bytes())
+    artifact = tmp_path / "rules.aasac"
+    subprocess.run([CLI, "compile", str(rules_dir), "-o", str(artifact)], check=True, stderr=subprocess.DEVNULL)
+    damaged = bytearray(artifact.read_bytes())
+    damaged[-5] ^= 0x40  # a byte of the last body
+    (tmp_path / "damaged.aasac").write_bytes(bytes(damaged))
+    urls = [b"https://museum.example/exhibitions/x", b"https://food.example/en_US/menu"]
+    expected = cli("--compiled", str(tmp_path / "damaged.aasac"), input=b"\n".join(urls) + b"\n")
+    with aasa.Rules.from_artifact(tmp_path / "damaged.aasac") as rules:
+        assert rules.classify_ndjson(urls) == expected
+        results = rules.classify(urls)
+    assert [bool(r.error) for r in results].count(True) == 1
+    assert any(r.error and "checksum" in r.error for r in results)
+
+
+def test_a_batch_whose_results_pass_a_gib_is_an_error_not_an_abort():
+    """A result lists every app of its document, and a batch returns its results whole: 12 000
+    URLs of a document naming 10 000 apps asked for 8 GB and aborted the interpreter. Past
+    1 GiB the call fails (status 4, AASA_ERROR_MEMORY) and says how many URLs fitted."""
+    document = json.dumps({"applinks": {"details": [{"appIDs": [f"T{i}.a" for i in range(10000)], "components": [{}]}]}})
+    with aasa.Rules.from_document(document, "x.example") as rules:
+        urls = [b"https://x.example/%d" % i for i in range(1500)]
+        with pytest.raises(aasa.AASAError) as raised:
+            rules.classify_ndjson(urls)
+        assert raised.value.status == 4
+        assert "pass 1024 MiB after 14" in str(raised.value) and "of its 1500 URLs" in str(raised.value)
+        with pytest.raises(aasa.AASAError) as raised:
+            rules.classify([b"https://x.example/%d" % i for i in range(12000)])
+        assert raised.value.status == 4 and "of its 12000 URLs" in str(raised.value)
+        assert len(rules.classify(urls[:100])) == 100

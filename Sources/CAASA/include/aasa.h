@@ -47,7 +47,8 @@ typedef enum aasa_status {
     /* The rules cannot be used: unreadable directory or artifact, no documents, or a single
      * document that does not load or compile. */
     AASA_ERROR_RULES = 3,
-    /* The output could not be allocated. */
+    /* The output could not be allocated, or a batch's results would pass 1 GiB (the message
+     * says how many of its URLs fitted: classify fewer per call). */
     AASA_ERROR_MEMORY = 4,
 } aasa_status;
 
@@ -76,13 +77,16 @@ aasa_status aasa_options_get_limit(const aasa_options *options, const char *name
 typedef struct aasa_rules aasa_rules;
 
 /* Documents named after their domain in a directory: DOMAIN.json,
- * DOMAIN/apple-app-site-association or DOMAIN/.well-known/apple-app-site-association. A document
- * that does not load does not fail the call: its URLs get error results, as in the tool.
+ * DOMAIN/apple-app-site-association or DOMAIN/.well-known/apple-app-site-association, each read
+ * and compiled when a URL of its domain first arrives. A document that does not load does not
+ * fail the call: its URLs get error results, as in the tool.
  * `options` may be NULL (defaults). On success *rules is the new handle. Paths, here and below,
  * are UTF-8 (AASA_ERROR_ARGUMENT otherwise). */
 aasa_status aasa_rules_open_directory(const char *path, const aasa_options *options, aasa_rules **rules);
 
-/* An artifact written by `aasa compile`; the limits of `options` apply to its URLs. */
+/* An artifact written by `aasa compile`; the limits of `options` apply to its URLs. Its header
+ * and index are checked now; each domain's body when a URL of that domain first arrives, so a
+ * damaged body or one over a limit gives that domain's URLs error results, as in the tool. */
 aasa_status aasa_rules_open_artifact(const char *path, const aasa_options *options, aasa_rules **rules);
 
 /* One document's bytes (the JSON of an apple-app-site-association file) for one domain (a
