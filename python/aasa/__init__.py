@@ -19,6 +19,7 @@ import ctypes
 import itertools
 import os
 import struct
+from collections.abc import Mapping as MappingABC
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +121,8 @@ def _text(pointer: Optional[int], length: int) -> Optional[str]:
 def _c_text(text: str, what: str) -> bytes:
     """``text`` as the C string the library reads: a NUL would end it early, so that
     "museum.example\\0.other" named museum.example; refused as ``open()`` refuses it."""
+    if not isinstance(text, str):
+        raise TypeError(f"the {what} is a str, not {type(text).__name__}")
     encoded = text.encode("utf-8")
     if b"\0" in encoded:
         raise ValueError(f"embedded null byte in the {what}")
@@ -203,19 +206,20 @@ class Result:
 
 class _Options:
     def __init__(self, limits: Optional[Mapping[str, int]]) -> None:
+        # Every name and value checked before the handle exists, so that a refusal leaks nothing.
+        if limits is not None and not isinstance(limits, MappingABC):
+            raise TypeError(f"limits is a mapping of limit names to numbers, not {type(limits).__name__}")
+        checked = []
+        for name, value in (limits or {}).items():
+            # ctypes would wrap a value past 64 bits silently into another value, and True is
+            # an int to Python but no count.
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << 64:
+                raise AASAError(2, f"the limit {name} needs a whole number from 0 to 2**64 - 1, got {value!r}")
+            checked.append((_c_text(name, "limit name"), value))
         self.handle = _lib.aasa_options_new()
         if not self.handle:
             raise MemoryError("aasa_options_new")
-        for name, value in (limits or {}).items():
-            # ctypes would wrap a value past 64 bits silently into another value.
-            if not isinstance(value, int) or not 0 <= value < 1 << 64:
-                _lib.aasa_options_free(self.handle)
-                raise AASAError(2, f"the limit {name} needs a whole number from 0 to 2**64 - 1, got {value!r}")
-            try:
-                encoded = _c_text(name, "limit name")
-            except ValueError:
-                _lib.aasa_options_free(self.handle)
-                raise
+        for encoded, value in checked:
             status = _lib.aasa_options_set_limit(self.handle, encoded, value)
             if status != 0:
                 _lib.aasa_options_free(self.handle)
@@ -460,6 +464,8 @@ class Rules:
     @classmethod
     def from_document(cls, document: Union[str, bytes], domain: str, limits: Optional[Mapping[str, int]] = None) -> "Rules":
         """One document's JSON for one domain (``aasa classify --rules FILE --domain D``)."""
+        if not isinstance(document, (str, bytes, bytearray, memoryview)):
+            raise TypeError(f"the document is str or bytes, not {type(document).__name__}")
         data = document.encode("utf-8") if isinstance(document, str) else bytes(document)
         return cls._open(_lib.aasa_rules_open_document, data, len(data), _c_text(domain, "domain"), limits=limits)
 
@@ -509,7 +515,9 @@ class Rules:
 
     def classify_ndjson(self, urls: Iterable[URLLike]) -> bytes:
         """The NDJSON records ``aasa classify --blank-lines record`` writes for these URLs as
-        lines, byte for byte."""
+        lines, byte for byte, one record per URL: a URL holding a line feed stays one URL
+        (the tool would read two lines), and a byte order mark is part of the URL (the tool
+        drops one at the start of its input)."""
         if isinstance(urls, (str, bytes)):
             raise TypeError("classify_ndjson takes an iterable of URLs, not one URL")
         given = list(urls)

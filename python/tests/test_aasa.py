@@ -352,3 +352,21 @@ def test_a_batch_whose_results_pass_a_gib_is_an_error_not_an_abort():
             rules.classify([b"https://x.example/%d" % i for i in range(12000)])
         assert raised.value.status == 4 and "of its 12000 URLs" in str(raised.value)
         assert len(rules.classify(urls[:100])) == 100
+
+
+def test_arguments_of_the_wrong_type_are_type_errors_and_bad_limits_refused_before_the_library():
+    document = (ROOT / "corpus" / "museum.example" / "apple-app-site-association").read_bytes()
+    for limits in ([("url-bytes", 5)], "url-bytes=5", {1: 5}, {b"url-bytes": 5}):
+        with pytest.raises(TypeError):
+            aasa.Rules.from_document(document, "museum.example", limits=limits)
+    for value in (True, -1, 1 << 64, 1.5, "5"):
+        with pytest.raises(aasa.AASAError) as raised:
+            aasa.Rules.from_document(document, "museum.example", limits={"url-bytes": value})
+        assert raised.value.status == 2
+    for domain in (None, b"museum.example"):
+        with pytest.raises(TypeError):
+            aasa.Rules.from_document(document, domain)
+    with pytest.raises(TypeError):
+        aasa.Rules.from_document(1 << 20, "museum.example")
+    with pytest.raises(ValueError):
+        aasa.Rules.from_document(document, "museum.example", limits={"url-\ud800bytes": 5})
