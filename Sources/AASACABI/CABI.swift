@@ -644,7 +644,7 @@ final class Columns {
     private let errorEnds: UnsafeMutableBufferPointer<Int>
 
     /// `urls(index)` is URL `index`'s bytes, for `index` in `0..<count`.
-    /// `nil` when the decisions pass `CABI.maxBatchBytes` (`done` then says after how many URLs).
+    /// `nil` when the decisions pass `CABI.maxBatchBytes`; `done` then says how many URLs it took.
     init?(rules: Rules, count: Int, done: inout Int, urls: (Int) -> UnsafeBufferPointer<UInt8>) {
         let domain = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(count, 1))
         let error = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(count, 1))
@@ -660,7 +660,7 @@ final class Columns {
         rules.withWorker { worker in
             for index in 0..<count {
                 guard !tooLarge else { return }
-                done = index
+                done = index + 1
                 let url = urls(index)
                 // SAFETY: `index` < `count`, the capacity of `domain`, `error` and `first`.
                 first[index] = UInt32(truncatingIfNeeded: kinds.count)

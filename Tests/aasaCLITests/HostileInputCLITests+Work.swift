@@ -517,7 +517,7 @@ extension HostileInputCLITests {
 
     /// 7 000 rules `{"?": "b"}` against a URL of a 30 000-letter query: `explain` showed the
     /// query in every rule's table, 841 MB of output and 1.7 GB held, 17 s. A compared text or
-    /// pattern is now shown by its first 100 scalars and its length.
+    /// pattern is now shown by its first 100 characters and its length.
     func test_explainOfThousandsOfRulesAgainstALongURL_showsLongTextsByTheirStart() throws {
         let rulesJSON = Array(repeating: #"{"?":"b"}"#, count: 7_000).joined(separator: ",")
         let document = try write(Array(#"{"applinks":{"details":[{"appID":"A.x","components":[\#(rulesJSON)]}]}}"#.utf8), "explain.json")

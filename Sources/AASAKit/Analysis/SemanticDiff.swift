@@ -154,10 +154,10 @@ public struct SemanticDiff: Sendable {
         }
         // Each app's place looked up once: a search of the app list in the comparator made
         // sorting the changes of 6 000 apps × 10 rules most of a 10 s diff.
-        let appOrder = Dictionary(apps.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let appOrder = Dictionary(apps.enumerated().map { (ExactString($1), $0) }, uniquingKeysWith: { first, _ in first })
         self.changes = changes.sorted { lhs, rhs in
-            (appOrder[lhs.app] ?? 0, lhs.urls.first?.utf8.count ?? Int.max, lhs.urls.first ?? "")
-                < (appOrder[rhs.app] ?? 0, rhs.urls.first?.utf8.count ?? Int.max, rhs.urls.first ?? "")
+            (appOrder[ExactString(lhs.app)] ?? 0, lhs.urls.first?.utf8.count ?? Int.max, lhs.urls.first ?? "")
+                < (appOrder[ExactString(rhs.app)] ?? 0, rhs.urls.first?.utf8.count ?? Int.max, rhs.urls.first ?? "")
         }
         if !changes.isEmpty {
             verdict = .different

@@ -100,12 +100,12 @@ enum CommandSupport {
         }
     }
 
-    /// The host of the example URLs that lint, diff and cover print (`--domain`, default
-    /// `example.com`): a bare host, since a port, user info, path or space would make every
-    /// example URL fail the host check (SPEC 3, 4).
     /// The longest host name in text form (RFC 1035: 255 bytes on the wire).
     static let maxDomainBytes = 253
 
+    /// The host of the example URLs that lint, diff and cover print (`--domain`, default
+    /// `example.com`): a bare host, since a port, user info, path or space would make every
+    /// example URL fail the host check (SPEC 3, 4).
     static func witnessDomain(_ parsed: ParsedArguments) -> Result<String, UsageError> {
         let domain = parsed.value("domain") ?? "example.com"
         let forbidden = Set("/:@?#%[] \t\\".unicodeScalars)

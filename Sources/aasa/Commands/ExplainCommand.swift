@@ -114,16 +114,15 @@ enum ExplainCommand {
         return text
     }
 
-    /// The most scalars of a compared text or pattern a table shows.
-    static let shownScalars = 100
+    /// The most characters of a compared text or pattern a table shows.
+    static let shownCharacters = 100
 
-    /// `text` as a JSON string, its first `shownScalars` scalars and its length when longer:
-    /// every rule tried shows the URL text it compared, and 7 000 rules against a 30 KB query
-    /// printed 841 MB (1.7 GB held) for one URL.
+    /// `text` as a JSON string, its first `shownCharacters` and its length when longer (as
+    /// `VisibleText.excerpt`, but quoted as JSON): every rule tried shows the URL text it
+    /// compared, and 7 000 rules against a 30 KB query printed 841 MB (1.7 GB held) for one URL.
     static func shown(_ text: String) -> String {
-        let scalars = text.unicodeScalars
-        guard scalars.count > shownScalars else { return JSONWriter.escape(text) }
-        let head = String(String.UnicodeScalarView(scalars.prefix(shownScalars)))
-        return JSONWriter.escape(head) + "… (\(text.utf8.count) bytes)"
+        let head = text.prefix(shownCharacters)
+        guard head.endIndex < text.endIndex else { return JSONWriter.escape(text) }
+        return JSONWriter.escape(String(head)) + "… (\(text.utf8.count) bytes)"
     }
 }

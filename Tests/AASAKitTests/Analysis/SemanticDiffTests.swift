@@ -17,6 +17,20 @@ final class SemanticDiffTests: XCTestCase {
         XCTAssertEqual(diff.changes, [])
     }
 
+    /// Changes are listed in app order, app IDs compared scalar by scalar: "é" precomposed and
+    /// decomposed are two apps, and the first one's change comes first even where the second's
+    /// URL is shorter.
+    func testChangesOfAppIDsThatDifferOnlyInNormalisationKeepTheirAppOrder() throws {
+        func document(_ first: String, _ second: String) throws -> AASADocument {
+            try F.document(
+                #"{"applinks": {"details": [{"appIDs": ["T.caf\u00e9"], "components": [{"/": "\#(first)"}]}, {"appIDs": ["T.cafe\u0301"], "components": [{"/": "\#(second)"}]}]}}"#)
+        }
+        let diff = try SemanticDiff(old: try document("/long-path-one", "/a"), new: try document("/long-path-two", "/b"), domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        XCTAssertEqual(diff.changes.map { Array($0.app.unicodeScalars) }.first, Array("T.caf\u{E9}".unicodeScalars))
+        XCTAssertEqual(diff.changes.map { Array($0.app.unicodeScalars) }.last, Array("T.cafe\u{301}".unicodeScalars))
+    }
+
     func testSwappingDisjointRulesIsEquivalent() throws {
         let old = try F.components(#"[{"/": "/a/*"}, {"/": "/b/*"}]"#)
         let new = try F.components(#"[{"/": "/b/*"}, {"/": "/a/*"}]"#)
