@@ -95,7 +95,8 @@ public struct DocumentFetcher {
         let status = response.status ?? 0
         // No Accept-Encoding is sent, so an encoded body is one the server imposed: its bytes
         // are not the document, and "invalid JSON at U+001F" would hide why.
-        if status == 200, let encoding = response.header("content-encoding"), encoding.lowercased() != "identity" {
+        // An empty Content-Encoding names no coding at all.
+        if status == 200, let encoding = response.header("content-encoding"), !["", "identity"].contains(encoding.lowercased()) {
             record.failure = .invalidResponse
             record.error = "the body is sent with Content-Encoding: \(encoding), which was not asked for; serve the file unencoded"
             return Fetched(record: record)

@@ -29,11 +29,14 @@ public struct DocumentStore: Sendable {
     /// The metadata of the stored document, when both are there and the document is still the
     /// one the metadata describes (its size and SHA-256). A document damaged or edited since
     /// must not be kept by a 304 that validated another: then there are no validators, and the
-    /// next fetch is a full one. Both files are read bounded, and only if they are regular files.
-    public func metadata(_ domain: String) -> FetchMetadata? {
+    /// next fetch is a full one. Both files are read bounded, and only if they are regular files:
+    /// the document up to `maxBytes` (the largest a fetch accepts), never up to the size the
+    /// metadata claims, which is only a file's word (3 GB claimed beside a 3 GB file was read
+    /// and hashed whole).
+    public func metadata(_ domain: String, maxBytes: Int) -> FetchMetadata? {
         // Validators read through a link save() refuses would make a 304 keep nothing stored.
         guard linkedFolder(domain) == nil, let json = try? AASADocument.bytes(ofFile: metadataPath(domain), maxBytes: 64 << 10, regularFileOnly: true),
-            let metadata = FetchMetadata(json: json), metadata.bytes >= 0,
+            let metadata = FetchMetadata(json: json), metadata.bytes >= 0, metadata.bytes <= maxBytes,
             let document = try? AASADocument.bytes(ofFile: documentPath(domain), maxBytes: metadata.bytes, regularFileOnly: true),
             SHA256.hex(document) == metadata.sha256
         else { return nil }

@@ -10,7 +10,10 @@ import Foundation
 /// file), and certificates are always verified: against libcurl's default store, or against
 /// `Options.caBundle` (`TrustStore.bundle(adding:)` makes one of the system store plus more).
 /// Retries cover what may succeed a moment later: no connection, 5xx, and 429 after its
-/// `Retry-After`; a timeout is final, so a stalled server costs one `--timeout`, not several.
+/// `Retry-After`. A request and its retries share one `--timeout`: a retry is made only while
+/// that time lasts, and gets what is left of it, and a timeout is final. So a server that
+/// stalls, or answers 500 a moment before the timeout, costs one `--timeout` a URL, not one an
+/// attempt.
 public final class Transfers {
     /// How the transfers run; the defaults are `aasa fetch`'s.
     public struct Options: Sendable {
@@ -96,7 +99,7 @@ public final class Transfers {
             return requests.map { Response(url: $0.url, failure: .connection, error: "cannot start libcurl") }
         }
         var fresh = Array(requests.indices.reversed())
-        var waiting: [(due: Double, index: Int, attempt: Int)] = []
+        var waiting: [Attempt] = []
         var active: [UnsafeMutableRawPointer: TransferState] = [:]
         var idle: [UnsafeMutableRawPointer] = []
         defer {
@@ -112,12 +115,11 @@ public final class Transfers {
         while done < requests.count {
             let now = Self.now()
             while active.count < max(1, options.jobs) {
-                let next: (index: Int, attempt: Int)
+                let next: Attempt
                 if let due = waiting.firstIndex(where: { $0.due <= now }) {
-                    next = (waiting[due].index, waiting[due].attempt)
-                    waiting.remove(at: due)
+                    next = waiting.remove(at: due)
                 } else if let index = fresh.popLast() {
-                    next = (index, 1)
+                    next = Attempt(due: now, index: index, number: 1, deadline: now + options.timeout)
                 } else {
                     break
                 }
@@ -127,8 +129,7 @@ public final class Transfers {
                     done += 1
                     continue
                 }
-                let state = TransferState(
-                    request: requests[next.index], index: next.index, attempt: next.attempt, limit: options.limit)
+                let state = TransferState(request: requests[next.index], attempt: next, limit: options.limit)
                 configure(handle, state)
                 if curl_multi_add_handle(multi, handle) != CURLM_OK {
                     responses[next.index] = Response(
@@ -150,14 +151,22 @@ public final class Transfers {
                 var status = 0
                 _ = aasa_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
                 curl_multi_remove_handle(multi, handle)
-                let response = finish(state, code: code, status: status)
+                var response = finish(state, code: code, status: status)
+                if response.failure == .timeout, var previous = state.attempt.previous {
+                    // A retry that ran out of the request's time: the answer to report is the
+                    // one that made it retry.
+                    previous.attempts = state.attempt.number
+                    response = previous
+                }
                 curl_easy_reset(handle)
                 state.release()
                 idle.append(handle)
-                if let delay = retryDelay(response, attempt: state.attempt) {
-                    waiting.append((Self.now() + delay, state.index, state.attempt + 1))
+                let attempt = state.attempt
+                if let delay = retryDelay(response, attempt: attempt.number), Self.now() + delay < attempt.deadline {
+                    waiting.append(
+                        Attempt(due: Self.now() + delay, index: attempt.index, number: attempt.number + 1, deadline: attempt.deadline, previous: response))
                 } else {
-                    responses[state.index] = response
+                    responses[attempt.index] = response
                     done += 1
                     progress.update(done)
                 }
@@ -178,6 +187,17 @@ public final class Transfers {
         }
     }
 
+    /// One try at a request: which, the how-manieth, and until when its request may take.
+    struct Attempt {
+        var due: Double
+        var index: Int
+        var number: Int
+        /// When the request's time (`--timeout`, shared by its retries) runs out, in `now()`.
+        var deadline: Double
+        /// What the attempt before this one got.
+        var previous: Response?
+    }
+
     private func configure(_ handle: UnsafeMutableRawPointer, _ state: TransferState) {
         let context = Unmanaged.passRetained(state).toOpaque()
         state.retained = true
@@ -187,8 +207,10 @@ public final class Transfers {
         _ = aasa_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         _ = aasa_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         _ = aasa_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
-        _ = aasa_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
-        _ = aasa_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.timeout * 1000))
+        // A retry gets what is left of its request's time, at least a millisecond.
+        let left = max(0.001, state.attempt.deadline - Self.now())
+        _ = aasa_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(min(options.connectTimeout, left) * 1000))
+        _ = aasa_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(left * 1000))
         _ = aasa_easy_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent)
         if let bundle = options.caBundle {
             _ = aasa_easy_setopt_string(handle, CURLOPT_CAINFO, bundle)
@@ -215,7 +237,7 @@ public final class Transfers {
     private func finish(_ state: TransferState, code: CURLcode, status: Int) -> Response {
         var response = Response(
             url: state.request.url, status: status > 0 ? status : nil, headers: state.headers, body: state.body)
-        response.attempts = state.attempt
+        response.attempts = state.attempt.number
         let detail = String(cString: state.errorBuffer)
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         if state.tooLarge, status == 200 {
@@ -301,8 +323,7 @@ public final class Transfers {
 /// One transfer's buffers, reached from libcurl's callbacks through an opaque pointer.
 final class TransferState {
     let request: Transfers.Request
-    let index: Int
-    let attempt: Int
+    let attempt: Transfers.Attempt
     let limit: Int
     var body: [UInt8] = []
     var headers: [String: String] = [:]
@@ -311,6 +332,10 @@ final class TransferState {
     var headersEnded = false
     /// Header fields of the current response, counted as they come (repeats included).
     var headerFields = 0
+    /// Bytes of trailer lines so far: libcurl bounds the headers but not the trailers after a
+    /// chunked body, and a server sending them without end filled gigabytes within `--timeout`.
+    var trailerBytes = 0
+    static let maxTrailerBytes = 64 << 10
     /// What makes the current response's headers unreadable as one answer: more fields than
     /// any server sends, or two Content-Lengths that disagree (which one framed the body?).
     var headerProblem: String?
@@ -319,9 +344,8 @@ final class TransferState {
     var connectToList: UnsafeMutablePointer<curl_slist>?
     var retained = false
 
-    init(request: Transfers.Request, index: Int, attempt: Int, limit: Int) {
+    init(request: Transfers.Request, attempt: Transfers.Attempt, limit: Int) {
         self.request = request
-        self.index = index
         self.attempt = attempt
         self.limit = limit
         errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -349,11 +373,15 @@ private let bodyCallback: aasa_data_callback = { data, size, count, context in
     let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     guard length > 0, let data else { return length }
-    guard state.body.count + length <= state.limit else {
+    let needed = state.body.count + length
+    guard needed <= state.limit else {
         // Returning less than given makes libcurl stop the transfer (CURLE_WRITE_ERROR).
         state.tooLarge = true
         return 0
     }
+    // Grown by doubling up to the limit, never past it: appending alone made a body of the
+    // limit hold twice that, for every transfer at once.
+    if needed > state.body.capacity { state.body.reserveCapacity(min(state.limit, max(needed, state.body.capacity * 2))) }
     data.withMemoryRebound(to: UInt8.self, capacity: length) {
         state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
     }
@@ -365,6 +393,14 @@ private let headerCallback: aasa_data_callback = { data, size, count, context in
     let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     guard length > 0, let data else { return length }
+    if state.headersEnded {
+        state.trailerBytes += length
+        if state.trailerBytes > TransferState.maxTrailerBytes {
+            // Returning less than given stops the transfer; the response is refused as such.
+            state.headerProblem = state.headerProblem ?? "more than \(TransferState.maxTrailerBytes) bytes of trailers"
+            return 0
+        }
+    }
     let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
         String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
     }.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -373,6 +409,7 @@ private let headerCallback: aasa_data_callback = { data, size, count, context in
         state.headers = [:]
         state.headersEnded = false
         state.headerFields = 0
+        state.trailerBytes = 0
         state.headerProblem = nil
     } else if line.isEmpty {
         state.headersEnded = true

@@ -115,6 +115,9 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(30)
             return
+        if kind == "full" and well_known:
+            # A document of exactly Apple's 128 KiB limit.
+            return self.send(200, DOC_A[:-1] + b" " * (131072 - len(DOC_A)) + b"}")
         if kind == "big" and well_known:
             padding = b" " * (200 * 1024)
             return self.send(200, b'{"applinks": {"details": []}' + padding + b"}")
@@ -160,6 +163,31 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b"%x\r\n%s\r\n0\r\nContent-Type: application/json\r\n\r\n" % (len(DOC_A), DOC_A))
             return
+        if kind == "endlesstrailer" and well_known:
+            # A chunked 200 whose trailer section never ends (libcurl bounds headers, not
+            # trailers): written until the client hangs up, or for at most 20 seconds.
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.write(b"%x\r\n%s\r\n0\r\n" % (len(DOC_A), DOC_A))
+            line = b"X-Trailer: " + b"t" * 1000 + b"\r\n"
+            stop = time.time() + 20
+            try:
+                while time.time() < stop:
+                    self.wfile.write(line * 64)
+            except OSError:
+                pass
+            self.close_connection = True
+            return
+        if kind == "slowerror" and well_known:
+            # A 500 just before a one-second timeout, every time: retried only while the
+            # request's one --timeout lasts.
+            count(host)
+            time.sleep(0.8)
+            return self.send(500, b"slow oops", "text/plain")
+        if kind == "emptyencoding" and well_known:
+            return self.send(200, DOC_A, headers=[("Content-Encoding", "")])
         if kind == "twotypes" and well_known:
             self.send_response(200)
             self.send_header("Content-Type", "text/html")

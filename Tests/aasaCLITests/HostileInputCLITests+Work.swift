@@ -193,6 +193,26 @@ extension HostileInputCLITests {
 }
 
 extension HostileInputCLITests {
+    /// Three batches a job were in flight, each holding up to 4 MiB of records: at `--jobs 256`
+    /// an ordinary stream of kilobyte records (a document naming 21 apps) took 1.2 GB for 4 M
+    /// lines. At most 32 batches are in flight now, whatever the jobs; the records are the same.
+    func test_manyJobsOverKilobyteRecords_holdABoundedNumberOfBatches() throws {
+        let apps = (0..<21).map { #""TEAMID\#($0).com.example.a-rather-long-bundle-identifier-\#($0)""# }
+        let rules = try oneDomainRules("rules", #"{"applinks":{"details":[{"appIDs":[\#(apps.joined(separator: ","))],"components":[{"/":"/a/*"}]}]}}"#)
+        let line = "https://x.example/a/1\n"
+        let input = try write(Array(String(repeating: line, count: 4_000_000).utf8), "urls.txt")
+        let many = try ChildProcess.run(["classify", "--rules", rules.path, "--input", input, "--jobs", "256"], stdout: "/dev/null", folder: folder)
+        XCTAssertEqual(many.status, 0, many.summary)
+        RobustnessBounds(seconds: 60, residentMiB: 500).check(many, "4 M kilobyte records with --jobs 256")
+        let few = try write(Array(String(repeating: line, count: 40_000).utf8), "few.txt")
+        let one = try ChildProcess.run(["classify", "--rules", rules.path, "--input", few, "--jobs", "2"], folder: folder)
+        let all = try ChildProcess.run(["classify", "--rules", rules.path, "--input", few, "--jobs", "256"], folder: folder)
+        XCTAssertGreaterThan(one.stdout.count, 40_000 * 1_000, "records of a kilobyte or more")
+        XCTAssertTrue(all.stdout == one.stdout, "the same records in the same order")
+    }
+}
+
+extension HostileInputCLITests {
     /// Each of many hostile documents fills a lazy cache up to `dfa-cache-bytes` with one long
     /// URL; a thread's caches together stay under twice that, or 16 MiB if more (they are
     /// emptied between two URLs past it), where each used to keep its cache for the rest of the

@@ -209,6 +209,7 @@ public enum CompiledArtifact {
         guard end == bytes.count else { throw .corrupt("bytes after the last body") }
         var entries: [Entry] = []
         var name: [UInt8] = []
+        var previousName: [UInt8] = []
         var file: [UInt8] = []
         var scratch: [UInt8] = []
         func string(_ bytes: [UInt8]) throws(ArtifactError) -> String {
@@ -220,6 +221,16 @@ public enum CompiledArtifact {
         entries.reserveCapacity(count)
         for _ in 0..<count {
             try index.shared(&name, scratch: &scratch)
+            // `aasa compile` writes each domain once, ASCII-lowercased, in byte order; the host
+            // table relies on both (an upper-case name would match only upper-case hosts, and a
+            // second entry of a name would be shadowed by the first).
+            guard !name.isEmpty, !name.contains(where: { (0x41...0x5A).contains($0) }) else {
+                throw .corrupt("a domain name that aasa compile does not write")
+            }
+            guard entries.isEmpty || previousName.lexicographicallyPrecedes(name) else {
+                throw .corrupt("domain names out of order or repeated")
+            }
+            previousName = name
             try index.shared(&file, scratch: &scratch)
             let kind: Entry.Kind
             switch try index.uint8() {

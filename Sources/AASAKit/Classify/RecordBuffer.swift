@@ -20,6 +20,9 @@ public final class RecordBuffer {
         @inline(__always) get { storage.count }
     }
 
+    /// The bytes it holds room for (what a spare buffer keeps allocated).
+    public var capacity: Int { storage.capacity }
+
     /// Makes room for `extra` more bytes; every `append` does this itself.
     @inline(__always)
     public func reserve(_ extra: Int) {

@@ -41,7 +41,8 @@ public struct AssociatedDomain: Sendable, Equatable {
         }
         var port: Int?
         if let portColon = rest.lastIndex(of: ":") {
-            guard let value = Int(rest[rest.index(after: portColon)...]), (1...65_535).contains(value) else {
+            let digits = rest[rest.index(after: portColon)...]
+            guard digits.allSatisfy({ ("0"..."9").contains($0) }), let value = Int(digits), (1...65_535).contains(value) else {
                 return .failure(DomainNameError(message: "'\(entry)' has a bad port"))
             }
             port = value

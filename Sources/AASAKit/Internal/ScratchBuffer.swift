@@ -18,7 +18,7 @@ final class ScratchBuffer<Element: BitwiseCopyable> {
     // SAFETY: the owner is one thread at a time and no access calls out while in progress, so
     // accesses to these three never overlap.
     @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>
-    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private(set) var capacity: Int
     @exclusivity(unchecked) private(set) var count = 0
 
     init(capacity: Int = 64) {

@@ -14,8 +14,9 @@ import Foundation
 ///
 /// Order is kept by sequence numbers: a batch's output waits in `pending` until every earlier
 /// batch has been written, and whichever worker adds the next one writes it (and any that
-/// follow). A worker does not read ahead while `2 × jobs` outputs are waiting, so memory stays
-/// bounded even when one worker is descheduled. A batch whose records outgrow
+/// follow). A worker does not read ahead while `2 × jobs` outputs are waiting, nor while
+/// `maxInFlight` batches are in work or waiting, so memory stays bounded even when one worker
+/// is descheduled, and however many jobs there are. A batch whose records outgrow
 /// `BatchProcessor.spillBytes` (a document naming thousands of apps makes megabyte records)
 /// is written as it goes once its turn comes, so no output waits whole in memory. When
 /// standard output closes (`| head`), or a write or read fails, every worker stops after its
@@ -38,6 +39,8 @@ final class Pipeline: @unchecked Sendable {
     /// Guards everything below; workers wait on it for room to read ahead.
     private let state = NSCondition()
     private var pending: [Int: (records: RecordBuffer, count: Int)] = [:]
+    /// Batches handed to workers and not yet delivered.
+    private var working = 0
     private var nextToWrite = 0
     private var writing = false
     /// Written buffers, reused: a batch's output is megabytes, and allocating that afresh for
@@ -52,6 +55,12 @@ final class Pipeline: @unchecked Sendable {
     let format: RecordFormat
     let processor: BatchProcessor
     let jobs: Int
+    /// Batches in work or waiting their turn, at most: `3 × jobs` up to 10 jobs, then 32. Each
+    /// holds up to `BatchProcessor.spillBytes` of records, and at `--jobs 256` three batches a
+    /// job let an ordinary stream of kilobyte records take 1.2 GB (300 MB since); past 10 jobs
+    /// the workers beyond 32 batches wait for their turn to read instead (output is written in
+    /// order, so they could only have waited later, holding their records).
+    var maxInFlight: Int { min(3 * jobs, 32) }
     let output: OutputStream
     let progress: Progress?
 
@@ -107,14 +116,23 @@ final class Pipeline: @unchecked Sendable {
     /// the input is done or the run is stopping.
     private func nextBatch() -> (LineBatch, Int, RecordBuffer)? {
         state.lock()
-        while pending.count >= 2 * jobs && !stopping { state.wait() }
+        while (pending.count >= 2 * jobs || pending.count + working >= maxInFlight) && !stopping { state.wait() }
         let out = stopping ? nil : (spare.popLast() ?? RecordBuffer(capacity: 1 << 22))
+        if out != nil { working += 1 }
         state.unlock()
         guard let out else { return nil }
+        func noBatch() -> (LineBatch, Int, RecordBuffer)? {
+            state.lock()
+            working -= 1
+            spare.append(out)
+            state.broadcast()
+            state.unlock()
+            return nil
+        }
 
         readLock.lock()
         defer { readLock.unlock() }
-        if inputDone { return nil }
+        if inputDone { return noBatch() }
         var batch: LineBatch?
         if let first = firstBatch {
             batch = first
@@ -128,7 +146,7 @@ final class Pipeline: @unchecked Sendable {
         }
         guard let batch else {
             inputDone = true
-            return nil
+            return noBatch()
         }
         defer { nextSequence += 1 }
         return (batch, nextSequence, out)
@@ -141,6 +159,7 @@ final class Pipeline: @unchecked Sendable {
     private func deliver(_ sequence: Int, _ out: RecordBuffer, records: Int) {
         state.lock()
         defer { state.unlock() }
+        working -= 1
         pending[sequence] = (out, records)
         if writing { return }
         writing = true
@@ -152,7 +171,8 @@ final class Pipeline: @unchecked Sendable {
             chunk.records.removeAll()
             state.lock()
             note(failure)
-            spare.append(chunk.records)
+            // A buffer a few huge records grew is let go: spares keep what batches usually need.
+            if chunk.records.capacity <= 2 * BatchProcessor.spillBytes { spare.append(chunk.records) }
             nextToWrite += 1
             state.broadcast()
         }

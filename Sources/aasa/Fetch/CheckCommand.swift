@@ -31,7 +31,11 @@ enum CheckCommand {
             cdn-unproven (warning: no difference found but equivalence not proven), and with
             --state, cdn-differs-persistent (error) once the same pair of copies has differed
             for longer than --alert-after; the state forgets a domain when its copies agree.
-            --matrix: matrix-failed (error) for each URL of the domain whose expectation fails.
+            --matrix: matrix-failed (error) for each URL of the domain whose expectation fails,
+            and for a URL that cannot be split; matrix-unchecked for a host of the matrix that
+            is none of the domains checked (error when one of its URLs should open the app,
+            else warning), one per host. These two come first, on a line of their own
+            (json: {"domain": null, "ok", "findings"}).
 
             json: one line per domain:
               {"domain", "ok", "findings": [{"code", "severity", "message", "url"?}],
@@ -83,12 +87,13 @@ enum CheckCommand {
         // By host, split once: each domain answers for its own URLs, and a matrix of many
         // domains' URLs is not searched again for every domain checked.
         var expectations: [String: [TestCommand.Expectation]]?
+        var unclaimed: [Finding] = []
         if let path = parsed.value("matrix") {
             switch TestCommand.loadMatrix(path) {
             case .success(let value):
-                expectations = Dictionary(grouping: value.compactMap { expectation in
-                    (try? URLSplitter.split(expectation.url).host.lowercased()).map { ($0, expectation) }
-                }, by: \.0).mapValues { $0.map(\.1) }
+                let grouped = unclaimedExpectations(value, checked: Set(options.domains))
+                expectations = grouped.byDomain
+                unclaimed = grouped.findings
             case .failure(let message): return CommandSupport.usageError(spec, "cannot read the matrix \(path): \(message)")
             }
         }
@@ -127,6 +132,31 @@ enum CheckCommand {
         var outputClosed = false
         var anyError = false
         var counts = (errors: 0, warnings: 0)
+        // What the matrix asks of no checked domain comes first, as the file's own findings.
+        if !unclaimed.isEmpty {
+            let ok = !unclaimed.contains { $0.severity == .error }
+            if !ok { anyError = true }
+            counts.errors += unclaimed.count { $0.severity == .error }
+            counts.warnings += unclaimed.count { $0.severity == .warning }
+            var output = ""
+            if format == "json" {
+                output = "{\"domain\": null, \"ok\": \(ok), \"findings\": [\(unclaimed.map(\.json).joined(separator: ", "))]}\n"
+            } else {
+                for finding in unclaimed {
+                    output += "matrix: \(finding.severity.rawValue) [\(finding.code)] \(VisibleText.escapedLine(finding.message))\n"
+                    if let url = finding.url { output += "  \(VisibleText.escapedLine(url))\n" }
+                }
+            }
+            do {
+                try stream.write(output)
+                try stream.flush()
+            } catch OutputStream.WriteFailure.closed {
+                outputClosed = true
+            } catch {
+                printError("aasa check: \(error)")
+                return .inputOutput
+            }
+        }
         // In slices, as in fetch: bounded memory, and records flow out as slices finish.
         for start in stride(from: 0, to: options.domains.count, by: FetchCommand.sliceSize) {
             let domains = Array(options.domains[start..<min(start + FetchCommand.sliceSize, options.domains.count)])
@@ -264,6 +294,52 @@ enum CheckCommand {
             findings.append(Finding(code: finding.code, severity: finding.severity, message: message, url: finding.witness))
         }
         return findings
+    }
+
+    /// The matrix's expectations by the checked domain that answers for them (their URL's host,
+    /// ASCII-lowercased), and findings for the rest, which no check decides: a URL that cannot
+    /// be split fails; a host no checked domain is (another domain, `www.` or a trailing dot
+    /// left out) is `matrix-unchecked`, an error when one of its URLs should open the app (that
+    /// cannot have held) and a warning when all should stay on the web. One finding a host, with
+    /// its first URL and its count: a matrix of a million URLs of other domains is not a million
+    /// lines.
+    static func unclaimedExpectations(_ expectations: [TestCommand.Expectation], checked: Set<String>)
+        -> (byDomain: [String: [TestCommand.Expectation]], findings: [Finding])
+    {
+        var byDomain: [String: [TestCommand.Expectation]] = [:]
+        var findings: [Finding] = []
+        var unchecked: [String: (first: String, count: Int, opensApp: Bool)] = [:]
+        var uncheckedOrder: [String] = []
+        for expectation in expectations {
+            let host: String
+            do {
+                host = try URLSplitter.split(expectation.url).host.lowercased()
+            } catch {
+                findings.append(
+                    Finding(code: "matrix-failed", severity: .error, message: "\(expectation.url): cannot be split: \(error)", url: expectation.url))
+                continue
+            }
+            if checked.contains(host) {
+                byDomain[host, default: []].append(expectation)
+            } else if var seen = unchecked[host] {
+                seen.count += 1
+                seen.opensApp = seen.opensApp || expectation.opensApp
+                unchecked[host] = seen
+            } else {
+                unchecked[host] = (expectation.url, 1, expectation.opensApp)
+                uncheckedOrder.append(host)
+            }
+        }
+        for host in uncheckedOrder {
+            guard let seen = unchecked[host] else { continue }
+            let urls = seen.count == 1 ? "1 URL" : "\(seen.count) URLs"
+            findings.append(
+                Finding(
+                    code: "matrix-unchecked", severity: seen.opensApp ? .error : .warning,
+                    message: "\(urls) of the matrix on \(host), which is not among the domains checked\(seen.opensApp ? " (some should open the app)" : ""); first:",
+                    url: seen.first))
+        }
+        return (byDomain, findings)
     }
 
     /// `mine`: the matrix's expectations whose URL's host is `domain`.

@@ -29,8 +29,12 @@ enum EntitlementsCommand {
             com.apple.developer.associated-domains entry applinks:DOMAIN[?mode=developer|managed]
             is listed with its mode; a wildcard *.DOMAIN is served by DOMAIN's document and
             covers DOMAIN's subdomains (DOMAIN itself needs an entry of its own). With --matrix,
-            each URL is decided on the document of the entry covering its host; a URL no entry
-            covers fails if it should open the app (and holds if it should stay on the web).
+            each URL is decided on the document of the most specific entry covering its host
+            (the host's own entry, else the longest wildcard); a URL no entry covers fails if it
+            should open the app (and holds if it should stay on the web). Hosts are compared as
+            written, ASCII-lowercased (no IDNA: a Unicode host needs its own entry, not the
+            xn-- one). A port (DOMAIN:PORT) is fetched from that port; a rules directory holds
+            one document a domain, whatever the port.
 
             Codes (severity): no-app-id (error: for the file, and for each entry whose
             document it leaves unchecked), no-applinks (warning), invalid-entry (error:
@@ -121,7 +125,20 @@ enum EntitlementsCommand {
                     .init(code: "invalid-entry", severity: .error, message: "\(JSONWriter.escape(entry)) is not SERVICE:DOMAIN (applinks:, webcredentials:, appclips:, activitycontinuation:)"))
             }
         }
-        if let expectations { fileFindings += uncoveredExpectations(expectations, applinks: applinks.compactMap { try? $0.parsed.get() }) }
+        let associated = applinks.compactMap { try? $0.parsed.get() }
+        // A fetched document comes from the entry's port; a rules directory holds one document
+        // a domain (as classify, which ignores ports, reads it).
+        func documentKey(_ entry: AssociatedDomain) -> String {
+            guard fetch, let port = entry.port else { return entry.domain }
+            return "\(entry.domain):\(port)"
+        }
+        let coverage = EntitlementCoverage(associated, key: documentKey)
+        var assigned: [EntitlementCoverage.Target: [TestCommand.Expectation]] = [:]
+        if let expectations {
+            let split = coverage.assign(expectations)
+            assigned = split.byTarget
+            fileFindings += uncoveredFindings(split.uncovered)
+        }
         if applinks.isEmpty {
             fileFindings.append(
                 .init(
@@ -129,30 +146,19 @@ enum EntitlementsCommand {
                     message: "com.apple.developer.associated-domains has no applinks: entry"))
         }
         var configuration: Configuration
-        let documents: [String: Result<[UInt8], Problem>]
-        let domains = applinks.compactMap { try? $0.parsed.get() }.map { associated in
-            associated.port.map { "\(associated.domain):\($0)" } ?? associated.domain
-        }
+        let documents: DocumentSource
+        var networkOptions: NetworkOptions?
+        defer { networkOptions?.cleanUp() }
         if fetch {
-            var options: NetworkOptions
             var withDomains = parsed
             withDomains.positionals = []
             withDomains.options["domains"] = nil
             switch NetworkOptions.parse(withDomains, requireDomains: false) {
-            case .success(let value): options = value
+            case .success(let value): networkOptions = value
             case .failure(let error): return CommandSupport.usageError(spec, error.message)
             }
-            defer { options.cleanUp() }
-            configuration = options.configuration
-            let unique = Array(Set(domains)).sorted()
-            let fetched = DocumentFetcher(transfers: Transfers(options: options.transfers)).origin(unique)
-            var byDomain: [String: Result<[UInt8], Problem>] = [:]
-            for (domain, result) in zip(unique, fetched) {
-                byDomain[domain] =
-                    result.body.map { .success($0) }
-                    ?? .failure(Problem("\(result.record.url): \(result.record.error ?? "no document")"))
-            }
-            documents = byDomain
+            configuration = networkOptions?.configuration ?? Configuration()
+            documents = .fetched(DocumentFetcher(transfers: Transfers(options: networkOptions?.transfers ?? .init())))
         } else {
             // The network options mean nothing without --fetch: refused, not ignored.
             if let given = NetworkOptions.specOptions.first(where: { $0.name != "limit" && parsed.value($0.name) != nil }) {
@@ -162,11 +168,32 @@ enum EntitlementsCommand {
             case .success(let value): configuration = value
             case .failure(let error): return CommandSupport.usageError(spec, error.message)
             }
-            switch loadRules(rulesPath ?? "", domains: domains, configuration: configuration) {
-            case .success(let found): documents = found
+            switch rulesFiles(rulesPath ?? "") {
+            case .success(let files): documents = .rules(path: rulesPath ?? "", files: files)
             case .failure(let failure):
                 printError("aasa entitlements: \(failure)")
                 return .unreadableDocument
+            }
+        }
+        // Each document is read once, however many entries it serves, and a slice of them at a
+        // time: 20 000 entries fetched at once held every body together (2 GB, then an abort).
+        var targets: [EntitlementCoverage.Target] = []
+        var seenTargets = Set<EntitlementCoverage.Target>()
+        for entry in associated {
+            let target = EntitlementCoverage.target(entry, key: documentKey)
+            if seenTargets.insert(target).inserted { targets.append(target) }
+        }
+        let targetsByKey = Dictionary(grouping: targets, by: \.key)
+        let keys = targetsByKey.keys.sorted()
+        var findingsByTarget: [EntitlementCoverage.Target: [CheckCommand.Finding]] = [:]
+        for start in stride(from: 0, to: keys.count, by: FetchCommand.sliceSize) {
+            let slice = Array(keys[start..<min(start + FetchCommand.sliceSize, keys.count)])
+            for (key, document) in zip(slice, documents.read(slice, configuration: configuration)) {
+                for target in targetsByKey[key] ?? [] {
+                    findingsByTarget[target] = documentFindings(
+                        document, domain: target.domain, wildcard: target.wildcard, appID: appID,
+                        mine: expectations == nil ? nil : assigned[target] ?? [], configuration: configuration)
+                }
             }
         }
         var output = ""
@@ -191,11 +218,7 @@ enum EntitlementsCommand {
             case .success(let associated):
                 domainName = associated.domain
                 mode = associated.mode
-                let key = associated.port.map { "\(associated.domain):\($0)" } ?? associated.domain
-                findings += documentFindings(
-                    documents[key] ?? .failure(Problem("no document")), domain: associated.domain, wildcard: associated.wildcard, appID: appID,
-                    expectations: expectations,
-                    configuration: configuration)
+                findings += findingsByTarget[EntitlementCoverage.target(associated, key: documentKey)] ?? []
             }
             let ok = !findings.contains { $0.severity == .error }
             if !ok { anyError = true }
@@ -243,12 +266,43 @@ enum EntitlementsCommand {
         return .success(dictionary)
     }
 
-    /// The documents of `domains` in a rules directory, or why there is none: the directory is
-    /// listed as `classify --rules` lists it (file names in any case, a broken link or a FIFO
-    /// claiming its domain), so that both find the same document for a domain.
-    static func loadRules(_ path: String, domains: [String], configuration: Configuration)
-        -> Result<[String: Result<[UInt8], Problem>], DomainDocuments.LoadFailure>
-    {
+    /// Where the entries' documents come from: fetched from their origins, or read from a rules
+    /// directory listed as `classify --rules` lists it (file names in any case, a broken link
+    /// or a FIFO claiming its domain), so that both find the same document for a domain.
+    enum DocumentSource {
+        case fetched(DocumentFetcher)
+        /// By domain, ASCII-lowercased.
+        case rules(path: String, files: [[UInt8]: String])
+
+        /// The documents of `keys`, in order, or why each could not be had.
+        func read(_ keys: [String], configuration: Configuration) -> [Result<[UInt8], Problem>] {
+            switch self {
+            case .fetched(let fetcher):
+                return fetcher.origin(keys).map { result in
+                    result.body.map { .success($0) }
+                        ?? .failure(Problem("\(result.record.url): \(result.record.error ?? "no document")"))
+                }
+            case .rules(let path, let files):
+                return keys.map { key in
+                    guard let file = files[EntitlementsCommand.lowered(key)] else {
+                        return .failure(Problem("no document for \(key) in \(path)"))
+                    }
+                    do {
+                        return .success(
+                            try AASADocument.bytes(ofFile: file, maxBytes: configuration.document.maxBytes, regularFileOnly: true))
+                    } catch {
+                        return .failure(Problem("cannot read \(file): \(error)"))
+                    }
+                }
+            }
+        }
+    }
+
+    static func lowered(_ domain: String) -> [UInt8] { domain.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 } }
+
+    /// A rules directory's documents by domain (ASCII-lowercased); they are read as entries
+    /// need them.
+    static func rulesFiles(_ path: String) -> Result<[[UInt8]: String], DomainDocuments.LoadFailure> {
         let listing: DomainDocuments.Listing
         do {
             listing = try DomainDocuments.listing(path)
@@ -256,58 +310,31 @@ enum EntitlementsCommand {
             return .failure(error)
         }
         for warning in listing.warnings { printError("aasa entitlements: \(warning)") }
-        func key(_ domain: String) -> [UInt8] { domain.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 } }
         var files: [[UInt8]: String] = [:]
-        for (domain, file) in listing.files { files[key(domain)] = file }
-        var result: [String: Result<[UInt8], Problem>] = [:]
-        for domain in domains {
-            guard let file = files[key(domain)] else {
-                result[domain] = .failure(Problem("no document for \(domain) in \(path)"))
-                continue
-            }
-            do {
-                result[domain] = .success(
-                    try AASADocument.bytes(ofFile: file, maxBytes: configuration.document.maxBytes, regularFileOnly: true))
-            } catch {
-                result[domain] = .failure(Problem("cannot read \(file): \(error)"))
-            }
-        }
-        return .success(result)
+        for (domain, file) in listing.files { files[lowered(domain)] = file }
+        return .success(files)
     }
 
     static let otherServices = ["webcredentials:", "appclips:", "activitycontinuation:"]
 
-    /// Whether `host` is one an applinks entry is about: its domain, or a subdomain of it for a
-    /// wildcard entry (`*.example.com` covers `www.example.com`, not `example.com`, which
-    /// needs an entry of its own).
-    static func covers(domain: String, wildcard: Bool, host: String) -> Bool {
-        wildcard ? host.hasSuffix("." + domain) : host == domain
-    }
-
     /// Matrix URLs no entry is about: one that cannot be split fails, and so does one expected
     /// to open the app (no entry associates its host); one expected to stay on the web holds.
-    static func uncoveredExpectations(_ expectations: [TestCommand.Expectation], applinks: [AssociatedDomain]) -> [CheckCommand.Finding] {
-        var findings: [CheckCommand.Finding] = []
-        for expectation in expectations {
-            let host: String
-            do {
-                host = try URLSplitter.split(expectation.url).host.lowercased()
-            } catch {
-                findings.append(.init(code: "matrix-failed", severity: .error, message: "\(expectation.url): cannot be split: \(error)", url: expectation.url))
-                continue
+    static func uncoveredFindings(_ uncovered: [(TestCommand.Expectation, host: String?, error: String?)]) -> [CheckCommand.Finding] {
+        uncovered.compactMap { expectation, host, error in
+            if let error {
+                return .init(code: "matrix-failed", severity: .error, message: "\(expectation.url): cannot be split: \(error)", url: expectation.url)
             }
-            if expectation.opensApp && !applinks.contains(where: { covers(domain: $0.domain, wildcard: $0.wildcard, host: host) }) {
-                findings.append(
-                    .init(
-                        code: "matrix-failed", severity: .error,
-                        message: "\(expectation.url) should open the app: no applinks entry covers \(host)", url: expectation.url))
-            }
+            guard expectation.opensApp else { return nil }
+            return .init(
+                code: "matrix-failed", severity: .error,
+                message: "\(expectation.url) should open the app: no applinks entry covers \(host ?? "its host")", url: expectation.url)
         }
-        return findings
     }
 
+    /// What an entry's document says of the app: `mine` are the matrix's expectations this
+    /// entry decides (nil without a matrix).
     static func documentFindings(
-        _ document: Result<[UInt8], Problem>, domain: String, wildcard: Bool, appID: String?, expectations: [TestCommand.Expectation]?,
+        _ document: Result<[UInt8], Problem>, domain: String, wildcard: Bool, appID: String?, mine: [TestCommand.Expectation]?,
         configuration: Configuration
     ) -> [CheckCommand.Finding] {
         let bytes: [UInt8]
@@ -342,17 +369,15 @@ enum EntitlementsCommand {
                 )
             ]
         }
-        guard let expectations else { return [] }
-        let mine = expectations.filter { expectation in
-            (try? URLSplitter.split(expectation.url).host.lowercased()).map { covers(domain: domain, wildcard: wildcard, host: $0) } ?? false
-        }.map { expectation in
+        guard let mine else { return [] }
+        let forApp = mine.map { expectation in
             var forApp = expectation
             forApp.app = expectation.app ?? appID
             return forApp
         }
-        guard !mine.isEmpty else { return [] }
+        guard !forApp.isEmpty else { return [] }
         // A wildcard entry's document serves each subdomain: each URL is decided on its own host.
-        switch TestCommand.evaluate(mine, document: parsed, domain: wildcard ? nil : domain, engineName: "dfa", configuration: configuration) {
+        switch TestCommand.evaluate(forApp, document: parsed, domain: wildcard ? nil : domain, engineName: "dfa", configuration: configuration) {
         case .success(let failures):
             return failures.map { .init(code: "matrix-failed", severity: .error, message: $0.text, url: $0.url) }
         case .failure:

@@ -83,7 +83,7 @@ enum FetchCommand {
                 transfers.progressNote = " (domains \(start + 1)-\(start + domains.count) of \(options.domains.count))"
             }
             var validators: [String: FetchMetadata] = [:]
-            for domain in domains { validators[domain] = store.metadata(domain) }
+            for domain in domains { validators[domain] = store.metadata(domain, maxBytes: options.transfers.limit) }
             let results =
                 source == .origin ? fetcher.origin(domains, validators: validators) : fetcher.cdn(domains, validators: validators)
             let fetchedAt = ISO8601DateFormatter().string(from: Date())

@@ -20,7 +20,7 @@ struct NetworkOptions {
         .init(name: "domains", valueName: "file", help: "Read domains from FILE, one a line (# comments; - for stdin)."),
         .init(name: "jobs", valueName: "n", help: "Connections at once (default 32, at most 256: domains go in slices of 256)."),
         .init(name: "connect-timeout", valueName: "seconds", help: "Time to connect (default 10)."),
-        .init(name: "timeout", valueName: "seconds", help: "Time for a whole request (default 30)."),
+        .init(name: "timeout", valueName: "seconds", help: "Time for a whole request, its retries included (default 30)."),
         .init(name: "retries", valueName: "n", help: "Retries of a transient failure: no connection, 5xx, 429 (default 2)."),
         .init(name: "retry-delay", valueName: "seconds", help: "First backoff before a retry, doubled each time (default 1)."),
         .init(

@@ -166,6 +166,25 @@ final class CompiledArtifactTests: XCTestCase {
         XCTAssertThrowsError(try decode(damaged)) { XCTAssertEqual($0 as? ArtifactError, .checksumMismatch) }
     }
 
+    /// `aasa compile` writes each domain once, ASCII-lowercased, in byte order, and the host
+    /// table relies on it: an index naming `A.COM` matched only upper-case hosts, and a repeated
+    /// name was shadowed by the first. Such an index is refused as corrupt, checksum or not.
+    func test_artifact_refusesDomainNamesCompileNeverWrites() throws {
+        let domains = try decode(CompiledArtifact.encode(try corpusRules()))
+        XCTAssertGreaterThanOrEqual(domains.count, 2)
+        func encoded(_ names: [String]) -> [UInt8] {
+            var renamed = Array(domains.prefix(names.count))
+            for index in renamed.indices { renamed[index].name = names[index] }
+            return CompiledArtifact.encode(ClassifierRules(artifact: renamed))
+        }
+        XCTAssertEqual(try decode(encoded(["a.example", "b.example"])).map(\.name), ["a.example", "b.example"])
+        for names in [["A.example", "b.example"], ["a.example", "a.example"], ["b.example", "a.example"], ["", "a.example"]] {
+            XCTAssertThrowsError(try decode(encoded(names)), "\(names)") {
+                guard case .corrupt = $0 as? ArtifactError else { return XCTFail("\(names): \($0)") }
+            }
+        }
+    }
+
     /// Damage that keeps a valid checksum (re-signed) must still be refused or decode into
     /// something safe: the structural checks run on every index.
     func test_artifact_resignedDamageNeverCrashes() throws {
