@@ -1,3 +1,4 @@
+import AASAKit
 import CCurl
 import Foundation
 
@@ -9,11 +10,15 @@ public enum TrustStore {
     /// file, rather than an in-memory blob, lets libcurl parse the bundle once and share it
     /// between connections.
     public static func bundle(adding file: String) -> Result<String, TrustStoreError> {
-        guard let added = FileManager.default.contents(atPath: file),
-            String(decoding: added, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----")
+        // Read bounded, and only a regular file: the whole public store is a few hundred
+        // kilobytes, and a 300 MB file took twice that in memory.
+        guard let bytes = try? AASADocument.bytes(ofFile: file, maxBytes: maxCAFileBytes, regularFileOnly: true),
+            String(decoding: bytes, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----")
         else {
-            return .failure(TrustStoreError(description: "\(file) cannot be read or holds no PEM certificate"))
+            return .failure(
+                TrustStoreError(description: "\(file) cannot be read, is over \(maxCAFileBytes >> 20) MiB or holds no PEM certificate"))
         }
+        let added = Data(bytes)
         var bundle = Data()
         if let system = systemBundlePath(), let contents = FileManager.default.contents(atPath: system) {
             bundle.append(contents)
@@ -34,6 +39,9 @@ public enum TrustStore {
         }
         return .success(path)
     }
+
+    /// The largest `--ca-file` read.
+    public static let maxCAFileBytes = 16 << 20
 
     /// The CA bundle libcurl was built to use, else Debian's.
     public static func systemBundlePath() -> String? {

@@ -552,7 +552,16 @@ final class FetchCLITests: XCTestCase {
         let run = UUID().uuidString.prefix(8).lowercased()
         let domains = (0..<1000).map { "n-\(run)\($0).aasa.test" }
         let list = out.appendingPathComponent("domains.txt")
-        try Data(("# the list\n" + domains.joined(separator: "\n") + "\n").utf8).write(to: list)
+        // Comments, blank lines, CRLF, indentation, upper case and repeats, as hand-kept lists have.
+        let lines = domains.enumerated().map { index, domain in
+            switch index % 4 {
+            case 0: return domain
+            case 1: return " \t\(domain.uppercased())  # a comment\r"
+            case 2: return "\(domain)\r\n"
+            default: return "\(domain)\n\(domains[index - 1])"
+            }
+        }
+        try Data(("# the list\n" + lines.joined(separator: "\n") + "\n").utf8).write(to: list)
         let started = Date()
         let (output, records) = try fetch(
             [], out: out.appendingPathComponent("rules"), ["--domains", list.path, "--retries", "1"])

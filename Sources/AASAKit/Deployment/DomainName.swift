@@ -9,7 +9,8 @@ public enum DomainName {
     /// given in their `xn--` form, as the file name and the TLS certificate use it.
     public static func validate(_ input: String) -> Result<String, DomainNameError> {
         var text = input
-        if text.contains("://") || text.contains("/") {
+        // Every URL (`://`) holds a slash: one byte search, not Foundation's string search.
+        if text.utf8.contains(UInt8(ascii: "/")) {
             var rest = Substring(text)
             if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
             let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" }

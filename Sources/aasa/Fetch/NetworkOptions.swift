@@ -43,7 +43,20 @@ struct NetworkOptions {
     static func parse(_ parsed: ParsedArguments, requireDomains: Bool = true) -> Result<NetworkOptions, UsageError> {
         var options = NetworkOptions()
         options.transfers.userAgent = "aasa/\(AASAVersion.current)"
-        var inputs = parsed.positionals
+        var seen = Set<String>()
+        // Each name validated as it is read, so that a list of millions holds its domains once.
+        func add(_ input: String) -> UsageError? {
+            switch DomainName.validate(input) {
+            case .success(let domain):
+                if seen.insert(domain).inserted { options.domains.append(domain) }
+                return nil
+            case .failure(let error):
+                return UsageError(message: error.message)
+            }
+        }
+        for input in parsed.positionals {
+            if let error = add(input) { return .failure(error) }
+        }
         if let file = parsed.value("domains") {
             // Bounded like a document: a list of millions of domains fits, a runaway file or
             // an endless pipe is named rather than read into memory.
@@ -58,23 +71,27 @@ struct NetworkOptions {
                 let reason = if case .document(.tooLarge) = error { "larger than \(maxDomainsFileBytes >> 20) MiB" } else { error.description }
                 return .failure(UsageError(message: "cannot read --domains \(VisibleText.excerpt(file)): \(reason)"))
             }
-            for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
-                let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                let trimmed = text.trimmingCharacters(in: .whitespaces)
-                if !trimmed.isEmpty { inputs.append(trimmed) }
+            // Bytes, not Characters: splitting and trimming through Foundation, then validating
+            // the list whole, took 11 s and 756 MB for 64 MiB. A domain is ASCII, so nothing
+            // else needs trimming (what remains is refused by name).
+            // Room for a domain a line of about 24 bytes: growing the set rehashed every name.
+            seen.reserveCapacity(data.count / 24)
+            options.domains.reserveCapacity(data.count / 24)
+            func blank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0B || byte == 0x0C }
+            var start = 0
+            while start < data.count {
+                var end = start
+                while end < data.count, data[end] != 0x0A, data[end] != 0x0D { end += 1 }
+                var text = data[start..<end]
+                start = end + 1
+                if let hash = text.firstIndex(of: UInt8(ascii: "#")) { text = text[..<hash] }
+                while let first = text.first, blank(first) { text = text.dropFirst() }
+                while let last = text.last, blank(last) { text = text.dropLast() }
+                if !text.isEmpty, let error = add(String(decoding: text, as: UTF8.self)) { return .failure(error) }
             }
         }
-        guard !inputs.isEmpty || !requireDomains else {
+        guard !options.domains.isEmpty || !requireDomains else {
             return .failure(UsageError(message: "no domains: give DOMAIN arguments or --domains FILE"))
-        }
-        var seen = Set<String>()
-        for input in inputs {
-            switch DomainName.validate(input) {
-            case .success(let domain):
-                if seen.insert(domain).inserted { options.domains.append(domain) }
-            case .failure(let error):
-                return .failure(UsageError(message: error.message))
-            }
         }
         func number(_ name: String, _ range: ClosedRange<Double>) -> Result<Double?, UsageError> {
             guard let text = parsed.value(name) else { return .success(nil) }
