@@ -147,15 +147,7 @@ enum CheckCommand {
                     if let url = finding.url { output += "  \(VisibleText.escapedLine(url))\n" }
                 }
             }
-            do {
-                try stream.write(output)
-                try stream.flush()
-            } catch OutputStream.WriteFailure.closed {
-                outputClosed = true
-            } catch {
-                printError("aasa check: \(error)")
-                return .inputOutput
-            }
+            guard FetchCommand.write(output, to: stream, closed: &outputClosed, command: "check") else { return .inputOutput }
         }
         // In slices, as in fetch: bounded memory, and records flow out as slices finish.
         for start in stride(from: 0, to: options.domains.count, by: FetchCommand.sliceSize) {
@@ -205,16 +197,7 @@ enum CheckCommand {
                 output += "\(plural(options.domains.count, "domain")) checked: \(plural(counts.errors, "error")), "
                 output += "\(plural(counts.warnings, "warning"))\n"
             }
-            guard !outputClosed else { continue }
-            do {
-                try stream.write(output)
-                try stream.flush()
-            } catch OutputStream.WriteFailure.closed {
-                outputClosed = true
-            } catch {
-                printError("aasa check: \(error)")
-                return .inputOutput
-            }
+            guard FetchCommand.write(output, to: stream, closed: &outputClosed, command: "check") else { return .inputOutput }
         }
         if let statePath, let state, let problem = saveState(state, checked: options.domains, to: statePath) {
             printError("aasa check: \(problem)")
