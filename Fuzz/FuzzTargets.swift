@@ -117,8 +117,9 @@ let artifactBases: [[UInt8]] = {
         """#
     let tables = ClassifierRules(artifact: [domain(variables, "v.example")])
     let smallRules = ClassifierRules(artifact: [domain(small, "v.example"), domain(small, "w.example")])
+    // In byte order, as `aasa compile` writes names and the decoder requires.
     let mixed = ClassifierRules(artifact: [
-        domain(split, "s.example", splitAll), domain("{", "bad.example"), domain(variables, "v.example"), domain(variables, "w.example"),
+        domain("{", "bad.example"), domain(split, "s.example", splitAll), domain(variables, "v.example"), domain(variables, "w.example"),
     ])
     let noTables = LazyDFA.Prebuilt.Budget(maxTableBytes: 0, maxStates: 0)
     return [
