@@ -502,6 +502,16 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(try CLIRunner.run(["fetch", "example.com"]).status, 2, "no --out")
         XCTAssertEqual(try CLIRunner.run(["fetch", "--out", out.path]).status, 2, "no domain")
         XCTAssertEqual(try CLIRunner.run(["fetch", "example.com", "--out", out.path, "--source", "mirror"]).status, 2)
+        // --ca-file is read bounded, and only a regular file: 300 MB of it took 616 MB.
+        let bigCA = out.appendingPathComponent("big.pem")
+        try Data("-----BEGIN CERTIFICATE-----\n".utf8).write(to: bigCA)
+        XCTAssertEqual(truncate(bigCA.path, off_t(17 << 20)), 0)
+        for file in [bigCA.path, "/dev/zero"] {
+            // Routed to a closed local port, should the file ever be taken.
+            let ca = try CLIRunner.run(["fetch", "example.com", "--out", out.path, "--ca-file", file, "--connect-to", "::127.0.0.1:1", "--retries", "0"])
+            XCTAssertEqual(ca.status, 2, "\(file): \(ca.stderr)")
+            XCTAssertTrue(ca.stderr.contains("is over 16 MiB"), ca.stderr)
+        }
         // --domains: read from a pipe with '-', bounded, and a bad line is quoted short.
         let piped = try CLIRunner.run(["fetch", "--domains", "-", "--out", out.path], stdin: Data("# list\nhttps://a.example/x\n".utf8))
         XCTAssertEqual(piped.status, 2)

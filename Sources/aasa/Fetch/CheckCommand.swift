@@ -147,7 +147,7 @@ enum CheckCommand {
                     if let url = finding.url { output += "  \(VisibleText.escapedLine(url))\n" }
                 }
             }
-            guard FetchCommand.write(output, to: stream, closed: &outputClosed, command: "check") else { return .inputOutput }
+            if let failure = write(to: stream, closed: &outputClosed, command: "check", { part throws(OutputStream.WriteFailure) in try part.write(output) }) { return failure }
         }
         // In slices, as in fetch: bounded memory, and records flow out as slices finish.
         for start in stride(from: 0, to: options.domains.count, by: FetchCommand.sliceSize) {
@@ -197,7 +197,7 @@ enum CheckCommand {
                 output += "\(plural(options.domains.count, "domain")) checked: \(plural(counts.errors, "error")), "
                 output += "\(plural(counts.warnings, "warning"))\n"
             }
-            guard FetchCommand.write(output, to: stream, closed: &outputClosed, command: "check") else { return .inputOutput }
+            if let failure = write(to: stream, closed: &outputClosed, command: "check", { part throws(OutputStream.WriteFailure) in try part.write(output) }) { return failure }
         }
         if let statePath, let state, let problem = saveState(state, checked: options.domains, to: statePath) {
             printError("aasa check: \(problem)")

@@ -94,26 +94,9 @@ enum FetchCommand {
                 output += record.json + "\n"
             }
             // A closed output (`| head`) stops the records, not the fetch: documents are still stored.
-            guard write(output, to: stream, closed: &outputClosed, command: "fetch") else { return .inputOutput }
+            if let failure = write(to: stream, closed: &outputClosed, command: "fetch", { part throws(OutputStream.WriteFailure) in try part.write(output) }) { return failure }
         }
         return failed == 0 ? .success : .failure
-    }
-
-    /// Writes records as a slice finishes; false when the output failed (said on standard
-    /// error). Once the reader has gone (`| head`), `closed` is set and nothing more is written,
-    /// which is not a failure.
-    static func write(_ output: String, to stream: OutputStream, closed: inout Bool, command: String) -> Bool {
-        guard !closed else { return true }
-        do {
-            try stream.write(output)
-            try stream.flush()
-        } catch OutputStream.WriteFailure.closed {
-            closed = true
-        } catch {
-            printError("aasa \(command): \(error)")
-            return false
-        }
-        return true
     }
 
     /// Validates a fetched document and stores it; the record says what became of it.

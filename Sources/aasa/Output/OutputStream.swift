@@ -77,12 +77,22 @@ func writeStandardOutput(_ text: String, command: String) -> ExitCode? {
 /// As `writeStandardOutput(_:command:)`, the text written piece by piece by `body`, so that a
 /// long output is never held whole.
 func writeStandardOutput(command: String, _ body: (OutputStream) throws(OutputStream.WriteFailure) -> Void) -> ExitCode? {
-    let output = OutputStream(fileDescriptor: STDOUT_FILENO)
+    var closed = false
+    return write(to: OutputStream(fileDescriptor: STDOUT_FILENO), closed: &closed, command: command, body)
+}
+
+/// One part of an output written in parts (`fetch` and `check` write a slice of domains at a
+/// time), as `writeStandardOutput`: once the reader has gone, `closed` is set and the later
+/// parts are not written, which is not an error.
+func write(
+    to output: OutputStream, closed: inout Bool, command: String, _ body: (OutputStream) throws(OutputStream.WriteFailure) -> Void
+) -> ExitCode? {
+    guard !closed else { return nil }
     do {
         try body(output)
         try output.flush()
     } catch OutputStream.WriteFailure.closed {
-        return nil
+        closed = true
     } catch {
         printError("aasa \(command): \(error)")
         return .inputOutput
