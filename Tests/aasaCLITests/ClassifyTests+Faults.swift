@@ -62,6 +62,37 @@ extension ClassifyTests {
         }
     }
 
+    /// A run killed by a signal (as `timeout` stops one) writes no stats: a new `--stats` file
+    /// does not appear empty, an old one keeps its last whole summary, and no temporary file
+    /// is left beside it.
+    func test_classify_killedBySignalLeavesNoEmptyOrPartialStats() throws {
+        let stats = folder.appendingPathComponent("signal-stats")
+        try FileManager.default.createDirectory(at: stats, withIntermediateDirectories: true)
+        let fresh = stats.appendingPathComponent("fresh.json")
+        let old = stats.appendingPathComponent("old.json")
+        try Data(#"{"records":7}"#.utf8).write(to: old)
+        for (target, expected) in [(fresh, nil), (old, #"{"records":7}"#)] as [(URL, String?)] {
+            var ends: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&ends), 0)
+            _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+            let child = try ChildProcess.start(
+                ["classify", "--rules", corpus.path, "--stats", target.path], stdinDescriptor: ends[0], folder: folder)
+            close(ends[0])
+            // One line read and written proves the run began (the stats file was prepared).
+            let line = Data("https://museum.example/exhibitions/x\n".utf8)
+            XCTAssertEqual(line.withUnsafeBytes { Foundation.write(ends[1], $0.baseAddress, $0.count) }, line.count)
+            let deadline = Date().addingTimeInterval(30)
+            while child.stdoutBytesSoFar == 0, Date() < deadline { usleep(1_000) }
+            child.kill(SIGTERM)
+            let stopped = child.wait()
+            close(ends[1])
+            XCTAssertEqual(stopped.signal, SIGTERM, stopped.summary)
+            XCTAssertGreaterThan(stopped.stdout.count, 0, stopped.summary)
+            XCTAssertEqual(FileManager.default.contents(atPath: target.path).map { String(decoding: $0, as: UTF8.self) }, expected, target.lastPathComponent)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: stats.path).sorted(), ["old.json"], "nothing left beside the stats")
+        }
+    }
+
     func test_classify_closedPipeKeepsTheFirstRecordsExactly() throws {
         let input = try writeLargeInput(lines: 200_000)
         for jobs in ["1", "2"] {

@@ -205,16 +205,25 @@ final class EntitlementsCLITests: XCTestCase {
         XCTAssertTrue(lines[1_000].contains("no-document"), lines[1_000])
     }
 
-    /// A port is digits: `+443` is not one. Under `--rules` a port entry reads its domain's
-    /// document, which is all a rules directory holds (classify ignores ports too).
+    /// A port is digits, and there is one: `+443` is not one, and `:443:443` is a bad port (not
+    /// a domain with a port in it, whose hint would point at --connect-to). Under `--rules` a
+    /// port entry reads its domain's document, which is all a rules directory holds (classify
+    /// ignores ports too).
     func test_entitlements_portsAreDigitsAndRulesDirectoriesIgnoreThem() throws {
         let folder = try makeTemporaryFolder("aasa-entitlements")
         let rules = try rules(folder)
         let file = try plist(
             folder, "app.entitlements",
-            ["application-identifier": app, "com.apple.developer.associated-domains": ["applinks:example.com:+443", "applinks:example.com:8443"]])
+            [
+                "application-identifier": app,
+                "com.apple.developer.associated-domains": ["applinks:example.com:+443", "applinks:example.com:8443", "applinks:example.com:443:443"],
+            ])
         let output = try CLIRunner.run(["entitlements", file, "--rules", rules.path, "--format", "json"])
-        XCTAssertEqual(try records(output).map(codes), [["invalid-entry"], []], output.stdout)
+        XCTAssertEqual(try records(output).map(codes), [["invalid-entry"], [], ["invalid-entry"]], output.stdout)
+        let text = try CLIRunner.run(["entitlements", file, "--rules", rules.path])
+        let doublePort = text.stdout.split(separator: "\n").filter { $0.contains("443:443") }
+        XCTAssertEqual(doublePort.count, 1, text.stdout)
+        XCTAssertTrue(doublePort.allSatisfy { $0.contains("bad port") && !$0.contains("connect-to") }, text.stdout)
     }
 
     func test_entitlements_rulesDirectoryIsListedAsClassifyListsIt() throws {

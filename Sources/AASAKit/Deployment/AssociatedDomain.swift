@@ -40,10 +40,11 @@ public struct AssociatedDomain: Sendable, Equatable {
             return .failure(DomainNameError(message: "'\(entry)': \(DomainName.validate(rest).failureMessage ?? "not a domain")"))
         }
         var port: Int?
-        if let portColon = rest.lastIndex(of: ":") {
+        if let portColon = rest.firstIndex(of: ":") {
             let digits = rest[rest.index(after: portColon)...]
+            // One port, digits only: `example.com:443:443` is a bad port, not a bad domain.
             guard digits.allSatisfy({ ("0"..."9").contains($0) }), let value = Int(digits), (1...65_535).contains(value) else {
-                return .failure(DomainNameError(message: "'\(entry)' has a bad port"))
+                return .failure(DomainNameError(message: "'\(entry)' has a bad port (DOMAIN:PORT, PORT from 1 to 65535)"))
             }
             port = value
             rest = String(rest[..<portColon])

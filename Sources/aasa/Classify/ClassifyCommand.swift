@@ -22,7 +22,7 @@ enum ClassifyCommand {
             .init(name: "jobs", valueName: "n", help: "Worker threads (default: all cores). Output order is input order."),
             .init(name: "engine", valueName: "dfa|reference", help: "dfa (default) or reference."),
             .init(name: "summary", valueName: "text|json|none", help: "The end-of-run summary on stderr (default text; none with --quiet)."),
-            .init(name: "stats", valueName: "file", help: "Also write the summary as JSON to this file (also when the run stops early; a run refused before it starts writes none)."),
+            .init(name: "stats", valueName: "file", help: "Also write the summary as JSON to this file, replaced whole at the end (also when the run stops early; a run refused before it starts, or killed by a signal, writes none)."),
         ] + CommandSupport.configurationOptions,
         flags: [
             .init(name: "strict", help: "Exit 1 when some records are errors (default: error records are data, exit 0)."),
@@ -169,9 +169,11 @@ enum ClassifyCommand {
                 return nil
             }
         }
+        var statsFile: SummaryFile?
         /// Before any record is written: files this run created go again.
         func refused(_ code: ExitCode) -> ExitCode {
             for file in sideFiles { file.discard() }
+            statsFile?.discard()
             return code
         }
         let outputPath = parsed.value("output").flatMap { $0 == "-" ? nil : $0 }
@@ -185,12 +187,21 @@ enum ClassifyCommand {
             // stats would be written over the records' start.
             readFiles.add(descriptor: STDOUT_FILENO, as: "standard output")
         }
-        var statsFile: OutputFile?
         if let statsPath = parsed.value("stats") {
-            guard let file = openOutput(statsPath) else { return refused(readFiles.refusal ?? .inputOutput) }
-            statsFile = file
+            if let clash = readFiles.clash(statsPath) {
+                return refused(CommandSupport.usageError(spec, "\(statsPath) is \(clash); refusing to write over it"))
+            }
+            switch SummaryFile.open(statsPath) {
+            case .success(let file): statsFile = file
+            case .failure(let error):
+                printError("aasa classify: \(error)")
+                return refused(.inputOutput)
+            }
         }
-        defer { for file in sideFiles { file.close() } }
+        defer {
+            for file in sideFiles { file.close() }
+            statsFile?.discard()
+        }
 
         // Rules: a compiled artifact, or a rules directory; either way each domain is decoded or
         // compiled when a URL of its host first arrives.
@@ -241,8 +252,8 @@ enum ClassifyCommand {
         // stopped by `| head` still leaves its counts; "complete" says whether they cover the
         // whole input. False when the file cannot be written (the message is printed).
         func writeStats(_ summary: Summary) -> Bool {
-            guard let statsFile, let code = statsFile.truncate() ?? statsFile.write(Array(summary.json.utf8)) else { return true }
-            printError("aasa classify: \(OutputFileError(path: statsFile.path, code: code))")
+            guard let error = statsFile?.write(Array(summary.json.utf8)) else { return true }
+            printError("aasa classify: \(error)")
             return false
         }
         func stoppedBeforeTheRecords(_ code: ExitCode) -> ExitCode {

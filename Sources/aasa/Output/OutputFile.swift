@@ -156,3 +156,50 @@ final class AtomicOutputFile {
 
     func discard() { temporary.discard() }
 }
+
+/// The `--stats` file. A regular file, or a name not yet taken, is replaced whole when the run
+/// ends (`AtomicOutputFile`), so that a run stopped by a signal leaves neither an empty file
+/// nor half a summary, and an existing file keeps its old summary until the new one is whole.
+/// A FIFO or a device (`/dev/stderr`) is written in place, as it cannot be replaced.
+final class SummaryFile {
+    let path: String
+    private let whole: AtomicOutputFile?
+    private let inPlace: OutputFile?
+    private var done = false
+
+    private init(path: String, whole: AtomicOutputFile?, inPlace: OutputFile?) {
+        self.path = path
+        self.whole = whole
+        self.inPlace = inPlace
+    }
+
+    static func open(_ path: String) -> Result<SummaryFile, OutputFileError> {
+        var info = stat()
+        let named = lstat(path, &info) == 0
+        let existed = stat(path, &info) == 0
+        if named, !existed { return .failure(OutputFileError(path: path, reason: "a symbolic link to nothing")) }
+        if existed, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
+            return OutputFile.open(path).map { SummaryFile(path: path, whole: nil, inPlace: $0) }
+        }
+        return AtomicOutputFile.open(path).map { SummaryFile(path: path, whole: $0, inPlace: nil) }
+    }
+
+    /// Writes the summary; called once. The error of a failed write or move.
+    func write(_ bytes: [UInt8]) -> OutputFileError? {
+        guard !done else { return nil }
+        done = true
+        if let whole { return whole.commit(parts: [bytes]) }
+        guard let inPlace else { return nil }
+        defer { inPlace.close() }
+        if let code = inPlace.write(bytes) { return OutputFileError(path: path, code: code) }
+        return nil
+    }
+
+    /// Drops what was prepared when no summary is written (a run refused before it began).
+    func discard() {
+        guard !done else { return }
+        done = true
+        whole?.discard()
+        inPlace?.discard()
+    }
+}
