@@ -106,18 +106,35 @@ extension ClassifyTests {
         }
     }
 
+    /// The last line needs no LF. Its terminator would be LF or CRLF (SPEC 14), so a CR with no
+    /// LF after it is content: part of the URL, or a line of its own that is not blank.
     func test_classify_lastLineWithoutNewlineIsClassified() throws {
         let text = "https://museum.example/exhibitions/x\nhttps://museum.example/exhibitions/last"
-        for input in [text, text + "\r", "https://museum.example/exhibitions/last"] {
+        let cases = [
+            (text, #"https://museum.example/exhibitions/last""#),
+            (text + "\r\n", #"https://museum.example/exhibitions/last""#),
+            (text + "\r", #"https://museum.example/exhibitions/last\r""#),
+            ("https://museum.example/exhibitions/last", #"https://museum.example/exhibitions/last""#),
+        ]
+        for (input, url) in cases {
             for jobs in ["1", "2"] {
                 let run = try CLIRunner.run(["classify", "--rules", corpus.path, "--jobs", jobs], stdin: Data(input.utf8))
                 XCTAssertEqual(run.status, 0, run.stderr)
                 let records = run.stdout.split(separator: "\n")
                 XCTAssertEqual(records.count, input.split(separator: "\n").count, run.stdout)
                 XCTAssertTrue(
-                    records.last?.hasPrefix(#"{"url": "https://museum.example/exhibitions/last", "domain": "museum.example", "apps": ["MUSE4EX123.org.example.museum"]"#) ?? false,
+                    records.last?.hasPrefix(#"{"url": "\#(url), "domain": "museum.example", "apps": ["MUSE4EX123.org.example.museum"]"#) ?? false,
                     "\(input.debugDescription) with --jobs \(jobs): \(run.stdout)")
             }
+        }
+        // A lone CR after the last LF is a line, and not a blank one.
+        for arguments in [["classify", "--rules", corpus.path], ["match", corpus.appendingPathComponent("museum.example/apple-app-site-association").path, "--domain", "museum.example"]] {
+            let run = try CLIRunner.run(arguments, stdin: Data("https://museum.example/exhibitions/x\n\r".utf8))
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let records = run.stdout.split(separator: "\n")
+            XCTAssertEqual(records.count, 2, run.stdout)
+            XCTAssertTrue(records.last?.hasPrefix(#"{"url": "\r", "#) ?? false, run.stdout)
+            XCTAssertTrue(records.last?.contains("no scheme") ?? false, run.stdout)
         }
     }
 

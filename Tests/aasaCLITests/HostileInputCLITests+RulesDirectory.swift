@@ -124,6 +124,39 @@ extension HostileInputCLITests {
         try assertLoadError(rules, domain: "fifo.example", reason: "it is a FIFO, not a regular file")
     }
 
+    /// A FIFO standing as `DOMAIN` itself, or as `DOMAIN/.well-known`, and a file where the
+    /// `.well-known` folder belongs, each claim the domain: a load error, never a silent fall-back
+    /// to the `DOMAIN.json` beside them.
+    func test_rulesDirectory_fifoOrFileWhereTheDomainFolderBelongsIsALoadErrorWithoutFallingBack() throws {
+        let asDomain = try rulesWithAGoodDomain()
+        XCTAssertEqual(mkfifo(asDomain.appendingPathComponent("fifo.example").path, 0o644), 0)
+        try Data(Self.goodDocument.utf8).write(to: asDomain.appendingPathComponent("fifo.example.json"))
+        try assertLoadError(asDomain, domain: "fifo.example", reason: "it is a FIFO, not a regular file")
+
+        let asWellKnown = try rulesWithAGoodDomain()
+        try FileManager.default.createDirectory(at: asWellKnown.appendingPathComponent("fifo.example"), withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(asWellKnown.appendingPathComponent("fifo.example/.well-known").path, 0o644), 0)
+        try Data(Self.goodDocument.utf8).write(to: asWellKnown.appendingPathComponent("fifo.example.json"))
+        try assertLoadError(asWellKnown, domain: "fifo.example", reason: "Not a directory")
+
+        let fileAsWellKnown = try rulesWithAGoodDomain()
+        try FileManager.default.createDirectory(at: fileAsWellKnown.appendingPathComponent("file.example"), withIntermediateDirectories: true)
+        try Data(Self.goodDocument.utf8).write(to: fileAsWellKnown.appendingPathComponent("file.example/.well-known"))
+        try Data(Self.goodDocument.utf8).write(to: fileAsWellKnown.appendingPathComponent("file.example/apple-app-site-association"))
+        try assertLoadError(fileAsWellKnown, domain: "file.example", reason: "Not a directory")
+    }
+
+    /// A regular file named `DOMAIN` without `.json` is no layout (a `README`): ignored.
+    func test_rulesDirectory_regularFileNamedLikeADomainIsIgnored() throws {
+        let rules = try rulesWithAGoodDomain()
+        try Data("notes".utf8).write(to: rules.appendingPathComponent("readme.example"))
+        let input = try write(Array("https://readme.example/a\n".utf8), "in-\(UUID().uuidString).txt")
+        let run = try runBounded(["classify", "--rules", rules.path, "--input", input])
+        XCTAssertEqual(run.status, 0, run.summary)
+        XCTAssertEqual(run.stderr.contains("readme.example"), false, run.summary)
+        XCTAssertEqual(lines(run), [#"{"url": "https://readme.example/a", "domain": null, "apps": [], "decisions": []}"#], run.summary)
+    }
+
     func test_rulesDirectory_directoryNamedDomainJSONIsALoadError() throws {
         let rules = try rulesWithAGoodDomain()
         try FileManager.default.createDirectory(at: rules.appendingPathComponent("dir.example.json"), withIntermediateDirectories: true)

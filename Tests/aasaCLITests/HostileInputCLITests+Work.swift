@@ -31,9 +31,9 @@ extension HostileInputCLITests {
         return (artifact, try ChildProcess.run(["compile", rules.path, "-o", artifact], folder: folder))
     }
 
-    /// 3 000 values `*N` called from 400 distinct prefixes `/{a,?}^11`: 1.2 million variable
-    /// positions, a 60 KB document inside every other default limit.
-    var variableBlowUp: String { WorkBudgetShapes.variableBlowUp(values: 3_000, sites: 400) }
+    /// 5 000 values `*N` called from 2 048 distinct prefixes `/{a,?}^11`: about 10 million
+    /// variable positions, a 78 KB document inside every other default limit.
+    var variableBlowUp: String { WorkBudgetShapes.variableBlowUp(values: 5_000, sites: 2_048) }
 
     var compileBound: RobustnessBounds { RobustnessBounds(seconds: 10, residentMiB: 256) }
 
@@ -41,7 +41,7 @@ extension HostileInputCLITests {
         let document = try write(Array(variableBlowUp.utf8), "blowup.json")
         let match = try ChildProcess.run(["match", document, "--domain", "x.example", "https://x.example/aaaaaaaaaaaaaaaaaaaa"], folder: folder)
         XCTAssertEqual(match.status, 3, match.summary)
-        XCTAssertTrue(match.stderr.contains("over the variable-positions limit of 1000000 at applinks.details[0].paths["), match.summary)
+        XCTAssertTrue(match.stderr.contains("over the variable-positions limit of 8000000 at applinks.details[0].paths["), match.summary)
         XCTAssertTrue(match.stderr.contains("--limit variable-positions=<n>"), match.summary)
         compileBound.check(match, "refusing the variable blow-up")
 

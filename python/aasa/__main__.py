@@ -38,7 +38,15 @@ def _lines(stream: BinaryIO) -> Iterator[bytes]:
         if first and line.startswith(b"\xef\xbb\xbf"):
             line = line[3:]
         first = False
-        yield line[:-1] if line.endswith(b"\n") else line
+        if line.endswith(b"\n"):
+            yield line[:-1]
+        elif line.endswith(b"\r"):
+            # The input's last line, without its LF: its final CR is no terminator (LF or
+            # CRLF) but content, as the tool reads it. The library takes each line as ended and
+            # would drop that CR; a blank after it keeps it, and blanks at the end are trimmed.
+            yield line + b" "
+        else:
+            yield line
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -30,17 +30,19 @@ extension Classifier {
     }
 
     /// Any whole line, however long, judged as the reader judges it; `nil` for a blank line.
+    /// `terminated`: an LF ended the line (a stream's last line may lack one; its final CR is
+    /// then content). A line handed over on its own counts as terminated.
     @inline(__always)
     public static func judge(
-        wholeLine segment: UnsafeBufferPointer<UInt8>, maxLineBytes: Int, _ body: (URLLineReader.Line) -> Void
+        wholeLine segment: UnsafeBufferPointer<UInt8>, maxLineBytes: Int, terminated: Bool = true, _ body: (URLLineReader.Line) -> Void
     ) -> Bool {
-        judge(wholeLine: ByteView(segment), maxLineBytes: maxLineBytes, body)
+        judge(wholeLine: ByteView(segment), maxLineBytes: maxLineBytes, terminated: terminated, body)
     }
 
-    /// As `judge(wholeLine:maxLineBytes:_:)`, the line lent as a view.
+    /// As `judge(wholeLine:maxLineBytes:terminated:_:)`, the line lent as a view.
     @inline(__always)
-    static func judge(wholeLine segment: ByteView, maxLineBytes: Int, _ body: (URLLineReader.Line) -> Void) -> Bool {
-        switch LineAssembler.judgeWholeLine(segment, maxLineBytes: maxLineBytes) {
+    static func judge(wholeLine segment: ByteView, maxLineBytes: Int, terminated: Bool = true, _ body: (URLLineReader.Line) -> Void) -> Bool {
+        switch LineAssembler.judgeWholeLine(segment, maxLineBytes: maxLineBytes, terminated: terminated) {
         case .line(let line):
             body(line)
             return true
@@ -50,7 +52,7 @@ extension Classifier {
             var assembler = LineAssembler(maxLineBytes: maxLineBytes)
             assembler.append(segment)
             var delivered = false
-            assembler.finish {
+            assembler.finish(terminated: terminated) {
                 delivered = true
                 body($0)
             }

@@ -9,8 +9,10 @@ import Foundation
 /// differing only in case), the first by sorted file name wins and the other is reported.
 ///
 /// A slot is taken by whatever stands there, not only by a readable file: a FIFO, a directory
-/// named `DOMAIN.json`, a broken or looping symbolic link (also as `DOMAIN` or
-/// `DOMAIN/.well-known`) all claim their domain, and loading it fails with the reason. Skipping
+/// named `DOMAIN.json`, a broken or looping symbolic link, a FIFO, socket or device as `DOMAIN`
+/// and anything but a folder as `DOMAIN/.well-known` all claim their domain, and loading it
+/// fails with the reason. A regular file named `DOMAIN` without `.json` is not a layout and is
+/// ignored, as a `README` is. Skipping
 /// them would let the domain fall back to a lower-ranked file nobody meant to publish, or turn
 /// its URLs into "no document" without a word; and only regular files are read, since opening a
 /// FIFO would wait for a writer forever.
@@ -99,10 +101,11 @@ public struct DomainDocuments: Sendable {
                 if let slot = documentSlot(inDomainFolder: full) {
                     candidates.append((asciiLowercase(name), slot.rank, slot.file, name))
                 }
-            case .unresolvableLink:
-                // It may have been the domain's folder: its domain gets the loader's reason.
+            case .unresolvableLink, .special:
+                // It may have been the domain's folder: its domain gets the loader's reason
+                // (a FIFO, a socket or a device is never opened: only regular files are read).
                 candidates.append((asciiLowercase(name), 0, full, name))
-            case .absent, .other:
+            case .absent, .regularFile:
                 continue
             }
         }
@@ -151,13 +154,18 @@ public struct DomainDocuments: Sendable {
     }
 
     /// The document slot of `DOMAIN/` that is taken, `.well-known` first, with its rank.
-    /// `.well-known` stands aside only when it is a folder without the file, or no folder at all;
-    /// a link to nowhere keeps the slot, so the domain fails instead of falling back.
+    /// `.well-known` stands aside only when it is a folder without the file, or nothing at all;
+    /// a link to nowhere, or anything but a folder, keeps the slot, so the domain fails instead
+    /// of falling back (its document path then fails to load: "not a directory").
     static func documentSlot(inDomainFolder folder: String) -> (rank: Int, file: String)? {
         let wellKnownFolder = (folder as NSString).appendingPathComponent(".well-known")
         let wellKnown = (wellKnownFolder as NSString).appendingPathComponent("apple-app-site-association")
         if isTaken(wellKnown) { return (0, wellKnown) }
-        if case .unresolvableLink = EntryKind(wellKnownFolder) { return (0, wellKnownFolder) }
+        switch EntryKind(wellKnownFolder) {
+        case .unresolvableLink: return (0, wellKnownFolder)
+        case .special, .regularFile: return (0, wellKnown)
+        case .absent, .directory: break
+        }
         let plain = (folder as NSString).appendingPathComponent("apple-app-site-association")
         if isTaken(plain) { return (1, plain) }
         return nil
@@ -176,16 +184,23 @@ public struct DomainDocuments: Sendable {
     enum EntryKind {
         case absent
         case directory
-        /// A symbolic link whose target is missing or leads back to itself.
+        case regularFile
+        /// A FIFO, a socket or a device.
+        case special
+        /// A symbolic link whose target is missing or leads back to itself (or that cannot be
+        /// looked through).
         case unresolvableLink
-        case other
 
         init(_ path: String) {
             var status = stat()
             if stat(path, &status) == 0 {
-                self = (status.st_mode & S_IFMT) == S_IFDIR ? .directory : .other
+                switch status.st_mode & S_IFMT {
+                case S_IFDIR: self = .directory
+                case S_IFREG: self = .regularFile
+                default: self = .special
+                }
             } else if lstat(path, &status) == 0 {
-                self = (status.st_mode & S_IFMT) == S_IFLNK ? .unresolvableLink : .other
+                self = (status.st_mode & S_IFMT) == S_IFLNK ? .unresolvableLink : .special
             } else {
                 self = .absent
             }

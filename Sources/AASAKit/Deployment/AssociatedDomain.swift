@@ -21,7 +21,7 @@ public struct AssociatedDomain: Sendable, Equatable {
     /// Parses an entry; the error says what is wrong with it.
     public static func parse(_ entry: String) -> Result<AssociatedDomain, DomainNameError> {
         guard let colon = entry.firstIndex(of: ":"), colon != entry.startIndex else {
-            return .failure(DomainNameError(message: "'\(entry)' is not SERVICE:DOMAIN"))
+            return .failure(DomainNameError(message: "'\(VisibleText.cut(entry))' is not SERVICE:DOMAIN"))
         }
         let service = String(entry[..<colon])
         var rest = String(entry[entry.index(after: colon)...])
@@ -31,20 +31,20 @@ public struct AssociatedDomain: Sendable, Equatable {
             rest = String(rest[..<question])
             guard query.hasPrefix("mode="), modes.contains(String(query.dropFirst(5))) else {
                 return .failure(
-                    DomainNameError(message: "'\(entry)': the only query is ?mode=developer, managed or developer+managed"))
+                    DomainNameError(message: "'\(VisibleText.cut(entry))': the only query is ?mode=developer, managed or developer+managed"))
             }
             mode = String(query.dropFirst(5))
         }
         if rest.contains("/") {
             // A URL pasted as the domain: the validator names the host it meant.
-            return .failure(DomainNameError(message: "'\(entry)': \(DomainName.validate(rest).failureMessage ?? "not a domain")"))
+            return .failure(DomainNameError(message: "'\(VisibleText.cut(entry))': \(DomainName.validate(rest).failureMessage ?? "not a domain")"))
         }
         var port: Int?
         if let portColon = rest.firstIndex(of: ":") {
             let digits = rest[rest.index(after: portColon)...]
             // One port, digits only: `example.com:443:443` is a bad port, not a bad domain.
             guard digits.allSatisfy({ ("0"..."9").contains($0) }), let value = Int(digits), (1...65_535).contains(value) else {
-                return .failure(DomainNameError(message: "'\(entry)' has a bad port (DOMAIN:PORT, PORT from 1 to 65535)"))
+                return .failure(DomainNameError(message: "'\(VisibleText.cut(entry))' has a bad port (DOMAIN:PORT, PORT from 1 to 65535)"))
             }
             port = value
             rest = String(rest[..<portColon])
@@ -55,7 +55,7 @@ public struct AssociatedDomain: Sendable, Equatable {
         case .success(let domain):
             return .success(AssociatedDomain(service: service, domain: domain, wildcard: wildcard, port: port, mode: mode))
         case .failure(let error):
-            return .failure(DomainNameError(message: "'\(entry)': \(error.message)"))
+            return .failure(DomainNameError(message: "'\(VisibleText.cut(entry))': \(error.message)"))
         }
     }
 }

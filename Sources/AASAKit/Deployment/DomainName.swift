@@ -14,13 +14,13 @@ public enum DomainName {
             var rest = Substring(text)
             if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
             let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" }
-            let hint = host.isEmpty ? "" : " (try \(VisibleText.excerpt(String(host))))"
-            return .failure(DomainNameError(message: "'\(VisibleText.excerpt(input))' is a URL or a path, not a domain\(hint)"))
+            let hint = host.isEmpty ? "" : " (try \(VisibleText.cut(String(host))))"
+            return .failure(DomainNameError(message: "'\(VisibleText.cut(input))' is a URL or a path, not a domain\(hint)"))
         }
         if text.hasSuffix(".") { text.removeLast() }
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count <= 253 else {
-            return .failure(DomainNameError(message: "'\(VisibleText.excerpt(input))' is not a domain (1 to 253 characters)"))
+            return .failure(DomainNameError(message: "'\(VisibleText.cut(input))' is not a domain (1 to 253 characters)"))
         }
         let labels = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         for label in labels {
@@ -29,7 +29,7 @@ public enum DomainName {
                 label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-")
             else {
                 let hint = input.contains(":") ? " (a port is not part of a domain; use --connect-to for another port)" : ""
-                return .failure(DomainNameError(message: "'\(VisibleText.excerpt(input))' is not a domain name\(hint)"))
+                return .failure(DomainNameError(message: "'\(VisibleText.cut(input))' is not a domain name\(hint)"))
             }
         }
         return .success(String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
@@ -76,6 +76,8 @@ public enum DomainName {
     }
 }
 
+/// The message quotes the input cut (`VisibleText.cut`) but not escaped: JSON carries it as it
+/// is, and a terminal shows it through `VisibleText.escapedLine`.
 public struct DomainNameError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var description: String { message }

@@ -19,14 +19,20 @@ public enum VisibleText {
     /// As `escapedLine(_:)`, cut after `limit` characters ("…" and the whole size follow), for
     /// a message that quotes input of any length: a 300 MB line is named, not printed.
     public static func excerpt(_ text: String, limit: Int = 80) -> String {
+        escapedLine(cut(text, limit: limit))
+    }
+
+    /// `text` cut after `limit` characters as `excerpt(_:limit:)` cuts it, but not escaped: for a
+    /// message that JSON may carry (its escaping is JSON's) and a terminal shows escaped.
+    public static func cut(_ text: String, limit: Int = 80) -> String {
         var count = 0
         var end = text.startIndex
         while end < text.endIndex, count < limit {
             end = text.index(after: end)
             count += 1
         }
-        guard end < text.endIndex else { return escapedLine(text) }
-        return escapedLine(String(text[..<end])) + "… (\(text.utf8.count) bytes)"
+        guard end < text.endIndex else { return text }
+        return String(text[..<end]) + "… (\(text.utf8.count) bytes)"
     }
 
     private static func escaped(_ text: String, hiding isHidden: (Unicode.Scalar) -> Bool) -> String {

@@ -93,7 +93,9 @@ public enum URLSplitter {
         if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
             hostEnd = hostStart
             while hostEnd < authorityEnd, bytes[hostEnd] != UInt8(ascii: "]") { hostEnd += 1 }
-            if hostEnd < authorityEnd { hostEnd += 1 }
+            // Whatever follows `]` up to that `:` is still host (`[::1]evil.example` is not
+            // `[::1]`): the host is never cut short into another domain's name.
+            while hostEnd < authorityEnd, bytes[hostEnd] != UInt8(ascii: ":") { hostEnd += 1 }
         }
         guard hostEnd > hostStart else { throw .emptyHost }
 

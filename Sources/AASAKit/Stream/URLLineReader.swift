@@ -76,7 +76,7 @@ public struct URLLineReader {
                 blockCount = count
                 if count == 0 {
                     atEOF = true
-                    if assembler.hasPartialLine { try assembler.finish(body) }
+                    if assembler.hasPartialLine { try assembler.finish(terminated: false, body) }
                     return
                 }
             }
@@ -249,7 +249,11 @@ public struct LineAssembler {
         }
     }
 
-    public mutating func finish(_ body: (URLLineReader.Line) throws -> Void) rethrows {
+    /// Judges the gathered line and starts the next. `terminated`: an LF ended it; the input's
+    /// last line may end without one, and then a CR at its end is content, not half of a CRLF
+    /// (SPEC 14: the terminator is LF or CRLF).
+    public mutating func finish(terminated: Bool = true, _ body: (URLLineReader.Line) throws -> Void) rethrows {
+        if pendingCR, !terminated { overflow = true }
         defer {
             line.removeAll(keepingCapacity: true)
             rawLength = 0
@@ -264,7 +268,7 @@ public struct LineAssembler {
         }
         // With bytes past the window, the terminator's CR (if any) was among them: a CR ending
         // the window is content (`url \r  ` is 22 bytes after trimming, not 20).
-        try line.withView { try Self.judge($0, stripCR: !pastWindow, maxLineBytes: maxLineBytes, body) }
+        try line.withView { try Self.judge($0, stripCR: !pastWindow && terminated, maxLineBytes: maxLineBytes, body) }
     }
 
     /// What `judgeWholeLine` found.
@@ -284,18 +288,18 @@ public struct LineAssembler {
     /// the window go through the assembler; copying each line into the assembler's buffer,
     /// and the closure around it, were a tenth of a classify run (callgrind, shared corpus).
     @inline(__always)
-    public static func judgeWholeLine(_ segment: UnsafeBufferPointer<UInt8>, maxLineBytes: Int) -> WholeLine {
-        judgeWholeLine(ByteView(segment), maxLineBytes: maxLineBytes)
+    public static func judgeWholeLine(_ segment: UnsafeBufferPointer<UInt8>, maxLineBytes: Int, terminated: Bool = true) -> WholeLine {
+        judgeWholeLine(ByteView(segment), maxLineBytes: maxLineBytes, terminated: terminated)
     }
 
     /// As `judgeWholeLine(_:maxLineBytes:)`, the line lent as a view.
     @inline(__always)
-    static func judgeWholeLine(_ segment: ByteView, maxLineBytes: Int) -> WholeLine {
+    static func judgeWholeLine(_ segment: ByteView, maxLineBytes: Int, terminated: Bool = true) -> WholeLine {
         guard segment.count <= maxLineBytes + 2 else { return .tooLongForWindow }
         var start = 0
         while start < segment.count, URLLineReader.isBlank(segment[start]) { start += 1 }
         var judged = WholeLine.blank
-        judge(segment[start..<segment.count], stripCR: true, maxLineBytes: maxLineBytes) { judged = .line($0) }
+        judge(segment[start..<segment.count], stripCR: terminated, maxLineBytes: maxLineBytes) { judged = .line($0) }
         return judged
     }
 

@@ -54,14 +54,16 @@ extension LineBatch {
                     end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 }
                 let segment = UnsafeBufferPointer(rebasing: all[start..<end])
-                switch LineAssembler.judgeWholeLine(segment, maxLineBytes: maxLineBytes) {
+                // Only the input's last line can end without its LF.
+                let terminated = end < all.count
+                switch LineAssembler.judgeWholeLine(segment, maxLineBytes: maxLineBytes, terminated: terminated) {
                 case .line(let line): try deliver(line)
                 case .blank: try body(.blank)
                 case .tooLongForWindow:
                     var assembler = LineAssembler(maxLineBytes: maxLineBytes)
                     assembler.append(segment)
                     var delivered = false
-                    try assembler.finish {
+                    try assembler.finish(terminated: terminated) {
                         delivered = true
                         try deliver($0)
                     }
@@ -106,7 +108,8 @@ struct BatchProcessor {
                 }
                 // Lines are judged where they lie in the batch, with no copy.
                 let segment = UnsafeBufferPointer(rebasing: all[start..<end])
-                let delivered = Classifier.judge(wholeLine: segment, maxLineBytes: limits.maxLineBytes) {
+                // Only the input's last line can end without its LF.
+                let delivered = Classifier.judge(wholeLine: segment, maxLineBytes: limits.maxLineBytes, terminated: end < all.count) {
                     handle($0, classifier, out)
                 }
                 if !delivered, recordBlankLines { classifier.appendEmptyLine(extra: parser.blankExtra, into: out) }

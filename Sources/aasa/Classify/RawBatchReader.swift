@@ -110,7 +110,7 @@ struct RawBatchReader {
             }
         }
         var batch = LineBatch(raw: [UInt8(ascii: "\n")])
-        assembler.finish { line in
+        assembler.finish(terminated: !atEOF) { line in
             switch line {
             case .url(let bytes, _): batch.preassembled = .url(Array(bytes))
             case .invalid(let text, let error): batch.preassembled = .invalid(text, error.description)

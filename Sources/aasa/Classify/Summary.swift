@@ -14,6 +14,9 @@ struct Summary {
 
     var rate: Double { elapsed > 0 ? Double(statistics.records) / elapsed : 0 }
 
+    /// For a person on stderr. Domain names (file names) and app IDs (a third party's document)
+    /// are shown escaped, on one line each, so that a document cannot paint the terminal or add
+    /// a summary line of its own.
     var text: String {
         var lines: [String] = []
         lines.append(
@@ -27,18 +30,18 @@ struct Summary {
             let domain = rules.domains[index]
             let apps = (domain.loadedIfReady?.appIDs ?? []).enumerated().compactMap { app, name -> String? in
                 let count = app < statistics.appMatches[index].count ? statistics.appMatches[index][app] : 0
-                return count > 0 ? "\(name) \(count)" : nil
+                return count > 0 ? "\(VisibleText.excerpt(name, limit: 200)) \(count)" : nil
             }
             let detail = apps.isEmpty ? "" : " (" + apps.joined(separator: ", ") + ")"
             lines.append(
-                "  \(domain.name): \(statistics.domainRecords[index]) records, \(statistics.domainMatched[index]) opened an app\(detail)")
+                "  \(VisibleText.excerpt(domain.name, limit: 200)): \(statistics.domainRecords[index]) records, \(statistics.domainMatched[index]) opened an app\(detail)")
         }
         if busiest.count > Self.domainsShown {
             lines.append("  … and \(busiest.count - Self.domainsShown) more domains (all of them in --stats)")
         }
         let failures = rules.failuresSoFar
         if !failures.isEmpty {
-            let names = failures.prefix(Self.domainsShown).map(\.domain).joined(separator: ", ")
+            let names = failures.prefix(Self.domainsShown).map { VisibleText.excerpt($0.domain, limit: 200) }.joined(separator: ", ")
             let more = failures.count > Self.domainsShown ? ", …" : ""
             lines.append("  \(failures.count) documents could not be used (their URLs got error records): \(names)\(more)")
         }

@@ -128,10 +128,10 @@ enum CommandSupport {
         case nil:
             return .success(value)
         case .urlOrPath(let host)?:
-            let hint = host.map { ": try --domain \($0)" } ?? ""
+            let hint = host.map { ": try --domain \(VisibleText.excerpt($0))" } ?? ""
             return .failure(UsageError(message: "--domain takes a host name such as example.com, not a URL or a path\(hint)"))
         case .notAHost(let port)?:
-            return .failure(UsageError(message: "--domain takes a host name such as example.com\(port ? " (no port)" : ""), not '\(value)'"))
+            return .failure(UsageError(message: "--domain takes a host name such as example.com\(port ? " (no port)" : ""), not '\(VisibleText.excerpt(value))'"))
         }
     }
 

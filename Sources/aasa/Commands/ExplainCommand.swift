@@ -61,7 +61,7 @@ enum ExplainCommand {
             explanation = try ReferenceMatcher(document: document, domain: domain, workLimit: configuration.automata.maxURLWork)
                 .explain(url, app: app)
         } catch {
-            let shown = url.unicodeScalars.count > 200 ? String(String.UnicodeScalarView(url.unicodeScalars.prefix(200))) + "…" : url
+            let shown = VisibleText.excerpt(url, limit: 200)
             if case .workLimitExceeded = error {
                 printError("aasa explain: cannot explain \(shown): \(error) (\(Configuration.Limit.urlWork.hint))")
             } else {
@@ -100,7 +100,8 @@ enum ExplainCommand {
             text += "\nentry \(evaluation.entry), rule \(evaluation.ruleIndex): \(outcome)\n"
             text += "  flags: exclude \(rule.exclude), caseSensitive \(rule.caseSensitive), percentEncoded \(rule.percentEncoded)\n"
             let rows = evaluation.components.map { component -> (String, String, String, String) in
-                (component.component, shown(component.comparedText), shown(component.pattern), component.matched ? "yes" : "no")
+                // A query item's name comes from the document: cut and escaped as the cells are.
+                (VisibleText.excerpt(component.component, limit: shownCharacters), shown(component.comparedText), shown(component.pattern), component.matched ? "yes" : "no")
             }
             let nameWidth = max(rows.map(\.0.count).max() ?? 0, 9)
             let textWidth = max(rows.map(\.1.count).max() ?? 0, 8)
@@ -120,9 +121,11 @@ enum ExplainCommand {
     /// `text` as a JSON string, its first `shownCharacters` and its length when longer (as
     /// `VisibleText.excerpt`, but quoted as JSON): every rule tried shows the URL text it
     /// compared, and 7 000 rules against a 30 KB query printed 841 MB (1.7 GB held) for one URL.
+    /// JSON's escaping covers the C0 controls; the C1 controls and bidirectional overrides, which
+    /// terminals also obey, are escaped as `VisibleText` shows them.
     static func shown(_ text: String) -> String {
         let head = text.prefix(shownCharacters)
-        guard head.endIndex < text.endIndex else { return JSONWriter.escape(text) }
-        return JSONWriter.escape(String(head)) + "… (\(text.utf8.count) bytes)"
+        guard head.endIndex < text.endIndex else { return VisibleText.escapedLine(JSONWriter.escape(text)) }
+        return VisibleText.escapedLine(JSONWriter.escape(String(head))) + "… (\(text.utf8.count) bytes)"
     }
 }

@@ -16,9 +16,9 @@ enum TestCommand {
             The matrix is {"opens_app": [urls], "opens_web": [urls]}: a URL under opens_app must
             open at least one app (some app's decision is match), one under opens_web must open
             none. Keyed by app ID, {"opens_app": {"<app>": [urls]}, "opens_web": {"<app>": [urls]}},
-            each URL is checked for that app alone. Other keys, and URLs that are not strings,
-            are refused (a matrix that could check nothing by mistake), and so is a matrix over
-            64 MiB or 1048576 URLs. Every failure is listed, as it is found, with the decision
+            each URL is checked for that app alone. Other keys, a key given twice and URLs that
+            are not strings are refused (a matrix that could check nothing by mistake), and so
+            is a matrix over 64 MiB or 1048576 URLs. Every failure is listed, as it is found, with the decision
             and the rule that decided it (at most ten deciding apps a line).
 
             EXIT STATUS: 0 every expectation holds; 1 some failed; 2 usage error or unreadable
@@ -197,6 +197,11 @@ enum TestCommand {
             return .failure(MatrixError("unknown key \(JSONWriter.escape(unknown.key)) (a matrix has opens_app and opens_web)"))
         }
         guard keys.contains(where: { root[$0] != nil }) else { return .failure(MatrixError("neither opens_app nor opens_web is given")) }
+        // A key written twice: one of its lists would be passed over unchecked. (Under the keyed
+        // form an app named twice keeps both lists: nothing is lost.)
+        for key in keys where root.members.filter({ $0.key.utf8.elementsEqual(key.utf8) }).count > 1 {
+            return .failure(MatrixError("\(key) is given twice (one of its lists would not be checked)"))
+        }
         var expectations: [Expectation] = []
         func append(_ urls: [JSONValue], app: String?, opens: Bool, at path: String) -> MatrixError? {
             for (index, url) in urls.enumerated() {

@@ -203,8 +203,11 @@ enum EntitlementsCommand {
                 output +=
                     "{\"entry\": null, \"ok\": \(!anyError), \"findings\": [\(fileFindings.map(\.json).joined(separator: ", "))]}\n"
             } else {
+                // One line a finding, as for the entries below: a matrix URL quoted in a message
+                // must not print a line of its own.
                 for finding in fileFindings {
-                    output += "\(file): \(finding.severity.rawValue) [\(finding.code)] \(finding.message)\n"
+                    output += "\(VisibleText.escapedLine(file)): \(finding.severity.rawValue) [\(finding.code)] \(VisibleText.escapedLine(finding.message))\n"
+                    if let url = finding.url { output += "  \(VisibleText.escapedLine(url))\n" }
                 }
             }
         }

@@ -51,7 +51,7 @@ struct NetworkOptions {
                 if seen.insert(domain).inserted { options.domains.append(domain) }
                 return nil
             case .failure(let error):
-                return UsageError(message: error.message)
+                return UsageError(message: VisibleText.escapedLine(error.message))
             }
         }
         for input in parsed.positionals {

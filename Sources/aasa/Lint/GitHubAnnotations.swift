@@ -5,7 +5,9 @@ import AASAKit
 ///
 /// GitHub's escaping rules (actions/toolkit `command.ts`): in the message, `%`, CR and LF become
 /// `%25`, `%0D`, `%0A`; in property values also `:` and `,` become `%3A` and `%2C`, since they
-/// delimit the properties. A note is a `notice`, GitHub's name for the lowest level.
+/// delimit the properties. A note is a `notice`, GitHub's name for the lowest level. Before that,
+/// other control characters are shown as `VisibleText` shows them (`\u{1B}`): the Actions log
+/// obeys escape sequences, so a document's strings could otherwise recolour or hide its lines.
 enum GitHubAnnotations {
     static func render(_ report: LintReport) -> String {
         var text = ""
@@ -30,7 +32,7 @@ enum GitHubAnnotations {
 
     private static func escape(_ text: String, property: Bool) -> String {
         var escaped = ""
-        for scalar in text.unicodeScalars {
+        for scalar in VisibleText.escaped(text).unicodeScalars {
             switch scalar {
             case "%": escaped += "%25"
             case "\r": escaped += "%0D"

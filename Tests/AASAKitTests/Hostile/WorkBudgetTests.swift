@@ -15,11 +15,11 @@ final class WorkBudgetTests: XCTestCase {
     }
 
     func test_variableBlowUp_isRefusedAtCompileWithTheRuleThatPassedTheLimit() throws {
-        XCTAssertThrowsError(try compile(WorkBudgetShapes.variableBlowUp(values: 3_000, sites: 400))) { error in
+        XCTAssertThrowsError(try compile(WorkBudgetShapes.variableBlowUp(values: 5_000, sites: 2_048))) { error in
             guard case AutomatonError.overLimit(.variablePositions, let found, let maximum, let location)? = error as? AutomatonError else {
                 return XCTFail("expected variable-positions, got \(error)")
             }
-            XCTAssertEqual(maximum, 1_000_000)
+            XCTAssertEqual(maximum, 8_000_000)
             XCTAssertGreaterThan(found, maximum)
             XCTAssertEqual(location?.description.hasPrefix("applinks.details[0].paths["), true, "\(String(describing: location))")
             XCTAssertTrue("\(error)".contains("--limit variable-positions=<n>"), "\(error)")
@@ -27,13 +27,45 @@ final class WorkBudgetTests: XCTestCase {
     }
 
     func test_variableBlowUp_underARaisedLimit_givesWorkLimitErrorsNotDecisions() throws {
-        let compiled = try compile(WorkBudgetShapes.variableBlowUp(values: 3_000, sites: 400)) { $0.automata.maxVariablePositions = 1 << 30 }
+        let compiled = try compile(WorkBudgetShapes.variableBlowUp(values: 5_000, sites: 2_048)) { $0.automata.maxVariablePositions = 1 << 30 }
         let matcher = DFAMatcher(compiled)
         XCTAssertThrowsError(try matcher.decide("https://x.example/aaaaaaaaaaaaaaaaaaaa", app: nil)) { error in
             XCTAssertEqual(error as? URLSplitError, .workLimitExceeded(limit: 500_000))
         }
         // A URL whose path leaves no call site live is decided as usual, by the same matcher.
         XCTAssertEqual(try matcher.decide("https://x.example/b", app: nil).decisions.first?.kind, .noMatch)
+    }
+
+    /// SPEC 2 fails a document only for its JSON, its root and its size, so no document within
+    /// 128 KiB may be refused for calling a built-in variable: `$(lang)` from as many distinct
+    /// places as fit (`*ab*$(lang)`, every place live on a long path at once), and from a
+    /// thousand distinct literal prefixes (`/N/$(lang)`), both decided by the engine, with the
+    /// reference's answers.
+    func test_builtInVariables_calledFromEveryPlaceA128KiBDocumentHolds_areNotRefused() throws {
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        let pairs = letters.flatMap { a in letters.map { b in "\(a)\(b)" } }
+        let triples = letters.flatMap { a in pairs.map { "\(a)\($0)" } }
+        var rules: [String] = []
+        var bytes = 80
+        for middle in pairs + triples {
+            let rule = #"{"/":"*\#(middle)*$(lang)"}"#
+            guard bytes + rule.count + 1 <= Configuration().document.maxBytes else { break }
+            rules.append(rule)
+            bytes += rule.count + 1
+        }
+        XCTAssertGreaterThan(rules.count, 5_000)
+        let crowded = #"{"applinks":{"details":[{"appID":"T.a","components":[\#(rules.joined(separator: ","))]}]}}"#
+        XCTAssertLessThanOrEqual(crowded.utf8.count, Configuration().document.maxBytes)
+        let prefixes = #"{"applinks":{"details":[{"appID":"T.a","components":[\#((0..<1_250).map { #"{"/":"/\#($0)/$(lang)"}"# }.joined(separator: ","))]}]}}"#
+        for (text, url, rule) in [(crowded, "https://x.example/zab/fr", 1), (prefixes, "https://x.example/1249/de", 1_249)] {
+            let compiled = try compile(text)
+            let decided = try DFAMatcher(compiled).decide(url, app: nil).decisions.first
+            XCTAssertEqual(decided?.kind, .match, url)
+            XCTAssertEqual(decided?.rule, rule, url)
+            let reference = try ReferenceMatcher(document: try AASADocument(bytes: Array(text.utf8)), domain: "x.example").decide(url, app: nil)
+            XCTAssertEqual(reference.decisions.first?.kind, .match, url)
+            XCTAssertEqual(try DFAMatcher(compiled).decide("https://x.example/zz/xx", app: nil).decisions.first?.kind, .noMatch)
+        }
     }
 
     /// `limitWork` changes the budget of a matcher in use (the meter is changed in place, not

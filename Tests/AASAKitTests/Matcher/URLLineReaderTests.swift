@@ -121,10 +121,12 @@ final class URLLineReaderTests: XCTestCase {
         XCTAssertEqual(try read("https://h/a\rb\n"), [.url("https://h/a\rb")])
     }
 
+    /// The last line needs no LF; a CR ending it is then no terminator (LF or CRLF), but content.
     func test_terminator_lastLineWithoutNewline() throws {
         XCTAssertEqual(try read("https://h/a\nhttps://h/b"), [.url("https://h/a"), .url("https://h/b")])
         XCTAssertEqual(try read("https://h/only"), [.url("https://h/only")])
-        XCTAssertEqual(try read("https://h/a\r\nhttps://h/b\r"), [.url("https://h/a"), .url("https://h/b")])
+        XCTAssertEqual(try read("https://h/a\r\nhttps://h/b\r"), [.url("https://h/a"), .url("https://h/b\r")])
+        XCTAssertEqual(try read("https://h/a\n\r"), [.url("https://h/a"), .url("\r")])
     }
 
     // MARK: Trimming and blank lines

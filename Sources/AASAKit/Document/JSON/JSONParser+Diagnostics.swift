@@ -127,6 +127,9 @@ extension JSONParser.Scanner {
         }
         let text = bytes.string(offset..<(offset + length))
         let scalar = text.unicodeScalars.first.map { $0.value } ?? 0
+        // A C1 control, a line separator or a bidirectional override is named, not quoted: a
+        // terminal would obey it.
+        guard VisibleText.escapedLine(text) == text else { return Self.scalarName(scalar) }
         return "'\(text)' (\(Self.scalarName(scalar)))"
     }
 
