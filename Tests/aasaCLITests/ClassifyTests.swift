@@ -139,14 +139,16 @@ final class ClassifyTests: XCTestCase {
 
     func test_classify_ndjsonAndCSVInputPassFieldsThrough() throws {
         let ndjson = folder.appendingPathComponent("in.ndjson")
-        try Data(#"{"id": 7, "link": "https://museum.example/exhibitions/x"}\#n{"id": 8}\#nnot json\#n"#.utf8).write(to: ndjson)
+        try Data(#"{"id": 7, "link": "https://museum.example/exhibitions/x"}\#n{"id": 8}\#nnot json\#n["a"]\#n{"link": "https://museum.example/\ud800"}\#n"#.utf8).write(to: ndjson)
         let out = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", ndjson.path, "--input-format", "ndjson", "--url-field", "link"])
         let lines = out.stdout.split(separator: "\n")
-        XCTAssertEqual(lines.count, 3)
+        XCTAssertEqual(lines.count, 5)
         XCTAssertTrue(lines[0].hasPrefix(#"{"url": "https://museum.example/exhibitions/x", "domain": "museum.example""#), String(lines[0]))
         XCTAssertTrue(lines[0].hasSuffix(#", "fields": {"id":7}}"#), String(lines[0]))
         XCTAssertTrue(lines[1].contains(#""error": "the record has no string field \"link\"""#), String(lines[1]))
-        XCTAssertTrue(lines[2].contains(#""error": "the line is not a JSON object""#), String(lines[2]))
+        XCTAssertTrue(lines[2].contains(#""error": "the line is not valid JSON: column 1: "#), String(lines[2]))
+        XCTAssertTrue(lines[3].contains(#""error": "the line is not a JSON object""#), String(lines[3]))
+        XCTAssertTrue(lines[4].contains(#""error": "the line is not valid JSON: column 34: unpaired high surrogate"#), String(lines[4]))
 
         let csv = folder.appendingPathComponent("in.csv")
         try Data("name,address\n\"Monet, C.\",https://museum.example/exhibitions/monet\n".utf8).write(to: csv)

@@ -33,8 +33,15 @@ struct InputRecordParser {
         case .lines:
             return .url(Array(line), Classifier.Extra())
         case .ndjson:
-            guard case .object(let object)? = try? JSONParser.parse(UnsafeRawBufferPointer(line)) else {
-                return .invalid("the line is not a JSON object", blankExtra)
+            let object: JSONObject
+            do {
+                guard case .object(let parsed) = try JSONParser.parse(UnsafeRawBufferPointer(line)) else {
+                    return .invalid("the line is not a JSON object", blankExtra)
+                }
+                object = parsed
+            } catch {
+                // What is wrong, where: an unpaired surrogate is not "not an object".
+                return .invalid("the line is not valid JSON: column \(error.column): \(error.message)", blankExtra)
             }
             // A key written twice keeps its last value, as JSON readers take it: the record's
             // "fields" object then has each key once.
