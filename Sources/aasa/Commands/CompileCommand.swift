@@ -24,8 +24,8 @@ enum CompileCommand {
             other-version artifact is refused with a message.
 
             OUTPUT: a regular file, replaced whole or not at all (a symbolic link is followed
-            and stays); a device, a FIFO, a path ending in '/' is refused, and so are the input
-            itself and a path inside the input directory (usage error).
+            and stays); a device, a FIFO or a path ending in '/' cannot be written (status 5),
+            and the input itself or a path inside the input directory is refused (usage error).
 
             EXIT STATUS: 0 written; 2 usage error; 3 the documents cannot be read; 5 the
             artifact cannot be written (checked before compiling).
