@@ -1,3 +1,4 @@
+import AASAKit
 import Foundation
 import XCTest
 import _AASATestSupport
@@ -21,19 +22,8 @@ final class OutputEscapingCLITests: XCTestCase {
         return url.path
     }
 
-    /// `text` as a JSON string literal, every control character written `\uXXXX`.
-    private func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value): out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// `text` as a JSON string literal, as the tool writes one.
+    private func jsonString(_ text: String) -> String { JSONWriter.escape(text) }
 
     func test_classifySummary_showsAppIDsAndDomainsEscapedOneLineEach() throws {
         let folder = try makeTemporaryFolder("aasa-escaping")

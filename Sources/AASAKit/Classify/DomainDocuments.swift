@@ -8,14 +8,14 @@ import Foundation
 /// skipped and other files ignored. When two files claim one domain at the same rank (names
 /// differing only in case), the first by sorted file name wins and the other is reported.
 ///
-/// A slot is taken by whatever stands there, not only by a readable file: a FIFO, a directory
-/// named `DOMAIN.json`, a broken or looping symbolic link, a FIFO, socket or device as `DOMAIN`
-/// and anything but a folder as `DOMAIN/.well-known` all claim their domain, and loading it
-/// fails with the reason. A regular file named `DOMAIN` without `.json` is not a layout and is
-/// ignored, as a `README` is. Skipping
-/// them would let the domain fall back to a lower-ranked file nobody meant to publish, or turn
-/// its URLs into "no document" without a word; and only regular files are read, since opening a
-/// FIFO would wait for a writer forever.
+/// A slot is taken by whatever stands there, not only by a readable file: a FIFO or a directory
+/// named `DOMAIN.json`, a broken or looping symbolic link, a FIFO, socket or device standing as
+/// `DOMAIN`, and anything but a folder as `DOMAIN/.well-known` all claim their domain, and
+/// loading it fails with the reason. Skipping them would let the domain fall back to a
+/// lower-ranked file nobody meant to publish, or turn its URLs into "no document" without a
+/// word; and only regular files are read, since opening a FIFO would wait for a writer forever.
+/// A regular file named `DOMAIN` without `.json` is no layout at all and is ignored, as a
+/// `README` is.
 public struct DomainDocuments: Sendable {
     public struct Source: Sendable {
         /// The domain, ASCII-lowercased.

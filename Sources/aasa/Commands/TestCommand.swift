@@ -18,8 +18,8 @@ enum TestCommand {
             none. Keyed by app ID, {"opens_app": {"<app>": [urls]}, "opens_web": {"<app>": [urls]}},
             each URL is checked for that app alone. Other keys, a key given twice and URLs that
             are not strings are refused (a matrix that could check nothing by mistake), and so
-            is a matrix over 64 MiB or 1048576 URLs. Every failure is listed, as it is found, with the decision
-            and the rule that decided it (at most ten deciding apps a line).
+            is a matrix over 64 MiB or 1048576 URLs. Every failure is listed, as it is found,
+            with the decision and the rule that decided it (at most ten deciding apps a line).
 
             EXIT STATUS: 0 every expectation holds; 1 some failed; 2 usage error or unreadable
             matrix; 3 the document cannot be read; 5 the output cannot be written.
