@@ -45,12 +45,19 @@ public struct DocumentFetcher {
             retry.map { request(Self.rootURL(domains[$0]), validators[domains[$0]]) }, label: "origin root")
         for (index, response) in zip(retry, second) {
             let domain = domains[index]
-            let root = fetched(domain, .origin, response, conditional: Self.isConditional(validators[domain], response.url))
+            var root = fetched(domain, .origin, response, conditional: Self.isConditional(validators[domain], response.url))
             if root.record.outcome != .failed {
                 results[index] = root
-            } else {
+            } else if root.record.failure == .httpStatus || root.record.failure == .redirect {
+                // Neither path serves it: the `.well-known` answer leads, the root's follows.
                 let reason = root.record.error ?? "no document"
                 results[index].record.error = (results[index].record.error ?? "no document") + "; \(root.record.url): \(reason)"
+            } else {
+                // The root path answered and failed for its own reason (too large, a broken
+                // response, a timeout): that is the news, and the `.well-known` answer follows.
+                let first = results[index].record
+                root.record.error = (root.record.error ?? "no document") + "; \(first.url): \(first.error ?? "no document")"
+                results[index] = root
             }
         }
         return results

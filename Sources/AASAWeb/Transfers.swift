@@ -339,6 +339,8 @@ final class TransferState {
     /// What makes the current response's headers unreadable as one answer: more fields than
     /// any server sends, or two Content-Lengths that disagree (which one framed the body?).
     var headerProblem: String?
+    /// The status of the response whose headers are coming, from its status line.
+    var status = 0
     let errorBuffer: UnsafeMutablePointer<CChar>
     var headerList: UnsafeMutablePointer<curl_slist>?
     var connectToList: UnsafeMutablePointer<curl_slist>?
@@ -411,7 +413,15 @@ private let headerCallback: aasa_data_callback = { data, size, count, context in
         state.headerFields = 0
         state.trailerBytes = 0
         state.headerProblem = nil
+        state.status = line.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
     } else if line.isEmpty {
+        if !state.headersEnded, state.status == 200, let length = state.headers["content-length"].flatMap({ Int($0) }),
+            length > state.limit
+        {
+            // A body announced over the limit is refused now, not read (or waited for) first.
+            state.tooLarge = true
+            return 0
+        }
         state.headersEnded = true
     } else if !state.headersEnded, state.headerFields >= 200 {
         // Kept no further, and the response is refused: a Content-Encoding or a second

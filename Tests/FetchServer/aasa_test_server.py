@@ -94,8 +94,26 @@ class Handler(BaseHTTPRequestHandler):
         root = self.path == "/apple-app-site-association"
         if not (well_known or root):
             return self.send(404, b"not here", "text/plain")
-        if kind in ("good", "n", "reformat", "differs", "nocdn", "heal"):
+        if kind in ("good", "n", "reformat", "differs", "nocdn", "heal", "cdnbusy", "cdninvalid"):
             return self.send(200, DOC_A) if well_known else self.send(404, b"", "text/plain")
+        if kind == "rootbig":
+            # No .well-known copy; the root one is over the limit.
+            return self.send(200, b'{"applinks": {"details": []' + b" " * (200 * 1024) + b"}") if root else self.send(404, b"", "text/plain")
+        if kind == "biglength" and well_known:
+            # A body announced over the limit, then a stall: it must be refused on the headers.
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "200000")
+            self.end_headers()
+            self.wfile.write(b'{"applinks"')
+            self.wfile.flush()
+            time.sleep(30)
+            return
+        if kind == "invisible" and well_known:
+            # A Location holding U+0085 (a line break to Python's splitlines), U+009B (a
+            # terminal's CSI) and U+202E (a right-to-left override), as UTF-8 bytes.
+            location = "https://x.example/a\u0085b\u009b2Jc\u202ed".encode("utf-8").decode("latin-1")
+            return self.send(301, b"", "text/html", [("Location", location)])
         if kind == "root":
             return self.send(200, DOC_A) if root else self.send(404, b"<html>not found</html>", "text/html")
         if kind == "redirect":
@@ -121,6 +139,8 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "big" and well_known:
             padding = b" " * (200 * 1024)
             return self.send(200, b'{"applinks": {"details": []}' + padding + b"}")
+        if kind == "emptytype" and well_known:
+            return self.send(200, DOC_A, "")
         if kind == "text" and well_known:
             return self.send(200, DOC_A, "text/plain")
         if kind == "invalid" and well_known:
@@ -236,6 +256,10 @@ class Handler(BaseHTTPRequestHandler):
         kind = domain.split(".")[0].split("-")[0]
         if kind == "nocdn":
             return self.send(404, b"", "text/plain")
+        if kind == "cdnbusy":
+            return self.send(429, b"slow down", "text/plain", [("Retry-After", "0")])
+        if kind == "cdninvalid":
+            return self.send(200, b'{"applinks": {"details": [')
         if kind == "reformat":
             return self.send(200, DOC_A_REFORMATTED)
         if kind == "differs":

@@ -717,6 +717,63 @@ final class FetchCLITests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("\(name): error [redirect]"), text.stdout)
     }
 
+    /// The CDN answering 429 is rate limiting, not "no copy": a warning, not `cdn-missing`. A
+    /// CDN copy that is no usable document says why; identical unusable copies are not
+    /// "equivalent"; and the records say "failed" where `fetch` would.
+    func test_check_cdnRateLimitAndUnusableCopiesAreNamedForWhatTheyAre() throws {
+        let busy = domain("cdnbusy")
+        let invalidCDN = domain("cdninvalid")
+        let invalidOrigin = domain("invalid")
+        let (output, records) = try check([busy, invalidCDN, invalidOrigin], ["--retries", "0"])
+        XCTAssertEqual(codes(records[0]), ["cdn-unavailable"], output.stdout)
+        XCTAssertEqual(records[0]["ok"] as? Bool, true, output.stdout)
+        XCTAssertEqual(codes(records[1]), ["cdn-differs"], output.stdout)
+        let message = (records[1]["findings"] as? [[String: Any]])?.first?["message"] as? String ?? ""
+        XCTAssertTrue(message.hasPrefix("the CDN copy is not a usable document: invalid JSON at line 1"), message)
+        XCTAssertEqual(records.map { $0["equivalence"] as? String }, ["unavailable", "unavailable", "unavailable"], output.stdout)
+        let cdn = records[1]["cdn"] as? [String: Any]
+        XCTAssertEqual(cdn?["outcome"] as? String, "failed", output.stdout)
+        XCTAssertEqual(cdn?["failure"] as? String, "invalid-document", output.stdout)
+        let origin = records[2]["origin"] as? [String: Any]
+        XCTAssertEqual(origin?["failure"] as? String, "invalid-document", output.stdout)
+        XCTAssertFalse((origin?["error"] as? String ?? "").contains("stored copy"), "check stores nothing: \(output.stdout)")
+    }
+
+    /// An empty Content-Type is named as such, not as a type of no letters.
+    func test_check_emptyContentTypeIsSaidInWords() throws {
+        let name = domain("emptytype")
+        let text = try CLIRunner.run(["check", name, "--retries", "0"] + network(try loopback()))
+        XCTAssertTrue(text.stdout.contains("\(name): warning [content-type] served with an empty Content-Type; Apple asks for application/json"), text.stdout)
+    }
+
+    /// A body announced over the limit is refused on its headers, not waited for; the root
+    /// path's own failure is reported when `.well-known` has no copy; and a first fetch of an
+    /// unusable document does not speak of a stored copy it does not have.
+    func test_fetch_reportsTheFailureThatMatters() throws {
+        let folder = try makeTemporaryFolder("aasa-fetch")
+        let announced = domain("biglength")
+        let rootBig = domain("rootbig")
+        let invalid = domain("invalid")
+        let started = Date()
+        let (_, records) = try fetch([announced, rootBig, invalid], out: folder.appendingPathComponent("rules"), ["--retries", "0"], timeout: "20")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "refused on the headers, not after the stall")
+        XCTAssertEqual(records.map { $0["failure"] as? String }, ["too-large", "too-large", "invalid-document"], "\(records)")
+        XCTAssertEqual(records[1]["url"] as? String, "https://\(rootBig)/apple-app-site-association", "\(records[1])")
+        XCTAssertTrue((records[1]["error"] as? String ?? "").contains("/.well-known/apple-app-site-association: HTTP 404"), "\(records[1])")
+        XCTAssertFalse((records[2]["error"] as? String ?? "").contains("stored copy"), "\(records[2])")
+    }
+
+    /// JSON carries every string, but escapes what splits lines or drives a terminal: U+0085,
+    /// the C1 controls, the bidirectional overrides.
+    func test_fetch_recordsEscapeInvisibleLineBreaksAndControls() throws {
+        let folder = try makeTemporaryFolder("aasa-fetch")
+        let (output, records) = try fetch([domain("invisible")], out: folder.appendingPathComponent("rules"), ["--retries", "0"])
+        XCTAssertEqual(records.first?["failure"] as? String, "redirect", output.stdout)
+        XCTAssertEqual(records.first?["location"] as? String, "https://x.example/a\u{85}b\u{9B}2Jc\u{202E}d", output.stdout)
+        XCTAssertTrue(output.stdout.contains(#"a\u0085b\u009b2Jc\u202ed"#), output.stdout)
+        XCTAssertFalse(output.stdout.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0.value == 0x202E }, output.stdout)
+    }
+
     func test_check_matrixRunsOnTheOriginCopy() throws {
         let good = domain("good")
         let folder = try makeTemporaryFolder("aasa-check")

@@ -13,6 +13,9 @@ public enum CopyComparison: Sendable, Equatable {
     case unproven(String)
     /// One side is missing or is not a usable document, so there is nothing to compare.
     case unavailable(String)
+    /// The origin's copy is a usable document and the CDN's is not (the reason): every URL
+    /// the origin opens fails on devices, as with a difference.
+    case cdnUnusable(String)
 
     public struct Example: Sendable, Equatable {
         public var app: String
@@ -27,7 +30,7 @@ public enum CopyComparison: Sendable, Equatable {
         case .equivalent: return "equivalent"
         case .differs: return "differs"
         case .unproven: return "unproven"
-        case .unavailable: return "unavailable"
+        case .unavailable, .cdnUnusable: return "unavailable"
         }
     }
 
@@ -36,18 +39,19 @@ public enum CopyComparison: Sendable, Equatable {
     public static func compare(origin: [UInt8]?, cdn: [UInt8]?, domain: String, configuration: Configuration) -> CopyComparison {
         guard let origin else { return .unavailable("the origin served no document") }
         guard let cdn else { return .unavailable("the CDN served no document") }
-        if origin == cdn { return .equivalent }
         let originDocument: AASADocument
         let cdnDocument: AASADocument
         do {
             originDocument = try AASADocument(bytes: origin, configuration: configuration)
         } catch {
+            // Identical bytes too: two copies of an unusable file are nothing to compare.
             return .unavailable("the origin copy is not a usable document: \(error)")
         }
+        if origin == cdn { return .equivalent }
         do {
             cdnDocument = try AASADocument(bytes: cdn, configuration: configuration)
         } catch {
-            return .differs([])
+            return .cdnUnusable("\(error)")
         }
         let diff: SemanticDiff
         do {

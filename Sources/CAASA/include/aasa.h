@@ -12,7 +12,9 @@
  * is not valid UTF-8, over a length limit, blank or otherwise not decidable gets a result with
  * an error text instead of decisions. Such a URL is never a failure of the call: one result per
  * URL, always. (A URL holding a line feed stays one URL, where the tool would read two lines;
- * a byte order mark is part of the URL, where the tool drops one at the start of its input.)
+ * a byte order mark is part of the URL, where the tool drops one at the start of its input;
+ * each URL counts as a line its LF ended, so a final CR is dropped as half of a CRLF, where the
+ * tool keeps the CR that ends its input's last line without an LF.)
  *
  * Errors: every function that can fail returns an `aasa_status`; on failure,
  * `aasa_last_error()` gives the message on the calling thread. Nothing aborts on bad input.

@@ -42,7 +42,10 @@ enum ClassifyCommand {
             "url" ("domain": null and no decisions when no document serves the host). TSV/CSV
             have a header (unless --no-header) and the columns url, domain, apps (joined by |;
             an app ID's own | and % are written %7C and %25),
-            rules (entry:rule per matched app), error; a TSV field holding a tab, a quote or a
+            rules (entry:rule per matched app), error. What the input carries besides the URL
+            follows: with --input-format ndjson a "fields" object (the line's other members; a
+            fields column in TSV/CSV), with csv the other columns under their header names (a
+            name already taken gets .1, .2, ...). A TSV field holding a tab, a quote or a
             line break (a URL read from NDJSON or CSV input may) is quoted as CSV quotes it,
             which pandas and Python's csv read back. A summary goes to stderr (and a progress
             line on a terminal). Every file named on the command line is checked before the run:

@@ -16,8 +16,9 @@ enum CompileCommand {
             documents named after their domains. The artifact holds every domain's compiled
             automata and rule tables; 'aasa classify --compiled FILE' maps it and starts
             without parsing or compiling JSON. Each automaton whose whole DFA is small (at most
-            65 536 states and 1 MiB) is stored determinised and minimised, so workers search it
-            without warming a cache; larger ones are stored as NFAs for the lazy DFA. Domains
+            65 536 states and 1 MiB, and at most 16 times its NFA's bytes in the file) is stored
+            determinised and minimised, so workers search it without warming a cache; larger
+            ones are stored as NFAs for the lazy DFA. Domains
             whose documents compile to the same automata and rule tables (the same rules, app
             IDs aside) share one copy of them. Documents that cannot be loaded are recorded as
             such, and their URLs get error records, as with --rules. A corrupt, truncated or

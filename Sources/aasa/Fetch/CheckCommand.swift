@@ -26,7 +26,8 @@ enum CheckCommand {
             http-status, too-large
             (error), content-type (warning: not application/json); then the origin document's
             lint findings (aasa lint's codes and severities); CDN: cdn-missing (error: the CDN
-            has no copy), cdn-unavailable (warning: the CDN could not be asked), cdn-differs
+            has no copy, HTTP 404 or 410), cdn-unavailable (warning: the CDN could not be asked,
+            or answered another error such as 429), cdn-differs
             (warning: some URLs are decided differently, with an example URL per class),
             cdn-unproven (warning: no difference found but equivalence not proven), and with
             --state, cdn-differs-persistent (error) once the same pair of copies has differed
@@ -177,8 +178,11 @@ enum CheckCommand {
                 if format == "json" {
                     output += "{\"domain\": \(JSONWriter.escape(domain)), \"ok\": \(ok), \"findings\": ["
                     output += findings.map(\.json).joined(separator: ", ")
-                    output +=
-                        "], \"origin\": \(origin.record.json), \"cdn\": \(cdn.record.json), \"equivalence\": \"\(comparison.name)\"}\n"
+                    // The records as `aasa fetch` prints them: a body that is no usable document
+                    // is a failed fetch there, and here.
+                    let originRecord = FetchCommand.validated(origin, configuration: configuration)
+                    let cdnRecord = FetchCommand.validated(cdn, configuration: configuration)
+                    output += "], \"origin\": \(originRecord.json), \"cdn\": \(cdnRecord.json), \"equivalence\": \"\(comparison.name)\"}\n"
                 } else {
                     if findings.isEmpty {
                         output +=
@@ -257,6 +261,12 @@ enum CheckCommand {
         return DocumentStore.writeAtomically(Array(merged.json.utf8), to: path)
     }
 
+    /// What a Content-Type value says, in words: absent and empty are not a type.
+    static func served(_ contentType: String?) -> String {
+        guard let contentType else { return "served without a Content-Type" }
+        return contentType.isEmpty ? "served with an empty Content-Type" : "served as \(contentType)"
+    }
+
     static func originFindings(_ origin: DocumentFetcher.Fetched, domain: String, configuration: Configuration) -> [Finding] {
         guard let body = origin.body else {
             let code = origin.record.failure?.rawValue ?? "http-status"
@@ -269,7 +279,7 @@ enum CheckCommand {
             findings.append(
                 Finding(
                     code: "content-type", severity: .warning,
-                    message: "served as \(origin.record.contentType ?? "no Content-Type"); Apple asks for application/json"))
+                    message: "\(served(origin.record.contentType)); Apple asks for application/json"))
         }
         for finding in Linter.lint(bytes: body, domain: domain, configuration: configuration) {
             var message = "\(finding.path): \(finding.message)"
@@ -346,7 +356,9 @@ enum CheckCommand {
         alertAfter: Double
     ) -> [Finding] {
         if cdn.body == nil {
-            if cdn.record.failure == .httpStatus, let status = cdn.record.status, (400...499).contains(status) {
+            // Only "not found" says there is no copy: a 429 (rate limited, retried as transient)
+            // or a 403 says nothing about the copy, and is the CDN not answering the question.
+            if cdn.record.failure == .httpStatus, let status = cdn.record.status, status == 404 || status == 410 {
                 return [
                     Finding(
                         code: "cdn-missing", severity: .error, message: "the CDN has no copy (\(cdn.record.url): HTTP \(status))")
@@ -370,7 +382,9 @@ enum CheckCommand {
                     code: "cdn-unproven", severity: .warning,
                     message: "no difference from the origin found, but not proven: \(reason)")
             ]
-        case .differs(let examples):
+        case .differs, .cdnUnusable:
+            // A CDN copy that differs, or cannot be read, is usually one the CDN has not yet
+            // refreshed: a warning, and with --state an error once it has lasted.
             var code = "cdn-differs"
             var severity = Diagnostic.Severity.warning
             var since = ""
@@ -383,8 +397,12 @@ enum CheckCommand {
                     severity = .error
                 }
             }
+            guard case .differs(let examples) = comparison else {
+                let reason = if case .cdnUnusable(let reason) = comparison { reason } else { "" }
+                return [Finding(code: code, severity: severity, message: "the CDN copy is not a usable document\(since): \(reason)")]
+            }
             guard !examples.isEmpty else {
-                return [Finding(code: code, severity: severity, message: "the CDN copy is not a usable document\(since)")]
+                return [Finding(code: code, severity: severity, message: "the CDN copies differ but no example URL was found\(since)")]
             }
             return examples.prefix(5).map { example in
                 Finding(

@@ -99,10 +99,10 @@ enum FetchCommand {
         return failed == 0 ? .success : .failure
     }
 
-    /// Validates a fetched document and stores it; the record says what became of it.
-    static func keep(
-        _ result: DocumentFetcher.Fetched, in store: DocumentStore, fetchedAt: String, configuration: Configuration
-    ) -> FetchRecord {
+    /// The record of a fetched copy once its body is read as a document: a body that is not a
+    /// usable AASA document is a failure (`invalid-document`), in `fetch` and in `check`'s
+    /// records alike.
+    static func validated(_ result: DocumentFetcher.Fetched, configuration: Configuration) -> FetchRecord {
         var record = result.record
         guard record.outcome == .fetched, let body = result.body else { return record }
         do {
@@ -110,9 +110,22 @@ enum FetchCommand {
         } catch {
             record.outcome = .failed
             record.failure = .invalidDocument
-            record.error = "not a usable AASA document (\(error)); the stored copy is kept"
+            record.error = "not a usable AASA document (\(error))"
+        }
+        return record
+    }
+
+    /// Validates a fetched document and stores it; the record says what became of it.
+    static func keep(
+        _ result: DocumentFetcher.Fetched, in store: DocumentStore, fetchedAt: String, configuration: Configuration
+    ) -> FetchRecord {
+        var record = validated(result, configuration: configuration)
+        if record.failure == .invalidDocument {
+            // Said only when there is one: a first fetch has nothing to keep.
+            if FileManager.default.fileExists(atPath: store.documentPath(record.domain)) { record.error? += "; the stored copy is kept" }
             return record
         }
+        guard record.outcome == .fetched, let body = result.body else { return record }
         let metadata = FetchMetadata(
             url: record.url, status: record.status ?? 200, contentType: record.contentType, etag: result.etag,
             lastModified: result.lastModified, bytes: body.count, sha256: SHA256.hex(body), fetchedAt: fetchedAt)

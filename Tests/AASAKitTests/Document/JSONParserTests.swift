@@ -540,8 +540,24 @@ final class JSONParserTests: XCTestCase {
 
     func test_writer_escapesLineAndParagraphSeparators() {
         XCTAssertEqual(JSONWriter.escape("a\u{2028}b\u{2029}c"), #""a\u2028b\u2029c""#)
-        // Other scalars starting with E2 pass through as UTF-8.
-        XCTAssertEqual(JSONWriter.escape("€\u{2027}\u{202A}→"), "\"€\u{2027}\u{202A}→\"")
+        // Other scalars starting with E2 pass through as UTF-8, but the bidirectional overrides
+        // and isolates, which reorder what a terminal shows.
+        XCTAssertEqual(JSONWriter.escape("€\u{2027}→\u{202F}\u{2065}\u{206A}"), "\"€\u{2027}→\u{202F}\u{2065}\u{206A}\"")
+        XCTAssertEqual(
+            JSONWriter.escape("\u{202A}\u{202B}\u{202C}\u{202D}\u{202E}\u{2066}\u{2067}\u{2068}\u{2069}"),
+            #""\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069""#)
+    }
+
+    /// The C1 controls (U+0085 is a line break to Python's `splitlines`, U+009B a terminal's
+    /// CSI) are escaped; the rest of the two-byte range is UTF-8.
+    func test_writer_escapesC1Controls() {
+        XCTAssertEqual(JSONWriter.escape("a\u{80}\u{85}\u{9B}\u{9F}b"), #""a\u0080\u0085\u009b\u009fb""#)
+        XCTAssertEqual(JSONWriter.escape("\u{A0}é\u{7FF}"), "\"\u{A0}é\u{7FF}\"")
+        for scalar in (0x80...0x9F).compactMap(Unicode.Scalar.init) {
+            let text = "x\(scalar)y"
+            guard case .string(let back)? = try? JSONParser.parse(Array(JSONWriter.escape(text).utf8)) else { return XCTFail("\(scalar)") }
+            XCTAssertEqual(back, text)
+        }
     }
 
     func test_writer_leavesNonASCIIAsUTF8() {

@@ -3,7 +3,10 @@
 /// Output is compact (no spaces or newlines), keeps object members in their stored order unless
 /// asked to sort, and writes numbers as their stored source text. Strings are escaped minimally:
 /// `"`, `\` and control characters, plus U+2028/U+2029 so the output is also safe to embed in
-/// JavaScript. Everything else, including non-ASCII, is written as UTF-8.
+/// JavaScript, the C1 controls (U+0085 breaks lines for Python's `splitlines`, U+009B starts a
+/// terminal's escape sequence) and the bidirectional overrides and isolates, so that a record
+/// shown by `cat` or cut by any line splitter is what it says. Everything else, including
+/// non-ASCII, is written as UTF-8 (DEL too: it is ASCII that the writers' word scans pass).
 ///
 /// The writer walks values with an explicit stack, like the parser, so a value nested deeper than
 /// any thread stack still serialises.
@@ -126,12 +129,16 @@ public enum JSONWriter {
             }
             guard index < count else { break }
             let byte = bytes[index]
-            if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte != 0xE2 {
+            if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte != 0xC2 && byte != 0xE2 {
                 index += 1
                 continue
             }
             let escape: StaticString
             var width = 1
+            // The \uXXXX written for an escape that is not one of the short ones: the scalar's
+            // high and low bytes.
+            var high: UInt8 = 0
+            var low = byte
             switch byte {
             case 0x22: escape = "\\\""
             case 0x5C: escape = "\\\\"
@@ -140,16 +147,33 @@ public enum JSONWriter {
             case 0x09: escape = "\\t"
             case 0x08: escape = "\\b"
             case 0x0C: escape = "\\f"
-            case 0xE2:
-                // U+2028 and U+2029 are E2 80 A8 and E2 80 A9; other E2 sequences pass through.
-                guard
-                    count - index >= 3 && bytes[index + 1] == 0x80
-                        && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9)
-                else {
+            case 0xC2:
+                // The C1 controls U+0080 to U+009F (C2 80 to C2 9F): terminals obey some, and
+                // U+0085 is a line break to Python's `splitlines`. Other C2 sequences pass.
+                guard count - index >= 2, bytes[index + 1] <= 0x9F else {
                     index += 1
                     continue
                 }
-                escape = bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                escape = ""
+                low = bytes[index + 1]
+                width = 2
+            case 0xE2:
+                // U+2028 and U+2029 (E2 80 A8, E2 80 A9), line breaks to JavaScript, and the
+                // bidirectional embeddings, overrides (U+202A to U+202E) and isolates (U+2066 to
+                // U+2069), which reorder what a terminal shows after them. Other E2 sequences pass.
+                guard count - index >= 3 else {
+                    index += 1
+                    continue
+                }
+                let middle = bytes[index + 1]
+                let last = bytes[index + 2]
+                guard (middle == 0x80 && (0xA8...0xAE).contains(last)) || (middle == 0x81 && (0xA6...0xA9).contains(last)) else {
+                    index += 1
+                    continue
+                }
+                escape = ""
+                high = 0x20
+                low = (middle & 0x03) << 6 | (last & 0x3F)
                 width = 3
             default:
                 escape = ""  // Other control characters: \u00XX, written below.
@@ -159,11 +183,10 @@ public enum JSONWriter {
                 escape.withUTF8Buffer { buffer.append(contentsOf: $0) }
             } else {
                 // Lower-case hex digits: 0-9 are 0x30 + n, a-f are 0x57 + n.
-                let high = byte >> 4
-                let low = byte & 0x0F
-                buffer.append(contentsOf: "\\u00".utf8)
-                buffer.append(high < 10 ? 0x30 + high : 0x57 + high)
-                buffer.append(low < 10 ? 0x30 + low : 0x57 + low)
+                buffer.append(contentsOf: "\\u".utf8)
+                for nibble in [high >> 4, high & 0x0F, low >> 4, low & 0x0F] {
+                    buffer.append(nibble < 10 ? 0x30 + nibble : 0x57 + nibble)
+                }
             }
             index += width
             runStart = index
