@@ -102,11 +102,12 @@ public struct Configuration: Sendable, Equatable {
         /// variable's sub-automaton. A DFA state is a set of (NFA state, return point) pairs, so
         /// this bounds how large one can grow through variables: shared sub-automata keep the
         /// NFA small, but each call can make every state of the variable live again. Default
-        /// 8,000,000: `$(lang)` is about 900 states, and a 128 KiB document has room for at most
-        /// about 5 700 distinct calls of it (`*ab*$(lang)`, 23 bytes a rule), so no document
-        /// Apple accepts is refused for calling a built-in variable (SPEC 2 fails a document
-        /// only for its JSON, its root and its size). What a URL's closures can then cost is
-        /// bounded by `maxURLWork`, as for any other pattern.
+        /// 8,000,000: `$(lang)` is 175 states (its minimal automaton), and a 128 KiB document has
+        /// room for at most about 5 700 distinct calls of it (`*ab*$(lang)`, 23 bytes a rule), so
+        /// no document Apple accepts is refused for calling built-in variables, with room for
+        /// literal custom ones (SPEC 2 fails a document only for its JSON, its root and its
+        /// size). What a URL's closures can then cost is bounded by `maxURLWork`, as for any
+        /// other pattern.
         public var maxVariablePositions = 8_000_000
         /// Most work deciding one URL may take, in NFA positions (see `docs/limits.md`): the
         /// closures of the DFA states its bytes lead to, counted for every state over

@@ -14,6 +14,13 @@ public enum SemanticLint {
             analysis = try AnalysisDocument(document: document, domain: domain, limits: configuration.automata)
             check = try WitnessCheck(sides: [analysis], configuration: configuration)
         } catch {
+            if case .tooManyNFAStates = error {
+                // As the matcher refuses the document: an error, not a skipped analysis.
+                return [
+                    LintCatalog.overLimit.finding(
+                        at: .root, error.description, hint: "simplify the rules, or \(Configuration.Limit.nfaStates.hint)")
+                ]
+            }
             if case .overLimit(let limit, _, _, let location) = error, limit != .analysisPairs {
                 // The matcher would refuse this document too: an error, at the rule that passed.
                 // (It would not for `analysis-pairs`: only the automaton checks are left out.)
@@ -53,7 +60,7 @@ public enum SemanticLint {
                 findings.append(
                     LintCatalog.neverMatches.finding(
                         at: path, "no URL can match this rule" + neverMatchReason(rules[rule]),
-                        hint: "look for characters its component cannot hold (a raw \"?\" or \"#\" in a path), an undefined or empty variable, or an upper-case literal in a caseSensitive: false rule"))
+                        hint: "look for characters its component cannot hold (a raw \"?\" or \"#\" in a path), or an undefined or empty variable"))
                 continue
             }
             if result.isProof && facts.matches[rule] && facts.deciding[rule].isEmpty {
@@ -70,8 +77,8 @@ public enum SemanticLint {
             if result.isProof, rules[rule].exclude, !facts.deciding[rule].isEmpty, facts.excludeEffect[rule] == nil {
                 findings.append(
                     LintCatalog.uselessExclude.finding(
-                        at: path, "this exclusion changes nothing: no later rule for its apps would open the URLs it excludes",
-                        hint: "remove it, or check the patterns of the rules it was meant to carve from",
+                        at: path, "this exclusion changes no decision: without it, every URL it excludes would still stay on the web (no later rule for its apps opens it, or a later exclusion takes it first)",
+                        hint: "remove it (one at a time: lint again after each removal), or check the patterns of the rules it was meant to carve from",
                         witness: facts.deciding[rule].values.lazy.compactMap(\.url).first))
             }
             if result.isProof, !rules[rule].exclude, facts.matchesEverything[rule], !facts.deciding[rule].isEmpty {
@@ -91,7 +98,7 @@ public enum SemanticLint {
             }).count == 1
             findings.append(
                 (oneEntry ? LintCatalog.appsShareURLs : LintCatalog.overlappingApps).finding(
-                    at: .root / "applinks" / "details", "some URLs open several apps (\(apps.joined(separator: ", "))): each of them is a match (SPEC 3); \(apps[0]) comes first in the document's app order",
+                    at: .root / "applinks" / "details", "some URLs open several apps (\(apps.joined(separator: ", "))): each of them is a match, and the apps are listed in the order the document names them (\(apps[0]) first), which decides nothing between them (docs/semantics.md)",
                     hint: oneEntry ? nil : "exclude these URLs from all but one app, unless sharing them is intended",
                     witness: overlap.evidence.url))
         }

@@ -14,7 +14,9 @@ extension AASADocument {
         let applinksPath = JSONPath.root / "applinks"
         if let defaults = applinks?.defaults { try counter.count(defaults, at: applinksPath / "defaults") }
         for entry in entries {
-            func entryPath() -> JSONPath { applinksPath / "details" / entry.index }
+            // The entry's own path: `details["APPID"]` in the dictionary form, whose entries
+            // are numbered in sorted order, not as the file writes them.
+            func entryPath() -> JSONPath { entry.path }
             try counter.count(entry.defaults, at: entryPath() / "defaults")
             let source = entry.ruleSource == .paths ? "paths" : "components"
             for rule in entry.rules {

@@ -44,5 +44,6 @@ public enum DocumentLint {
             + AppIDLint.findings(document: document, tree: tree)
             + EntryLint.findings(document: document)
             + VariableLint.findings(document: document, tree: tree)
+            + PatternTextLint.findings(document: document)
     }
 }

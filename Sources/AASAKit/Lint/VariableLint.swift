@@ -143,7 +143,7 @@ extension LintFinding {
 
     static func unusedVariable(_ path: JSONPath, name: String) -> LintFinding {
         LintCatalog.unusedVariable.finding(
-            at: path, "$(\(name)) is defined but no pattern uses it",
+            at: path, "$(\(name)) is defined but no pattern the engine reads uses it (a paths array beside components is not read)",
             hint: "remove it, or check the patterns that were meant to use it for a misspelt name")
     }
 }

@@ -141,13 +141,17 @@ final class SemanticLintTests: XCTestCase {
         }
     }
 
-    func testRulesOverACompileLimitAreReportedNotAnalysed() throws {
+    /// Rules over `nfa-states` are refused by the matcher too (`match` exits 3): an error, as
+    /// for `variable-positions`, not a skipped analysis.
+    func testRulesOverTheNFAStateLimitAreAnErrorAsTheMatcherRefusesThem() throws {
         var configuration = Configuration()
         configuration.automata.maxNFAStates = 8
         let document = try F.components(#"[{"/": "/a-long-literal/*"}]"#)
         let found = SemanticLint.findings(document: document, domain: F.domain, configuration: configuration)
-        XCTAssertEqual(found.map(\.code), ["not-analysed"])
-        XCTAssertEqual(SemanticLint.findings(document: document, domain: F.domain, configuration: Configuration()).filter { $0.code == "not-analysed" }, [])
+        XCTAssertEqual(found.map(\.code), ["over-limit"])
+        XCTAssertEqual(found.first?.severity, .error)
+        XCTAssertEqual(found.first?.hint, "simplify the rules, or raise it with --limit nfa-states=<n>")
+        XCTAssertEqual(SemanticLint.findings(document: document, domain: F.domain, configuration: Configuration()).filter { $0.code == "over-limit" }, [])
     }
 
     func testRepeatedRuleIsADuplicateNotAlsoUnreachable() throws {

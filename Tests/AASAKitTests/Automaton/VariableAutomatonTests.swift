@@ -10,11 +10,21 @@ final class VariableAutomatonTests: XCTestCase {
     private static let modes = TextMode.all
 
     /// The sub-automaton as it was built before: every value parsed as a pattern and
-    /// normalised for the mode, each node's children in a dictionary. The new builder must
-    /// produce it state for state and edge for edge.
+    /// normalised for the mode, each node's children in a dictionary; for literal values only,
+    /// that trie built aside and made minimal (`minimizedTrie`, pinned on its own below). The
+    /// builder must produce it state for state and edge for edge.
     private func parsedValuesAutomaton(_ values: [String], mode: TextMode, into builder: inout NFABuilder) throws
         -> NFA.StateID
     {
+        if !values.contains(where: { $0.contains("*") || $0.contains("?") }) {
+            var aside = NFABuilder(limit: 1 << 30)
+            _ = try parsedTrie(values, mode: mode, into: &aside)
+            return try builder.append(try aside.minimizedTrie())
+        }
+        return try parsedTrie(values, mode: mode, into: &builder)
+    }
+
+    private func parsedTrie(_ values: [String], mode: TextMode, into builder: inout NFABuilder) throws -> NFA.StateID {
         let root = try builder.add()
         let ret = try builder.add(.ret)
         var children: [NFA.StateID: [UInt8: NFA.StateID]] = [:]
@@ -74,6 +84,42 @@ final class VariableAutomatonTests: XCTestCase {
         var built = NFABuilder(limit: 1 << 20)
         _ = try built.addVariable(values, mode: mode)
         XCTAssertEqual(Shape(built), Shape(expected), "\(message) in \(mode): \(values)")
+    }
+
+    /// Merging a trie's states with the same futures keeps its language and shrinks it: every
+    /// value still leads from the root to `ret`, nothing else does, and `$(lang)`'s 803 trie
+    /// states become 175.
+    func test_minimizedTrie_keepsTheValuesAndMergesSharedEndings() throws {
+        func accepts(_ builder: NFABuilder, _ text: String) -> Bool {
+            var state: NFA.StateID = 0
+            for byte in text.utf8 {
+                guard let next = builder.transitions.first(where: { $0.from == state && $0.edge.low == byte })?.edge.next else { return false }
+                state = next
+            }
+            return builder.epsilons.contains { $0.from == state && $0.edge == 1 }
+        }
+        let lang = try XCTUnwrap(PredefinedVariables.values(of: "lang"))
+        var trie = NFABuilder(limit: 1 << 20)
+        _ = try parsedTrie(lang, mode: TextMode.all[0], into: &trie)
+        let minimal = try trie.minimizedTrie()
+        // Its root and `ret` included.
+        XCTAssertEqual(trie.stateCount, 803)
+        XCTAssertEqual(minimal.stateCount, 175)
+        let values = Set(lang.map { String($0.lowercased()) })
+        for value in lang { XCTAssertTrue(accepts(minimal, value), value) }
+        let letters = (UInt8(ascii: "a")...UInt8(ascii: "z")).map { String(UnicodeScalar($0)) }
+        for first in letters {
+            for second in letters + [""] {
+                for third in ["", "a", "q", "z"] {
+                    let text = first + second + third
+                    XCTAssertEqual(accepts(minimal, text), values.contains(text), text)
+                }
+            }
+        }
+        // Not a trie of literal values: left as it is.
+        var wild = NFABuilder(limit: 1 << 20)
+        _ = try parsedTrie(["a*", "b"], mode: TextMode.all[0], into: &wild)
+        XCTAssertEqual(try wild.minimizedTrie().stateCount, wild.stateCount)
     }
 
     func test_eachPredefinedVariable_inEachMode_isTheAutomatonOfItsParsedValues() throws {
@@ -152,7 +198,7 @@ final class VariableAutomatonTests: XCTestCase {
             XCTAssertEqual(shared.epsilonStart, inPlace.epsilonStart, "\(mode)")
             XCTAssertEqual(shared.variableStarts, inPlace.variableStarts, "\(mode)")
             let needed = shared.stateCount
-            XCTAssertGreaterThan(needed, 900)
+            XCTAssertGreaterThan(needed, 200)
             for limit in 0..<needed {
                 XCTAssertThrowsError(
                     try NFACompiler.compile(

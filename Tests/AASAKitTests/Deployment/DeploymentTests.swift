@@ -90,7 +90,10 @@ final class DeploymentTests: XCTestCase {
         XCTAssertEqual(example.origin, .noMatch)
         XCTAssertEqual(example.cdn, .match)
         XCTAssertEqual(compare(nil).name, "unavailable")
-        XCTAssertEqual(compare("{not json").name, "differs")
+        // An unusable CDN copy is nothing to compare ("unavailable"), and says why.
+        guard case .cdnUnusable(let reason) = compare("{not json") else { return XCTFail("cdnUnusable") }
+        XCTAssertTrue(reason.hasPrefix("invalid JSON at line 1"), reason)
+        XCTAssertEqual(compare("{not json").name, "unavailable")
     }
 
     func test_differenceState_lastsWhileTheSamePairDiffersAndIsForgottenOnAgreement() throws {

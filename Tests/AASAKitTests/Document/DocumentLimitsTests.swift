@@ -42,6 +42,14 @@ final class DocumentLimitsTests: XCTestCase {
         XCTAssertEqual(error.path.description, "applinks.details[0].paths[1]")
     }
 
+    /// The dictionary form of `details` is read in sorted order; the path names the entry by
+    /// its key, where the file has it, not by that order.
+    func test_patterns_pathOfTheDictionaryFormNamesTheEntryByItsKey() throws {
+        let text = #"{"applinks":{"details":{"ABCDE12345.com.ex.zed":{"paths":["/z"]},"ABCDE12345.com.ex.abe":{"paths":["/a","/b"]}}}}"#
+        let error = try XCTUnwrap(try limitError(text, .patterns, 2))
+        XCTAssertEqual(error.path.description, #"applinks.details["ABCDE12345.com.ex.zed"].paths[0]"#)
+    }
+
     func test_patternBytes_isInclusiveAndNamesThePattern() throws {
         let text = #"{"applinks":{"details":[{"appID":"T.a","components":[{"/":"/abcd"}]}]}}"#
         XCTAssertNil(try limitError(text, .patternBytes, 5))

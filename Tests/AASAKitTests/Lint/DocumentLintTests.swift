@@ -101,7 +101,69 @@ final class DocumentLintTests: XCTestCase {
             code: "unused-variable", path: "applinks.substitutionVariables.drink",
             positive: variables(#"{"food": ["a"], "drink": ["b"]}"#, pattern: "/$(food)"),
             negative: variables(#"{"food": ["a"], "drink": ["b"]}"#, pattern: "/$(food)/$(drink)")),
+        CodeCase(
+            code: "defaults-ignored", path: "applinks.details[0].defaults",
+            positive: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "defaults": {"exclude": true, "caseSensitive": false}, "paths": ["/a/*"]}]}}"#,
+            negative: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "defaults": {"caseSensitive": false}, "paths": ["/a/*"]}]}}"#),
+        CodeCase(
+            code: "suspicious-pattern", path: #"applinks.details[0].components[0]["/"]"#,
+            positive: entry(#"[{"/": "/search?q=*"}]"#), negative: entry(#"[{"/": "/search", "?": {"q": "*"}}]"#)),
     ]
+
+    /// Each shape `suspicious-pattern` knows, at its JSON path, beside a close shape it leaves
+    /// alone (every one verified with `aasa match`: the pattern matches, but not what it says).
+    func test_suspiciousPattern_namesEachShapeAndLeavesItsNeighboursAlone() {
+        let flagged: [(String, String)] = [
+            (Self.entry(#"[{"/": "https://example.com/foo/*"}]"#), #"applinks.details[0].components[0]["/"]"#),
+            (Self.entry(#"[{"/": "example.com/bar"}]"#), #"applinks.details[0].components[0]["/"]"#),
+            (Self.entry(#"[{"/": "/x/*?y=1"}]"#), #"applinks.details[0].components[0]["/"]"#),
+            (Self.entry(#"[{"/": "NOT /login"}]"#), #"applinks.details[0].components[0]["/"]"#),
+            (Self.entry(#"[{"/": "/q", "?": "?a=1"}]"#), #"applinks.details[0].components[0]["?"]"#),
+            (Self.entry(##"[{"/": "/q", "#": "#top"}]"##), ##"applinks.details[0].components[0]["#"]"##),
+            (Self.entry(#"[{"/": "/q", "?": {"a=1": ""}}]"#), #"applinks.details[0].components[0]["?"]["a=1"]"#),
+            (Self.entry(#"[{"/": "/q", "?": {"a*": "?*"}}]"#), #"applinks.details[0].components[0]["?"]["a*"]"#),
+            (#"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["NOT/login", "*"]}]}}"#, "applinks.details[0].paths[0]"),
+            (#"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["not /signup", "*"]}]}}"#, "applinks.details[0].paths[0]"),
+            (#"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["/search?q=*"]}]}}"#, "applinks.details[0].paths[0]"),
+        ]
+        for (document, path) in flagged {
+            let findings = Self.documentFindings(document).filter { $0.code == "suspicious-pattern" }
+            XCTAssertEqual(findings.map(\.path.description), [path], document)
+        }
+        let clean = [
+            Self.entry(#"[{"/": "/a?c/*"}, {"/": "/v1.2/x"}, {"/": "*.html"}, {"/": "/notes/*"}, {"/": "/NOTE"}]"#),
+            Self.entry(##"[{"/": "/q", "?": "a=1", "#": "top"}, {"/": "/r", "?": {"a": "=1"}}]"##),
+            #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["NOT /login", "/note/*", "*"]}]}}"#,
+        ]
+        for document in clean {
+            XCTAssertEqual(Self.documentFindings(document).filter { $0.code == "suspicious-pattern" }.map(\.message), [], document)
+        }
+    }
+
+    /// The domain's defaults are ignored the same way when every entry is legacy paths, and
+    /// count as soon as one entry has components.
+    func test_defaultsIgnored_atTheDomainOnlyWhenNoEntryHasComponents() {
+        let legacy = #"{"appID": "ABCDE12345.com.example.app", "paths": ["/a/*"]}"#
+        let modern = #"{"appID": "ABCDE12345.com.example.b", "components": [{"/": "/b"}]}"#
+        let ignored = ##"{"applinks": {"defaults": {"#": "x", "percentEncoded": false}, "details": [\##(legacy)]}}"##
+        let used = ##"{"applinks": {"defaults": {"#": "x"}, "details": [\##(legacy), \##(modern)]}}"##
+        XCTAssertEqual(Self.documentFindings(ignored).filter { $0.code == "defaults-ignored" }.map(\.path.description), ["applinks.defaults"])
+        XCTAssertEqual(Self.documentFindings(ignored).first { $0.code == "defaults-ignored" }?.message.hasSuffix(##""#" change nothing"##), true)
+        XCTAssertEqual(Self.documentFindings(used).filter { $0.code == "defaults-ignored" }, [])
+    }
+
+    /// An empty `components` (or `paths`) array is read, and holds no rule: the entry matches
+    /// nothing, and a `paths` array beside it is not read instead.
+    func test_entryWithoutRules_alsoForAnEmptyArray() {
+        for (document, path) in [
+            (Self.entry("[]"), "applinks.details[0].components"),
+            (#"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "components": [], "paths": ["/y"]}]}}"#, "applinks.details[0].components"),
+            (#"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "paths": []}]}}"#, "applinks.details[0].paths"),
+        ] {
+            let findings = Self.documentFindings(document).filter { $0.code == "entry-without-rules" }
+            XCTAssertEqual(findings.map(\.path.description), [path], document)
+        }
+    }
 
     /// The document-level findings of `text` (automaton findings are the analysis layer's to test).
     static func documentFindings(_ text: String) -> [LintFinding] {

@@ -2,11 +2,14 @@ import Synchronization
 
 /// A substitution variable's alternatives as one sub-automaton: literal values share a byte
 /// trie, values with `*` or `?` hang off it as small chains, and every alternative ends in the
-/// variable's single `ret` state.
+/// variable's single `ret` state. A variable of literal values only is then made minimal: trie
+/// nodes with the same futures (the same bytes to the same nodes, and whether a value ends
+/// there) are one state, so shared endings are shared too.
 ///
-/// `$(lang)` has 631 values of two or three letters: as a trie that is about 700 states, built
-/// once and shared by every call site, against 631 separate copies per use for the naive
-/// translation (and millions of patterns for list expansion).
+/// `$(lang)` has 631 values of two or three letters: as a trie that is 803 states, minimal 175,
+/// built once and shared by every call site, against 631 separate copies per use for the naive
+/// translation (and millions of patterns for list expansion). Every call site holds its states
+/// in a DFA state, and every automaton that calls it a copy (`variable-positions`, `nfa-states`).
 extension NFABuilder {
     /// Builds the sub-automaton for `values` (raw, as the document or the predefined table
     /// gives them: `$` is a literal there) as rules in `mode` compare them; returns its entry
@@ -24,6 +27,18 @@ extension NFABuilder {
     // (`NFACompiler.variableID`), the run takes 1 896 M
     // (`Benchmarks/Records/2026-12-02-variables-first-use.md`).
     mutating func addVariable(_ values: [String], mode: TextMode) throws(AutomatonError) -> NFA.StateID {
+        // Literal values only (no `*`, no `?`): built aside as a trie, made minimal, copied in.
+        // The copy is checked against this builder's limit as building in place would be.
+        guard values.contains(where: { $0.unicodeScalars.contains { $0 == "*" || $0 == "?" } }) else {
+            var aside = NFABuilder(limit: Int(Int32.max))
+            _ = try aside.addValues(values, mode: mode)
+            return try append(try aside.minimizedTrie())
+        }
+        return try addValues(values, mode: mode)
+    }
+
+    /// `addVariable`'s trie and chains, as built: its entry state.
+    private mutating func addValues(_ values: [String], mode: TextMode) throws(AutomatonError) -> NFA.StateID {
         let root = try add()
         let ret = try add(.ret)
         var trie = TrieChildren(root: root)
@@ -68,6 +83,76 @@ extension NFABuilder {
             addEpsilon(from: cursor.current, to: ret)
         }
         return root
+    }
+
+    /// This builder, a variable's trie of literal values alone (state 0 its root, state 1 its
+    /// `ret`, single-byte edges that lead from lower to higher states, value ends joined to
+    /// `ret`), with the states that have the same futures merged; any other builder unchanged.
+    ///
+    /// Futures are found from the leaves up (a trie node's children come after it): a node's
+    /// future is whether a value ends there and, byte by byte, its children's futures. The
+    /// merged states are numbered root, `ret`, then in breadth-first order from the root, each
+    /// with its edges in byte order: one shape for one set of values, whatever their order.
+    func minimizedTrie() throws(AutomatonError) -> NFABuilder {
+        let count = kinds.count
+        guard count >= 2, kinds[0] == .plain, kinds[1] == .ret else { return self }
+        var edges = [[(byte: UInt8, next: Int)]](repeating: [], count: count)
+        for (from, edge) in transitions {
+            let source = Int(from)
+            let target = Int(edge.next)
+            guard edge.low == edge.high, target > source, target != 1, source != 1, kinds[target] == .plain else { return self }
+            edges[source].append((edge.low, target))
+        }
+        var ends = [Bool](repeating: false, count: count)
+        for (from, to) in epsilons {
+            guard to == 1, from != 1 else { return self }
+            ends[Int(from)] = true
+        }
+        struct Future: Hashable {
+            var ends: Bool
+            var bytes: [UInt8]
+            var classes: [Int32]
+        }
+        var classOf = [Int32](repeating: -1, count: count)
+        var classes: [Future: Int32] = [:]
+        var futures: [Future] = []
+        for state in stride(from: count - 1, through: 0, by: -1) where state != 1 {
+            guard kinds[state] == .plain else { return self }
+            let sorted = edges[state].sorted { $0.byte < $1.byte }
+            let future = Future(ends: ends[state], bytes: sorted.map(\.byte), classes: sorted.map { classOf[$0.next] })
+            if let known = classes[future] {
+                classOf[state] = known
+            } else {
+                classOf[state] = Int32(futures.count)
+                classes[future] = Int32(futures.count)
+                futures.append(future)
+            }
+        }
+        // Numbered root first, then `ret`, then breadth-first.
+        var number = [Int32](repeating: -1, count: futures.count)
+        var order: [Int32] = [classOf[0]]
+        number[Int(classOf[0])] = 0
+        var next: Int32 = 2
+        var index = 0
+        while index < order.count {
+            for child in futures[Int(order[index])].classes where number[Int(child)] < 0 {
+                number[Int(child)] = next
+                next += 1
+                order.append(child)
+            }
+            index += 1
+        }
+        var minimal = NFABuilder(limit: limit)
+        for state in 0..<Int(next) { _ = try minimal.add(state == 1 ? .ret : .plain) }
+        for klass in order {
+            let future = futures[Int(klass)]
+            let from = number[Int(klass)]
+            for (byte, child) in zip(future.bytes, future.classes) {
+                minimal.addTransition(from: from, byte, byte, to: number[Int(child)])
+            }
+            if future.ends { minimal.addEpsilon(from: from, to: 1) }
+        }
+        return minimal
     }
 
     /// Where a value being added has got to, and whether that state is still a trie node
