@@ -2,8 +2,8 @@ import Synchronization
 
 /// A substitution variable's alternatives as one sub-automaton: literal values share a byte
 /// trie, values with `*` or `?` hang off it as small chains, and every alternative ends in the
-/// variable's single `ret` state. A variable of literal values only is then made minimal: trie
-/// nodes with the same futures (the same bytes to the same nodes, and whether a value ends
+/// variable's single `ret` state. A variable of many literal values only is then made minimal:
+/// trie nodes with the same futures (the same bytes to the same nodes, and whether a value ends
 /// there) are one state, so shared endings are shared too.
 ///
 /// `$(lang)` has 631 values of two or three letters: as a trie that is 803 states, minimal 175,
@@ -27,15 +27,26 @@ extension NFABuilder {
     // (`NFACompiler.variableID`), the run takes 1 896 M
     // (`Benchmarks/Records/2026-12-02-variables-first-use.md`).
     mutating func addVariable(_ values: [String], mode: TextMode) throws(AutomatonError) -> NFA.StateID {
-        // Literal values only (no `*`, no `?`): built aside as a trie, made minimal, copied in.
-        // The copy is checked against this builder's limit as building in place would be.
-        guard values.contains(where: { $0.unicodeScalars.contains { $0 == "*" || $0 == "?" } }) else {
+        // Many literal values only (no `*`, no `?`): built aside as a trie, made minimal, copied
+        // in. The copy is checked against this builder's limit as building in place would be.
+        // A short list's trie is about as small as its minimal form, and making it minimal
+        // would cost each document's first use more than it saves.
+        // PERF: the quick fleet's first use with `--rules` (`aasa-bench --quick --suite fleet`,
+        // callgrind), in instructions a URL: 14 136 with no variable made minimal, 15 056 with
+        // every literal one, 14 434 from 64 values (`$(lang)` and `$(region)`, once a process).
+        guard values.count < Self.minimizedValues
+            || values.contains(where: { $0.unicodeScalars.contains { $0 == "*" || $0 == "?" } })
+        else {
             var aside = NFABuilder(limit: Int(Int32.max))
             _ = try aside.addValues(values, mode: mode)
             return try append(try aside.minimizedTrie())
         }
         return try addValues(values, mode: mode)
     }
+
+    /// The fewest literal values a variable is made minimal for: `$(lang)` (631) and
+    /// `$(region)` (257) are, the one-character classes (`$(alpha)`, 52) are not.
+    static let minimizedValues = 64
 
     /// `addVariable`'s trie and chains, as built: its entry state.
     private mutating func addValues(_ values: [String], mode: TextMode) throws(AutomatonError) -> NFA.StateID {
