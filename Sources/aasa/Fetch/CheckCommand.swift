@@ -28,7 +28,8 @@ enum CheckCommand {
             lint findings (aasa lint's codes and severities); CDN: cdn-missing (error: the CDN
             has no copy, HTTP 404 or 410), cdn-unavailable (warning: the CDN could not be asked,
             or answered another error such as 429), cdn-differs
-            (warning: some URLs are decided differently, with an example URL per class),
+            (warning: some URLs are decided differently, with an example URL per class; or the
+            CDN copy is not a usable document, with the reason),
             cdn-unproven (warning: no difference found but equivalence not proven), and with
             --state, cdn-differs-persistent (error) once the same pair of copies has differed
             for longer than --alert-after; the state forgets a domain when its copies agree.
@@ -402,7 +403,7 @@ enum CheckCommand {
                 return [Finding(code: code, severity: severity, message: "the CDN copy is not a usable document\(since): \(reason)")]
             }
             guard !examples.isEmpty else {
-                return [Finding(code: code, severity: severity, message: "the CDN copies differ but no example URL was found\(since)")]
+                return [Finding(code: code, severity: severity, message: "the CDN copy differs, but no example URL was found\(since)")]
             }
             return examples.prefix(5).map { example in
                 Finding(
