@@ -67,6 +67,16 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def stall(self, length):
+        """A 200 announcing `length` bytes, its first few, then nothing for 30 s."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(length))
+        self.end_headers()
+        self.wfile.write(b'{"applinks"')
+        self.wfile.flush()
+        time.sleep(30)
+
     def send(self, status, body=b"", content_type="application/json", headers=()):
         self.send_response(status)
         self.send_header("Content-Type", content_type)
@@ -101,14 +111,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, b'{"applinks": {"details": []' + b" " * (200 * 1024) + b"}") if root else self.send(404, b"", "text/plain")
         if kind == "biglength" and well_known:
             # A body announced over the limit, then a stall: it must be refused on the headers.
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", "200000")
-            self.end_headers()
-            self.wfile.write(b'{"applinks"')
-            self.wfile.flush()
-            time.sleep(30)
-            return
+            return self.stall(200000)
         if kind == "invisible" and well_known:
             # A Location holding U+0085 (a line break to Python's splitlines), U+009B (a
             # terminal's CSI) and U+202E (a right-to-left override), as UTF-8 bytes.
@@ -125,14 +128,7 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "busy" and well_known:
             return self.send(429, b"slow down", "text/plain", [("Retry-After", "1")]) if count(host) == 1 else self.send(200, DOC_A)
         if kind == "stall" and well_known:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", "1000")
-            self.end_headers()
-            self.wfile.write(b'{"applinks"')
-            self.wfile.flush()
-            time.sleep(30)
-            return
+            return self.stall(1000)
         if kind == "full" and well_known:
             # A document of exactly Apple's 128 KiB limit.
             return self.send(200, DOC_A[:-1] + b" " * (131072 - len(DOC_A)) + b"}")

@@ -121,8 +121,8 @@ enum ExplainCommand {
     /// `text` as a JSON string, its first `shownCharacters` and its length when longer (as
     /// `VisibleText.excerpt`, but quoted as JSON): every rule tried shows the URL text it
     /// compared, and 7 000 rules against a 30 KB query printed 841 MB (1.7 GB held) for one URL.
-    /// JSON's escaping covers the C0 controls; the C1 controls and bidirectional overrides, which
-    /// terminals also obey, are escaped as `VisibleText` shows them.
+    /// JSON's escaping covers the controls a terminal obeys but DEL, which `VisibleText` shows
+    /// as the header lines show it.
     static func shown(_ text: String) -> String {
         let head = text.prefix(shownCharacters)
         guard head.endIndex < text.endIndex else { return VisibleText.escapedLine(JSONWriter.escape(text)) }

@@ -22,14 +22,25 @@ final class OutputFile {
     /// the message to print. A symbolic link to nothing is refused: writing through it would
     /// create a file elsewhere, and removing it on a refusal would remove the link.
     static func open(_ path: String) -> Result<OutputFile, OutputFileError> {
+        let existing: stat?
+        switch target(path) {
+        case .success(let info): existing = info
+        case .failure(let error): return .failure(error)
+        }
+        let existed = existing != nil
+        if path.hasSuffix("/") || (existing.map { $0.st_mode & S_IFMT == S_IFDIR } ?? false) { return .failure(OutputFileError(path: path, code: EISDIR)) }
+        let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { return .failure(OutputFileError(path: path, code: errno)) }
+        return .success(OutputFile(path: path, fileDescriptor: descriptor, created: !existed))
+    }
+
+    /// What `path` leads to (nil: nothing yet), or the refusal of a symbolic link to nothing.
+    static func target(_ path: String) -> Result<stat?, OutputFileError> {
         var info = stat()
         let named = lstat(path, &info) == 0
         let existed = stat(path, &info) == 0
         if named, !existed { return .failure(OutputFileError(path: path, reason: "a symbolic link to nothing")) }
-        if path.hasSuffix("/") || (existed && info.st_mode & S_IFMT == S_IFDIR) { return .failure(OutputFileError(path: path, code: EISDIR)) }
-        let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else { return .failure(OutputFileError(path: path, code: errno)) }
-        return .success(OutputFile(path: path, fileDescriptor: descriptor, created: !existed))
+        return .success(existed ? info : nil)
     }
 
     /// Empties a regular file before the first write (a pipe or a device has nothing to empty);
@@ -174,12 +185,13 @@ final class SummaryFile {
     }
 
     static func open(_ path: String) -> Result<SummaryFile, OutputFileError> {
-        var info = stat()
-        let named = lstat(path, &info) == 0
-        let existed = stat(path, &info) == 0
-        if named, !existed { return .failure(OutputFileError(path: path, reason: "a symbolic link to nothing")) }
-        if existed, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
+        switch OutputFile.target(path) {
+        case .failure(let error):
+            return .failure(error)
+        case .success(let info?) where info.st_mode & S_IFMT != S_IFREG && info.st_mode & S_IFMT != S_IFDIR:
             return OutputFile.open(path).map { SummaryFile(path: path, whole: nil, inPlace: $0) }
+        case .success:
+            break
         }
         return AtomicOutputFile.open(path).map { SummaryFile(path: path, whole: $0, inPlace: nil) }
     }
