@@ -93,6 +93,23 @@ extension ClassifyTests {
         }
     }
 
+    /// A device cannot be replaced, so the stats go into it in place; a symbolic link to a file
+    /// is followed, the file replaced whole and the link left a link.
+    func test_classify_statsGoIntoADeviceInPlaceAndThroughALinkToTheFile() throws {
+        let line = Data("https://museum.example/exhibitions/x\n".utf8)
+        let device = try CLIRunner.run(["classify", "--rules", corpus.path, "--quiet", "--stats", "/dev/stderr"], stdin: line)
+        XCTAssertEqual(device.status, 0, device.stderr)
+        XCTAssertTrue(device.stderr.hasPrefix(#"{"records":1,"#), device.stderr)
+        let target = folder.appendingPathComponent("stats-target.json")
+        try Data("old".utf8).write(to: target)
+        let link = folder.appendingPathComponent("stats-link.json")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let linked = try CLIRunner.run(["classify", "--rules", corpus.path, "--quiet", "--stats", link.path], stdin: line)
+        XCTAssertEqual(linked.status, 0, linked.stderr)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link.path), target.path, "the link stays a link")
+        XCTAssertTrue(try String(contentsOf: target, encoding: .utf8).hasPrefix(#"{"records":1,"#))
+    }
+
     func test_classify_closedPipeKeepsTheFirstRecordsExactly() throws {
         let input = try writeLargeInput(lines: 200_000)
         for jobs in ["1", "2"] {
