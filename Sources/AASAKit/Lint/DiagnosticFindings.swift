@@ -4,13 +4,14 @@
 /// must stay free of advice text. Hints are worked out here from the code and the path, so a hint
 /// can name the exact keys allowed where an unknown key was found.
 enum DiagnosticFindings {
-    static func finding(for diagnostic: Diagnostic) -> LintFinding {
+    /// `tree`: the JSON the document came from, for hints that depend on what was written.
+    static func finding(for diagnostic: Diagnostic, tree: JSONTree) -> LintFinding {
         LintFinding(
             code: diagnostic.code, severity: diagnostic.severity, path: diagnostic.path, message: diagnostic.message,
-            hint: hint(for: diagnostic))
+            hint: hint(for: diagnostic, written: tree.value(at: diagnostic.path)))
     }
 
-    static func hint(for diagnostic: Diagnostic) -> String? {
+    static func hint(for diagnostic: Diagnostic, written: JSONValue? = nil) -> String? {
         switch diagnostic.code {
         case "wrong-type":
             return wrongTypeHint(at: diagnostic.path)
@@ -21,11 +22,25 @@ enum DiagnosticFindings {
         case "components-and-paths":
             return #"keep "paths" only for iOS 12 and earlier, saying the same as "components"; otherwise remove it"#
         case "query-predicate-not-string":
-            return #"quote the value: "1", not 1; "*" accepts any value and "?*" a non-empty one"#
+            return queryPredicateHint(written)
         case "invalid-variable-name":
             return #"rename the variable without "$", "(" or ")" and refer to it as $(name)"#
         default:
             return nil
+        }
+    }
+
+    /// How to write a query item's pattern, by what was written instead (SPEC 7).
+    private static func queryPredicateHint(_ written: JSONValue?) -> String {
+        switch written {
+        case .null?:
+            return #"write "*" to accept any value (a missing item too), "?*" for a non-empty one, or remove the item to leave it unconstrained"#
+        case .array?:
+            return #"an item takes one pattern: for alternatives, name a substitution variable, "$(choices)", defined as "substitutionVariables": {"choices": ["a", "b"]}"#
+        case .object?:
+            return #"write one pattern string; names of other items go beside this one in the same dictionary"#
+        default:
+            return #"quote the value: "1", not 1; "*" accepts any value and "?*" a non-empty one"#
         }
     }
 

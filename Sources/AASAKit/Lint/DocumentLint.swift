@@ -4,7 +4,8 @@
 /// `Diagnostic`s (what SPEC 2's lenient parsing skipped), and checks of pieces the decoder
 /// accepts but that cannot do what their author meant: app IDs of the wrong shape, entries with
 /// no app or no rules, substitution variables used but not defined (or defined but never used),
-/// and keys written twice. Each check lives in its own file with its messages; this file only
+/// keys written twice, and patterns that match only URLs no browser writes (a whole URL as a
+/// path, escapes the rule's `percentEncoded` does not read). Each check lives in its own file with its messages; this file only
 /// gathers them.
 public enum DocumentLint {
     /// The single finding for a file that cannot be used at all, at the root path `$`.
@@ -39,11 +40,12 @@ public enum DocumentLint {
     }
 
     static func findings(document: AASADocument, tree: JSONTree) -> [LintFinding] {
-        document.diagnostics.map(DiagnosticFindings.finding(for:))
+        document.diagnostics.map { DiagnosticFindings.finding(for: $0, tree: tree) }
             + DuplicateKeyLint.findings(tree)
             + AppIDLint.findings(document: document, tree: tree)
             + EntryLint.findings(document: document)
             + VariableLint.findings(document: document, tree: tree)
             + PatternTextLint.findings(document: document)
+            + PercentEncodingLint.findings(document: document, tree: tree)
     }
 }

@@ -23,7 +23,7 @@ public enum LintCatalog {
         unknownKey, duplicateKey, invalidAppID, entryWithoutApps, entryWithoutRules, appsNotEmpty,
         componentsAndPaths, queryPredicateNotString, invalidVariableName, undefinedVariable,
         malformedVariableReference, selfReferencingVariable, variableInVariableValue, emptyVariable,
-        shadowsPredefinedVariable, unusedVariable, suspiciousPattern, defaultsIgnored,
+        shadowsPredefinedVariable, unusedVariable, suspiciousPattern, percentEncodingMismatch, defaultsIgnored,
     ]
 
     public static let invalidJSON = Entry(code: "invalid-json", severity: .error, summary: "the file is not JSON (or not UTF-8, or nested too deeply); nothing in it is used")

@@ -5,7 +5,7 @@
 /// (so the file works, only not as meant), hence a warning with the reading the author wanted.
 ///
 /// What it will not do: guess intent beyond these shapes, or judge percent escapes (their
-/// meaning depends on the rule's effective `percentEncoded`, which the automaton analysis sees).
+/// meaning depends on the rule's effective `percentEncoded`: `PercentEncodingLint`).
 enum PatternTextLint {
     static func findings(document: AASADocument) -> [LintFinding] {
         PatternSite.all(in: document).compactMap(finding(for:))

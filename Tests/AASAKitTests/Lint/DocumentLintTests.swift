@@ -108,6 +108,9 @@ final class DocumentLintTests: XCTestCase {
         CodeCase(
             code: "suspicious-pattern", path: #"applinks.details[0].components[0]["/"]"#,
             positive: entry(#"[{"/": "/search?q=*"}]"#), negative: entry(#"[{"/": "/search", "?": {"q": "*"}}]"#)),
+        CodeCase(
+            code: "percent-encoding-mismatch", path: #"applinks.details[0].components[0]["/"]"#,
+            positive: entry(#"[{"/": "/caf%C3%A9/*", "percentEncoded": false}]"#), negative: entry(#"[{"/": "/caf%C3%A9/*"}]"#)),
     ]
 
     /// Each shape `suspicious-pattern` knows, at its JSON path, beside a close shape it leaves
@@ -138,6 +141,61 @@ final class DocumentLintTests: XCTestCase {
         for document in clean {
             XCTAssertEqual(Self.documentFindings(document).filter { $0.code == "suspicious-pattern" }.map(\.message), [], document)
         }
+    }
+
+    /// Every place a pattern is read from gets judged under the flag of the rules that read it:
+    /// the rule's own keys, an entry's or the domain's defaults, legacy paths, query item names
+    /// and values, and custom variable values through the rules that call them. Each flagged
+    /// pattern was checked with `aasa match`: it matches only the URL written the other way.
+    func test_percentEncodingMismatch_judgesEachPatternUnderTheFlagOfTheRulesThatReadIt() {
+        let app = #""appID": "ABCDE12345.com.example.app""#
+        let flagged: [(String, [String])] = [
+            // Escapes read decoded: the rule's flag, the entry's default flag, the domain's.
+            (Self.entry(#"[{"/": "/a%20b", "percentEncoded": false}]"#), [#"applinks.details[0].components[0]["/"]"#]),
+            (##"{"applinks": {"details": [{\##(app), "defaults": {"percentEncoded": false}, "components": [{"/": "/x", "#": "a%2Fb"}]}]}}"##,
+             [##"applinks.details[0].components[0]["#"]"##]),
+            (#"{"applinks": {"defaults": {"percentEncoded": false}, "details": [{\#(app), "paths": ["/caf%C3%A9"]}]}}"#, ["applinks.details[0].paths[0]"]),
+            // A default pattern, judged through the rule that takes it.
+            (#"{"applinks": {"details": [{\#(app), "defaults": {"/": "/%7Euser/*"}, "components": [{"percentEncoded": false}]}]}}"#,
+             [#"applinks.details[0].defaults["/"]"#]),
+            // Query item names and values, decoded.
+            (Self.entry(#"[{"/": "/q", "?": {"a%20b": "x%26y"}, "percentEncoded": false}]"#),
+             [#"applinks.details[0].components[0]["?"]["a%20b"]"#, #"applinks.details[0].components[0]["?"]["a%20b"]"#]),
+            // Raw text read as written: non-ASCII, a space, in a variable value.
+            (Self.entry(#"[{"/": "/café/*"}]"#), [#"applinks.details[0].components[0]["/"]"#]),
+            (Self.entry(#"[{"/": "/q", "?": "a b"}]"#), [#"applinks.details[0].components[0]["?"]"#]),
+            (Self.variables(#"{"dish": ["crème", "tea"]}"#, pattern: "/$(dish)"), ["applinks.substitutionVariables.dish[0]"]),
+            (Self.entry(#"[{"/": "/$(dish)", "percentEncoded": false}]"#, extra: #""substitutionVariables": {"dish": ["cr%C3%A8me"]}, "#),
+             ["applinks.substitutionVariables.dish[0]"]),
+        ]
+        for (document, paths) in flagged {
+            let findings = Self.documentFindings(document).filter { $0.code == "percent-encoding-mismatch" }
+            XCTAssertEqual(findings.map(\.path.description).sorted(), paths.sorted(), document)
+        }
+        let clean = [
+            // Each flag with the text it reads; a `%` without two hex digits; a rule whose own
+            // flag overrides the default; a variable value no rule calls decoded.
+            Self.entry(#"[{"/": "/caf%C3%A9/*"}, {"/": "/café", "percentEncoded": false}, {"/": "/100%", "?": "a=%zz"}]"#),
+            #"{"applinks": {"defaults": {"percentEncoded": false}, "details": [{\#(app), "components": [{"/": "/a%20b", "percentEncoded": true}]}]}}"#,
+            Self.variables(#"{"dish": ["cr%C3%A8me"]}"#, pattern: "/$(dish)"),
+        ]
+        for document in clean {
+            XCTAssertEqual(Self.documentFindings(document).filter { $0.code == "percent-encoding-mismatch" }.map(\.message), [], document)
+        }
+    }
+
+    /// A query item written as null, an array or an object gets the fix for what was written,
+    /// not the "quote the number" hint.
+    func test_queryPredicateNotString_hintFollowsTheTypeWritten() {
+        let hints = ["1", "true", "null", #"["a", "b"]"#, #"{"b": "1"}"#].map { value in
+            Self.documentFindings(Self.entry(#"[{"/": "/a", "?": {"id": \#(value)}}]"#))
+                .first { $0.code == "query-predicate-not-string" }?.hint ?? ""
+        }
+        XCTAssertTrue(hints[0].hasPrefix(#"quote the value"#), hints[0])
+        XCTAssertEqual(hints[1], hints[0])
+        XCTAssertTrue(hints[2].contains(#""*" to accept any value"#), hints[2])
+        XCTAssertTrue(hints[3].contains("substitution variable"), hints[3])
+        XCTAssertTrue(hints[4].hasPrefix("write one pattern string"), hints[4])
     }
 
     /// The domain's defaults are ignored the same way when every entry is legacy paths, and
