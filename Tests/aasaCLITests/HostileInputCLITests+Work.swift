@@ -439,7 +439,7 @@ extension HostileInputCLITests {
     /// One entry of 6 000 apps and 20 000 rules `{}` (125 KB): every rule held its own copy of
     /// the entry's apps, 480 MB compiled and as much again in the artifact (four such domains
     /// made `aasa compile` abort). The rules of an entry now share one list, in memory and in
-    /// the file (format 7), and the artifact decides as the rules do.
+    /// the file (since format 7), and the artifact decides as the rules do.
     func test_manyRulesOfAnEntryNamingThousandsOfApps_shareOneListOfApps() throws {
         let apps = shortAppIDs(6_000).map { "\"\($0)\"" }.joined(separator: ",")
         let rulesJSON = Array(repeating: "{}", count: 20_000).joined(separator: ",")

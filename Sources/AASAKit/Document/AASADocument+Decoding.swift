@@ -249,9 +249,10 @@ struct DocumentDecoder {
                 diagnostics.append(.wrongType(path / index, expected: "a string", found: element))
                 continue
             }
-            // `NOT ` (with the space, upper case) is the legacy exclusion prefix.
-            let excluded = text.hasPrefix("NOT ")
-            let pattern = excluded ? String(text.dropFirst(4)) : text
+            // `NOT ` (with the space, upper case) is the legacy exclusion prefix: four scalars
+            // (SPEC 5), not four characters, which a combining mark after the space would join.
+            let excluded = text.utf8.starts(with: "NOT ".utf8)
+            let pattern = excluded ? String(decoding: text.utf8.dropFirst(4), as: UTF8.self) : text
             rules.append(
                 Rule(index: index, keys: RuleKeys(path: pattern, exclude: excluded), isLegacyPath: true))
         }

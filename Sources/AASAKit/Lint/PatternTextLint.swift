@@ -38,10 +38,10 @@ enum PatternTextLint {
                     : "match the query with the \"?\" key, e.g. {\"/\": \"\(text[..<query])\", \"?\": {...}}"
                 return ("this path pattern holds a query string; in a path, ? is any one character, and a URL's path never holds its query", hint)
             }
-            if !legacy, text.hasPrefix("NOT ") {
+            if !legacy, text.utf8.starts(with: "NOT ".utf8) {
                 return (
                     "in components, \"NOT \" is literal text, not an exclusion: this rule matches paths that start with \"NOT \"",
-                    "write {\"/\": \"\(text.dropFirst(4))\", \"exclude\": true}")
+                    "write {\"/\": \"\(String(text.unicodeScalars.dropFirst(4)))\", \"exclude\": true}")
             }
             if legacy, looksLikeMisspeltNot(text) {
                 return (
@@ -114,9 +114,10 @@ enum PatternTextLint {
 
     /// `NOT/login`, `not /signup`, `Not  /x`: a legacy exclusion prefix spelt otherwise.
     private static func looksLikeMisspeltNot(_ text: String) -> Bool {
-        guard text.count > 3, text.prefix(3).lowercased() == "not" else { return false }
-        let after = text[text.index(text.startIndex, offsetBy: 3)]
-        return after == "/" || after == " " || after == "\t"
+        // Scalars, as the prefix is read (SPEC 5): a mark after the space must not hide it.
+        let head = Array(text.unicodeScalars.prefix(4))
+        guard head.count == 4, String(String.UnicodeScalarView(head[0..<3])).lowercased() == "not" else { return false }
+        return head[3] == "/" || head[3] == " " || head[3] == "\t"
     }
 }
 

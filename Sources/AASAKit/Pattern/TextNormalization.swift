@@ -106,23 +106,35 @@ public enum TextNormalization {
         }
     }
 
-    /// NFC (canonical composition), as Foundation computes it; ASCII text is returned as is.
+    /// NFC (canonical decomposition, canonical ordering, canonical composition: UAX #15); ASCII
+    /// text is returned as is.
     ///
-    /// Foundation puts each run of combining marks in canonical order in time quadratic in the
-    /// run's length when the run is out of order: 32 000 marks alternating two classes took
-    /// 0.46 s, and a 64 KB URL compared in several decoded modes up to 2.4 s, charged to no
-    /// budget. Runs are put in order here first, in O(n log n) (`canonicallyOrdered`); the text
-    /// is canonically equivalent, so its NFC is the same, and Foundation then finds each run in
-    /// order (the same 32 000 marks: 1 ms).
+    /// Foundation does the three steps, with two gaps this closes:
+    /// - It puts each run of combining marks in canonical order in time quadratic in the run's
+    ///   length when the run is out of order: 32 000 marks alternating two classes took 0.46 s,
+    ///   and a 64 KB URL compared in several decoded modes up to 2.4 s, charged to no budget.
+    ///   Runs are put in order here first, in O(n log n) (`canonicallyOrdered`); the text is
+    ///   canonically equivalent, so its NFC is the same, and Foundation then finds each run in
+    ///   order (the same 32 000 marks: 1 ms).
+    /// - Its composition of precomposed text misses compositions that decomposed text gets: a
+    ///   Hangul LV syllable and a trailing jamo (U+AC00 U+11A8 stays, where NFC is U+AC01), and
+    ///   the marks of `nonStarterDecomposition`'s starters. So the text is decomposed (and its
+    ///   order checked once more) before Foundation composes it.
     public static func nfc(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
-        return canonicallyOrdered(text).precomposedStringWithCanonicalMapping
+        let decomposed = canonicallyOrdered(canonicallyOrdered(text).decomposedStringWithCanonicalMapping)
+        return decomposed.precomposedStringWithCanonicalMapping
     }
 
     /// `text` with each run of non-starters (canonical combining class above 0) sorted stably
     /// by class: the reordering of canonical decomposition (UAX #15), which keeps the text
     /// canonically equivalent. A non-starter that decomposes does so into marks of its own class,
     /// so sorting before decomposing orders them too. Returned as is when every run is in order.
+    ///
+    /// Three starters decompose into non-starters (`nonStarterDecomposition`); Foundation's NFC
+    /// leaves the marks they become out of order (`x`, U+0300, U+0F73 stays `x` U+0300 U+0F71
+    /// U+0F72, where NFC is `x` U+0F71 U+0F72 U+0300), and so does `String`'s `==`. They are
+    /// decomposed here first, so their marks are sorted with the others.
     static func canonicallyOrdered(_ text: String) -> String {
         // No scalar below U+0300 is a non-starter.
         func combiningClass(_ scalar: Unicode.Scalar) -> UInt8 {
@@ -133,10 +145,14 @@ public enum TextNormalization {
         let ordered = text.unicodeScalars.allSatisfy { scalar in
             let current = combiningClass(scalar)
             defer { previous = current }
-            return current == 0 || current >= previous
+            return (current == 0 || current >= previous) && nonStarterDecomposition(scalar) == nil
         }
         if ordered { return text }
-        var scalars = Array(text.unicodeScalars)
+        var scalars: [Unicode.Scalar] = []
+        scalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            if let marks = nonStarterDecomposition(scalar) { scalars += marks } else { scalars.append(scalar) }
+        }
         var start = 0
         while start < scalars.count {
             guard combiningClass(scalars[start]) != 0 else {
@@ -153,6 +169,20 @@ public enum TextNormalization {
         var view = String.UnicodeScalarView()
         view.append(contentsOf: scalars)
         return String(view)
+    }
+
+    /// The canonical decomposition of a starter that decomposes into non-starters, or nil. UAX
+    /// #15 lists four "non-starter decompositions"; U+0344 is a non-starter itself, of the class
+    /// of both its marks, so only these three change the order of a run. The list is closed:
+    /// Unicode's stability policy fixes canonical decompositions.
+    @inline(__always)
+    static func nonStarterDecomposition(_ scalar: Unicode.Scalar) -> [Unicode.Scalar]? {
+        switch scalar.value {
+        case 0x0F73: return ["\u{0F71}", "\u{0F72}"]
+        case 0x0F75: return ["\u{0F71}", "\u{0F74}"]
+        case 0x0F81: return ["\u{0F71}", "\u{0F80}"]
+        default: return nil
+        }
     }
 
     /// The literal as a rule in `mode` compares it: NFC when decoded, then folded.

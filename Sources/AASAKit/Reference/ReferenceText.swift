@@ -25,7 +25,8 @@ struct ReferenceText: Sendable {
     /// false; folded when `caseSensitive` is false.
     func normalizeLiteral(_ literal: String) -> String {
         var text = literal
-        if !percentEncoded { text = text.precomposedStringWithCanonicalMapping }
+        // The URL text's NFC (`TextNormalization.nfc`): Foundation's own misses compositions.
+        if !percentEncoded { text = TextNormalization.nfc(text) }
         return caseSensitive ? text : Self.folded(text)
     }
 
