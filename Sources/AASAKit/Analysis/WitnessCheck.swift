@@ -4,8 +4,13 @@
 /// splitting, percent-decoding, NFC, trimming), so a witness is only reported once the matcher
 /// itself gives it the decisions the analysis claims. A witness that fails would be a bug in
 /// the analysis; it is dropped rather than shown.
+///
+/// The matcher is given the URL as `match` and `classify` would read it from a line, or not at
+/// all: a witness those commands would trim (a fragment ending in a space), split (a line
+/// break) or refuse (over `url-bytes`) would show a URL that decides otherwise, or nothing.
 struct WitnessCheck {
     private let matchers: [DFAMatcher]
+    private let maxURLBytes: Int
 
     /// Matchers over the sides' own NFAs (compiled once), within `configuration`'s limits.
     init(sides: [AnalysisDocument], configuration: Configuration) throws(AutomatonError) {
@@ -15,12 +20,23 @@ struct WitnessCheck {
             matchers.append(DFAMatcher(compiled))
         }
         self.matchers = matchers
+        maxURLBytes = min(configuration.input.maxURLBytes, configuration.input.maxLineBytes)
+    }
+
+    /// Whether a line holding `url` gives the matcher `url` itself (SPEC 14): within the URL
+    /// and line limits, no line break in it, nothing trimmed from its ends.
+    func isReadable(_ url: String) -> Bool {
+        let bytes = url.utf8
+        guard bytes.count <= maxURLBytes, let first = bytes.first, let last = bytes.last else { return false }
+        func trimmed(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") }
+        return !trimmed(first) && !trimmed(last) && !bytes.contains(UInt8(ascii: "\n"))
     }
 
     /// The decisions of document `side` for `url`, in its app order; `nil` when the URL cannot
-    /// be split.
+    /// be split or read from a line as written.
     func decisions(_ url: String, side: Int) -> [AppDecision]? {
-        try? matchers[side].decide(url, app: nil).decisions
+        guard isReadable(url) else { return nil }
+        return try? matchers[side].decide(url, app: nil).decisions
     }
 
     /// The most URLs the matcher judges when the walks prove nothing: a fraction of the walks'
@@ -60,8 +76,10 @@ struct WitnessCheck {
         return true
     }
 
-    /// Decides `url` into document `side`'s matcher row; `false` when it cannot be split.
+    /// Decides `url` into document `side`'s matcher row; `false` when it cannot be split or
+    /// read from a line as written.
     private func decideRow(_ url: String, side: Int) -> Bool {
+        guard isReadable(url) else { return false }
         do {
             _ = try matchers[side].decideRow(url, app: nil)
             return true

@@ -19,6 +19,19 @@ final class CoverageTests: XCTestCase {
         }
     }
 
+    /// `match` reads a URL from a line, trimmed (SPEC 14), and refuses one over `url-bytes`: a
+    /// rule that only a URL ending in a space would match gets no URL, and no URL is longer
+    /// than the limit.
+    func testNoURLIsGivenThatALineCannotCarry() throws {
+        let spaced = try F.components(##"[{"#": "x "}]"##)
+        XCTAssertEqual(try Coverage(document: spaced, domain: F.domain).items.map(\.url), [nil])
+        let long = try F.components(#"[{"/": "/abcdefghij"}]"#)
+        var short = Configuration()
+        short.input.maxURLBytes = 20
+        XCTAssertEqual(try Coverage(document: long, domain: F.domain, configuration: short).items.map(\.url), [nil])
+        XCTAssertEqual(try Coverage(document: long, domain: F.domain).items.map(\.url), ["https://example.com/abcdefghij"])
+    }
+
     func testDecodedRulesGetURLsWhoseDecodedTextMatches() throws {
         let document = try F.components(##"[{"/": "/a b/#/*", "?": {"k&y": "v=1"}, "percentEncoded": false}, {"/": "/%/é", "percentEncoded": false}]"##)
         let coverage = try Coverage(document: document, domain: F.domain)

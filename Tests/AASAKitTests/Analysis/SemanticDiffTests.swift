@@ -54,6 +54,15 @@ final class SemanticDiffTests: XCTestCase {
         }
     }
 
+    /// A URL whose fragment ends in a space is no line's URL (`match` trims it, SPEC 14): the
+    /// old rule that only such a URL matches shows no example, the new rule's example stays.
+    func testExamplesAreURLsALineCanCarry() throws {
+        let old = try F.components(##"[{"#": "x "}]"##)
+        let new = try F.components(##"[{"#": "y"}]"##)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.changes.flatMap(\.urls), ["https://example.com/#y"])
+    }
+
     func testAddedQueryConstraintShowsTheURLsThatNoLongerOpen() throws {
         let old = try F.components(#"[{"/": "/p/*"}]"#)
         let new = try F.components(#"[{"/": "/p/*", "?": {"id": "?*"}}]"#)

@@ -93,6 +93,15 @@ final class SemanticLintTests: XCTestCase {
         XCTAssertEqual(try F.oracle(document, witness, app: F.clip).kind, .match)
     }
 
+    /// Two apps that only a URL ending in a space would open (a line's URL is trimmed, SPEC 14)
+    /// do not overlap on any URL `match` can be given.
+    func testAppsOverlappingOnlyOnAnUnreadableURLAreNotReported() throws {
+        let document = try F.document(
+            ##"{"applinks": {"details": [{"appIDs": ["\##(F.app)"], "components": [{"#": "x "}]},"##
+                + ##"{"appIDs": ["\##(F.clip)"], "components": [{"#": "x "}]}]}}"##)
+        XCTAssertEqual(findings("overlapping-apps", in: document), [])
+    }
+
     func testAppsNamedByOneEntryShareURLsAsANote() throws {
         let document = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)", "\#(F.clip)"], "components": [{"/": "/a/*"}]}]}}"#)
         XCTAssertEqual(findings("overlapping-apps", in: document), [])
