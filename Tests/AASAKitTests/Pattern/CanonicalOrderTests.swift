@@ -13,7 +13,7 @@ final class CanonicalOrderTests: XCTestCase {
     /// precomposed letters.
     static let pool: [Unicode.Scalar] = [
         "a", "e", "\u{E9}", "\u{1E0B}", "\u{0301}", "\u{0316}", "\u{0323}", "\u{0300}", "\u{0327}", "\u{05B0}", "\u{0345}",
-        "\u{0344}", "\u{0F71}", "\u{0F72}", "\u{0F73}", "\u{0F80}", "\u{0F81}", "\u{1100}", "\u{1161}", "\u{11A8}", "\u{AC00}", "\u{212B}", "\u{0308}",
+        "\u{0344}", "\u{0F71}", "\u{0F72}", "\u{0F73}", "\u{0F80}", "\u{0F81}", "\u{1100}", "\u{1161}", "\u{11A8}", "\u{11C2}", "\u{AC00}", "\u{AC01}", "\u{AC1C}", "\u{212B}", "\u{0308}",
     ]
 
     func scalars(_ text: String) -> [UInt32] { text.unicodeScalars.map(\.value) }
@@ -57,15 +57,24 @@ final class CanonicalOrderTests: XCTestCase {
         XCTAssertEqual(scalars(TextNormalization.nfc("\u{F73}")), [0xF71, 0xF72])
     }
 
-    func test_canonicallyOrdered_sortsEachRunStablyByClassAndLeavesOrderedTextAlone() {
+    /// An LV syllable and a trailing jamo compose into the LVT syllable, as the three jamo do;
+    /// an LVT syllable takes no second trailing jamo.
+    func test_nfc_composesAHangulLVSyllableWithATrailingJamo() {
+        XCTAssertEqual(scalars(TextNormalization.nfc("\u{AC00}\u{11A8}")), [0xAC01])
+        XCTAssertEqual(scalars(TextNormalization.nfc("\u{1100}\u{1161}\u{11A8}")), [0xAC01])
+        XCTAssertEqual(scalars(TextNormalization.nfc("a\u{AC1C}\u{11C2}b")), [0x61, 0xAC1C + 27, 0x62])
+        XCTAssertEqual(scalars(TextNormalization.nfc("\u{AC01}\u{11A8}")), [0xAC01, 0x11A8])
+    }
+
+    func test_preparedForComposition_sortsEachRunStablyByClassAndLeavesOrderedTextAlone() {
         let ordered = "e\u{0316}\u{0301}\u{0300}x"
-        XCTAssertEqual(scalars(TextNormalization.canonicallyOrdered(ordered)), scalars(ordered))
+        XCTAssertEqual(scalars(TextNormalization.preparedForComposition(ordered)), scalars(ordered))
         // 230, 220, 230, 220 → 220, 220, 230, 230, each class in its own order.
         let run = "e\u{0301}\u{0316}\u{0300}\u{0323}x\u{0345}\u{05B0}"
         XCTAssertEqual(
-            scalars(TextNormalization.canonicallyOrdered(run)), [0x65, 0x316, 0x323, 0x301, 0x300, 0x78, 0x5B0, 0x345])
+            scalars(TextNormalization.preparedForComposition(run)), [0x65, 0x316, 0x323, 0x301, 0x300, 0x78, 0x5B0, 0x345])
         let long = "a" + String(repeating: "\u{0345}\u{05B0}", count: 16_000)
-        let sorted = scalars(TextNormalization.canonicallyOrdered(long))
+        let sorted = scalars(TextNormalization.preparedForComposition(long))
         XCTAssertEqual(sorted, [0x61] + Array(repeating: 0x5B0, count: 16_000) + Array(repeating: 0x345, count: 16_000))
         XCTAssertEqual(scalars(TextNormalization.nfc(long)), sorted)
     }
