@@ -109,32 +109,31 @@ public enum TextNormalization {
     /// NFC (canonical decomposition, canonical ordering, canonical composition: UAX #15); ASCII
     /// text is returned as is.
     ///
-    /// Foundation does the three steps, with three gaps that `preparedForComposition` closes
-    /// before it composes:
+    /// The standard library's normaliser composes (`_nfcCodeUnits`: the public normalisation API
+    /// is not in this toolchain), after `preparedForComposition` closes its two gaps:
     /// - It puts each run of combining marks in canonical order in time quadratic in the run's
-    ///   length when the run is out of order: 32 000 marks alternating two classes took 0.46 s,
-    ///   and a 64 KB URL compared in several decoded modes up to 2.4 s, charged to no budget.
-    ///   Runs are put in order first, in O(n log n); the text is canonically equivalent, so its
-    ///   NFC is the same, and Foundation then finds each run in order (the same marks: 1 ms).
+    ///   length when the run is out of order (32 000 marks alternating two classes: 0.2 s; a 64 KB
+    ///   URL is compared in several decoded modes). Runs are put in order first, in O(n log n);
+    ///   the text is canonically equivalent, so its NFC is the same.
     /// - It leaves the marks of the starters that decompose into marks out of order (`x`, U+0300,
     ///   U+0F73 stays `x` U+0300 U+0F71 U+0F72, where NFC is `x` U+0F71 U+0F72 U+0300), and so
     ///   does `String`'s `==`.
-    /// - It does not compose a Hangul LV syllable with a trailing jamo (U+AC00 U+11A8 stays,
-    ///   where NFC is U+AC01), though it composes the three jamo.
-    // PERF: decomposing only what Foundation gets wrong, not the whole text (Foundation's NFD,
-    // then its NFC): allocations a warm URL of the quick fleet 0.026 → 0.015, and the
-    // 1 000-variable match loop's bytes 91 200 → 49 440 (`aasa-bench --quick`).
+    ///
+    /// Why not Foundation's `precomposedStringWithCanonicalMapping`: on Linux it composes an
+    /// astral letter and a mark as the BMP letter of its low 16 bits (U+10041 U+0301 became
+    /// U+00C1), reads the Hangul jamo ranges one too wide (U+1113 U+116E became U+FFFD), leaves a
+    /// Hangul LV syllable and a trailing jamo apart, and reorders the marks of a precomposed
+    /// letter in quadratic time (0.8 s for one 64 KB URL).
     public static func nfc(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
-        return preparedForComposition(text).precomposedStringWithCanonicalMapping
+        return String(decoding: preparedForComposition(text)._nfcCodeUnits, as: UTF8.self)
     }
 
-    /// `text`, canonically equivalent, with each run of non-starters (canonical combining class
-    /// above 0) sorted stably by class, as canonical decomposition orders them, after the
-    /// scalars Foundation composes wrongly are decomposed (`nonStarterDecomposition`, and a
-    /// Hangul LV syllable before a trailing jamo). A non-starter that decomposes does so into
-    /// marks of its own class, so sorting before decomposing orders them too. Returned as is
-    /// when there is nothing to do.
+    /// `text`, canonically equivalent, with the starters that decompose into marks
+    /// (`nonStarterDecomposition`) decomposed and each run of non-starters (canonical combining
+    /// class above 0) sorted stably by class, as canonical decomposition orders them. A
+    /// non-starter that decomposes does so into marks of its own class, so sorting before
+    /// decomposing orders them too. Returned as is when there is nothing to do.
     static func preparedForComposition(_ text: String) -> String {
         // No scalar below U+0300 is a non-starter.
         func combiningClass(_ scalar: Unicode.Scalar) -> UInt8 {
@@ -142,25 +141,16 @@ public enum TextNormalization {
         }
         // Most text needs nothing: found without allocating, and returned as is.
         var previous: UInt8 = 0
-        var previousScalar: Unicode.Scalar = "\u{0}"
         let ready = text.unicodeScalars.allSatisfy { scalar in
             let current = combiningClass(scalar)
-            defer { (previous, previousScalar) = (current, scalar) }
+            defer { previous = current }
             return (current == 0 || current >= previous) && nonStarterDecomposition(scalar) == nil
-                && !(isHangulLV(previousScalar) && isHangulT(scalar))
         }
         if ready { return text }
-        let given = Array(text.unicodeScalars)
         var scalars: [Unicode.Scalar] = []
-        scalars.reserveCapacity(given.count)
-        for (index, scalar) in given.enumerated() {
-            if let marks = nonStarterDecomposition(scalar) {
-                scalars += marks
-            } else if isHangulLV(scalar), index + 1 < given.count, isHangulT(given[index + 1]), let jamo = hangulLV(scalar) {
-                scalars += jamo
-            } else {
-                scalars.append(scalar)
-            }
+        scalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            if let marks = nonStarterDecomposition(scalar) { scalars += marks } else { scalars.append(scalar) }
         }
         var start = 0
         while start < scalars.count {
@@ -192,30 +182,6 @@ public enum TextNormalization {
         case 0x0F81: return ["\u{0F71}", "\u{0F80}"]
         default: return nil
         }
-    }
-
-    /// Hangul syllables (Unicode 3.12): 19 leading consonants × 21 vowels × 28 trailing
-    /// consonants (the first "none") from U+AC00. An LV syllable has no trailing consonant.
-    private static let hangulBase: UInt32 = 0xAC00
-    private static let hangulCount: UInt32 = 11_172
-
-    @inline(__always)
-    static func isHangulLV(_ scalar: Unicode.Scalar) -> Bool {
-        let index = scalar.value &- hangulBase
-        return index < hangulCount && index % 28 == 0
-    }
-
-    /// A trailing consonant jamo that composes with an LV syllable (U+11A8 to U+11C2).
-    @inline(__always)
-    static func isHangulT(_ scalar: Unicode.Scalar) -> Bool {
-        (0x11A8...0x11C2).contains(scalar.value)
-    }
-
-    /// The leading consonant and vowel jamo of LV syllable `scalar`.
-    static func hangulLV(_ scalar: Unicode.Scalar) -> [Unicode.Scalar]? {
-        let index = scalar.value &- hangulBase
-        guard let lead = Unicode.Scalar(0x1100 + index / 588), let vowel = Unicode.Scalar(0x1161 + (index % 588) / 28) else { return nil }
-        return [lead, vowel]
     }
 
     /// The literal as a rule in `mode` compares it: NFC when decoded, then folded.
