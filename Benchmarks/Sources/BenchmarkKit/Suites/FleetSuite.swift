@@ -149,7 +149,7 @@ enum FleetSuite {
             table.notes.append(
                 "Target (issue 19): at most 1 500 instructions a URL on the 10 000-domain stream. Warm: (Ir of the stream twice − Ir of it once) ÷ URLs; with first use: (Ir of the stream − Ir of an empty input) ÷ URLs, so it includes reading and compiling (`--rules`) or decoding (`--compiled`) each domain the stream touches, and warming its matcher.")
             table.notes.append(
-                "Retains: calls to `swift_retain`, `swift_bridgeObjectRetain` and `swift_unknownObjectRetain`; allocations: calls to `malloc`, `calloc`, `realloc` and `posix_memalign`; both (stream twice − once) ÷ URLs, counted by callgrind. Target (issue 19): none on the hot path. What a warm stream still has comes from lines off it: error records (their message is a `String`), Foundation's NFC for non-ASCII text in decoded modes, and query dictionaries.")
+                "Retains: calls to `swift_retain`, `swift_bridgeObjectRetain` and `swift_unknownObjectRetain`; allocations: calls to `malloc`, `calloc`, `realloc` and `posix_memalign`; both (stream twice − once) ÷ URLs, counted by callgrind. Target (issue 19): none on the hot path. What a warm stream still has comes from lines off it: error records (their message is a `String`), NFC for non-ASCII text in decoded modes, and query dictionaries.")
             context.emit(table, into: &report)
             if !quick {
                 try cacheModel(

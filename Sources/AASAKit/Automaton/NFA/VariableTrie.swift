@@ -21,7 +21,7 @@ extension NFABuilder {
     /// folding is per scalar, and its pieces are its scalars, so it is never parsed into strings.
     /// Other values go through `Pattern` and `normalized(for:)`, which decide what a rule's
     /// literal compares.
-    // PERF: parsing and normalising every value (Foundation's NFC for `café`) and a per-node
+    // PERF: parsing and normalising every value (NFC for `café`) and a per-node
     // dictionary of children cost 900 M of the 10 000-domain fleet stream's 3 082 M
     // instructions (`aasa classify --rules`, callgrind); with the predefined variables copied
     // (`NFACompiler.variableID`), the run takes 1 896 M
