@@ -248,6 +248,17 @@ final class DiffCoverCLITests: XCTestCase {
         XCTAssertTrue(output.stdout.contains("2 passed, 0 failed"), output.stdout)
     }
 
+    /// Without `--domain`, each URL's own host serves the file, named as SPEC 3 compares hosts:
+    /// ASCII letters lowered, nothing else. A Unicode lowering named `example.cok` for a host
+    /// written with the Kelvin sign, a domain that then served nothing.
+    func test_test_eachURLsOwnHostServesTheFileWhateverItsOtherLetters() throws {
+        let file = try write("doc.json", document(#"[{"/": "/a"}]"#))
+        let matrix = try write("m.json", #"{"opens_app": ["https://EXAMPLE.CO\u212A/a", "https://Example.com/a"], "opens_web": ["https://example.com/b"]}"#)
+        let output = try CLIRunner.run(["test", file, "--matrix", matrix])
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertTrue(output.stdout.contains("3 passed, 0 failed"), output.stdout)
+    }
+
     func test_test_refusesAMatrixThatCouldCheckNothingByMistake() throws {
         let file = try write("doc.json", document(#"[{"/": "/a"}]"#))
         let cases: [(String, String)] = [

@@ -239,7 +239,12 @@ public struct SplitURL: Sendable, Equatable {
     }
 
     /// `http` URLs are matched too (SPEC 4), but `explain` points out when a link is not `https`.
-    public var isHTTPS: Bool { scheme.lowercased() == "https" }
+    public var isHTTPS: Bool { asciiLowercased(scheme) == "https" }
+
+    /// The host as a domain that serves it is named: ASCII letters lowered, nothing else changed
+    /// (SPEC 3 compares hosts ASCII case-insensitively; a Unicode lowering would turn the Kelvin
+    /// sign into `k` and name a domain that does not serve the URL).
+    public var domainName: String { asciiLowercased(host) }
 }
 
 /// Why a URL could not be split. An unsplittable URL is an error, never a `no_match`.

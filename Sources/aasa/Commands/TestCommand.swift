@@ -126,7 +126,7 @@ enum TestCommand {
                 host = given
             } else {
                 do {
-                    host = try URLSplitter.split(expectation.url).host.lowercased()
+                    host = try URLSplitter.split(expectation.url).domainName
                 } catch {
                     fail(MatrixFailure(url: expectation.url, text: "\(expectation.url): cannot be split: \(error)"))
                     continue

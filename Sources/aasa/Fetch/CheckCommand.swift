@@ -307,7 +307,7 @@ enum CheckCommand {
         for expectation in expectations {
             let host: String
             do {
-                host = try URLSplitter.split(expectation.url).host.lowercased()
+                host = try URLSplitter.split(expectation.url).domainName
             } catch {
                 findings.append(
                     Finding(code: "matrix-failed", severity: .error, message: "\(expectation.url): cannot be split: \(error)", url: expectation.url))

@@ -60,7 +60,7 @@ struct EntitlementCoverage {
         for expectation in expectations {
             let host: String
             do {
-                host = try URLSplitter.split(expectation.url).host.lowercased()
+                host = try URLSplitter.split(expectation.url).domainName
             } catch {
                 uncovered.append((expectation, nil, "\(error)"))
                 continue
