@@ -93,6 +93,9 @@ public enum URLSplitter {
         if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
             hostEnd = hostStart
             while hostEnd < authorityEnd, bytes[hostEnd] != UInt8(ascii: "]") { hostEnd += 1 }
+            // `https://[x:1/a`: no literal, and no plain host either (a host holds no `[`);
+            // reading `[x` or `[x:1` would both be guesses, and browsers refuse the URL.
+            guard hostEnd < authorityEnd else { throw .unclosedIPv6Literal }
             // Whatever follows `]` up to that `:` is still host (`[::1]evil.example` is not
             // `[::1]`): the host is never cut short into another domain's name.
             while hostEnd < authorityEnd, bytes[hostEnd] != UInt8(ascii: ":") { hostEnd += 1 }
@@ -261,6 +264,8 @@ public enum URLSplitError: Error, Sendable, Equatable, CustomStringConvertible {
     case noAuthority
     /// The authority has no host (`https:///path`, `https://user@:80/`).
     case emptyHost
+    /// The host opens an IPv6 literal with `[` and never closes it with `]`.
+    case unclosedIPv6Literal
     /// The URL is longer than the configured limit (`Configuration.input.maxURLBytes`).
     case tooLong(length: Int, limit: Int)
     /// The input line is longer than the configured limit (`Configuration.input.maxLineBytes`).
@@ -282,6 +287,7 @@ public enum URLSplitError: Error, Sendable, Equatable, CustomStringConvertible {
         case .backslashInAuthority: return "backslash in the authority: browsers read the host differently"
         case .noAuthority: return "no authority: the scheme must be followed by \"//\" and a host"
         case .emptyHost: return "empty host"
+        case .unclosedIPv6Literal: return "the host opens an IPv6 literal with '[' and has no ']'"
         case .tooLong(let length, let limit):
             return "URL of \(length) bytes is over the limit of \(limit) bytes (\(Configuration.Limit.urlBytes.hint))"
         case .lineTooLong(let length, let limit):

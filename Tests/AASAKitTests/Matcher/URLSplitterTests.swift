@@ -159,8 +159,14 @@ final class URLSplitterTests: XCTestCase {
         assertSplit("https://[fe80::1%25en0]/", host: "[fe80::1%25en0]")
     }
 
-    func test_port_unclosedIPv6LiteralRunsToTheAuthorityEnd() {
-        assertSplit("https://[::1/x", host: "[::1", path: "/x")
+    /// An unclosed literal is neither a literal nor a host: taking the host to the authority's
+    /// end (`[::1`) or to its first `:` (`[`) would both be guesses, and browsers refuse it.
+    func test_port_unclosedIPv6LiteralIsAnError() {
+        for url in ["https://[::1/x", "https://[x:1/a", "https://u@[x", "https://[?q", "https://[#f"] {
+            assertError(url, .unclosedIPv6Literal)
+        }
+        assertSplit("https://[x]/a", host: "[x]", path: "/a")
+        assertSplit("https://x[/a", host: "x[", path: "/a")
     }
 
     // MARK: Backslash
@@ -459,6 +465,8 @@ final class URLSplitterTests: XCTestCase {
                 case (.success(let parts), let host?):
                     XCTAssertEqual(Array(url[parts.host]), host, "byte \(value) at \(position)")
                 case (.failure(.emptyHost), let host?) where host.isEmpty:
+                    break
+                case (.failure(.unclosedIPv6Literal), let host?) where host.first == UInt8(ascii: "[") && !host.contains(UInt8(ascii: "]")):
                     break
                 case (.failure(.backslashInAuthority), nil):
                     break
