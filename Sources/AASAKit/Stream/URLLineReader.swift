@@ -208,7 +208,10 @@ public struct LineAssembler {
     /// Bytes arrived past the window (blanks and CRs only, or `overflow` is set): the window's
     /// own last byte is then not the line's, so a CR there is content, not the terminator's.
     private var pastWindow = false
-
+    /// Blanks skipped before the line's first content byte.
+    private var leadingBlanks = 0
+    /// Blanks past the window since its last content byte (a CR followed by more is content).
+    private var trailingBlanks = 0
 
     public init(maxLineBytes: Int) {
         self.maxLineBytes = maxLineBytes
@@ -228,6 +231,7 @@ public struct LineAssembler {
         var index = 0
         if line.isEmpty {
             while index < segment.count, URLLineReader.isBlank(segment[index]) { index += 1 }
+            leadingBlanks += index
         }
         let window = maxLineBytes + 2
         let keep = min(segment.count - index, max(0, window - line.count))
@@ -238,12 +242,18 @@ public struct LineAssembler {
         if index < segment.count { pastWindow = true }
         while index < segment.count {
             let byte = segment[index]
-            if pendingCR { overflow = true }
+            if pendingCR {
+                overflow = true
+                trailingBlanks = 0
+            }
             pendingCR = false
             if byte == UInt8(ascii: "\r") {
                 pendingCR = true
-            } else if !URLLineReader.isBlank(byte) {
+            } else if URLLineReader.isBlank(byte) {
+                trailingBlanks += 1
+            } else {
                 overflow = true
+                trailingBlanks = 0
             }
             index += 1
         }
@@ -253,17 +263,27 @@ public struct LineAssembler {
     /// last line may end without one, and then a CR at its end is content, not half of a CRLF
     /// (SPEC 14: the terminator is LF or CRLF).
     public mutating func finish(terminated: Bool = true, _ body: (URLLineReader.Line) throws -> Void) rethrows {
-        if pendingCR, !terminated { overflow = true }
+        if pendingCR, !terminated {
+            // The input's last line: its CR is content.
+            overflow = true
+            trailingBlanks = 0
+            pendingCR = false
+        }
         defer {
             line.removeAll(keepingCapacity: true)
             rawLength = 0
             overflow = false
             pendingCR = false
             pastWindow = false
+            leadingBlanks = 0
+            trailingBlanks = 0
         }
         if overflow {
+            // The length the limit applies to: the line trimmed as `judge` trims it (leading
+            // and trailing blanks, the terminator's CR), as a line within the window reports.
+            let length = rawLength - leadingBlanks - trailingBlanks - (pendingCR ? 1 : 0)
             let shown = line.withView { $0.shownText(cut: true) }
-            try body(.invalid(text: shown, error: .lineTooLong(length: rawLength, limit: maxLineBytes)))
+            try body(.invalid(text: shown, error: .lineTooLong(length: length, limit: maxLineBytes)))
             return
         }
         // With bytes past the window, the terminator's CR (if any) was among them: a CR ending

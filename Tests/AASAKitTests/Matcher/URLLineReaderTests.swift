@@ -241,6 +241,31 @@ final class URLLineReaderTests: XCTestCase {
         }
     }
 
+    /// An over-long line reports the length the limit was applied to, the line trimmed (its
+    /// leading and trailing blanks and the terminator's CR left out), whether the excess lies
+    /// within the assembler's window or past it: the untrimmed count named a line of 95 bytes
+    /// and 1 000 trailing spaces as 1 095 bytes over a limit of 100.
+    func test_maxLineBytes_overLongLinesReportTheirTrimmedLength() throws {
+        let long = "https://h/" + String(repeating: "y", count: 140)
+        let input = Array(("  \t" + long + String(repeating: " ", count: 1_000) + "\t\r\n" + long + " \r " + "\n" + "\t" + long + "  \r").utf8)
+        for bufferBytes in [0, 64, 1 << 16] {
+            for source in [Source.file, .pipe(chunk: 7)] {
+                let records = try read(input, source: source, maxLineBytes: 100, bufferBytes: bufferBytes)
+                let lengths = records.map { record -> Int in
+                    if case .invalid(_, .lineTooLong(let length, _)) = record { return length }
+                    return -1
+                }
+                XCTAssertEqual(lengths, [150, 152, 153], "buffer \(bufferBytes), \(source): \(records)")
+            }
+        }
+        let short = Array(("https://h/" + String(repeating: "y", count: 91) + "  \r\n").utf8)
+        XCTAssertEqual(
+            try read(short, maxLineBytes: 100, bufferBytes: 0).map { record -> Int in
+                if case .invalid(_, .lineTooLong(let length, _)) = record { return length }
+                return -1
+            }, [101], "within the window the same count")
+    }
+
     /// A CR followed by blanks is content (only a CR right before the LF is the terminator's),
     /// so `url \r  ` counts 22 bytes after trimming whatever the window and the buffer: the CR
     /// ending the assembler's window must not pass for the terminator's.
