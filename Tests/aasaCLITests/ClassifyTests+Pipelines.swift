@@ -124,6 +124,29 @@ extension ClassifyTests {
             "url,domain,apps,rules,error,id\n\(museumURL),museum.example,MUSE4EX123.org.example.museum,0:1,,7\n,,,,empty URL,8\n")
     }
 
+    /// Blank lines before a CSV header are skipped as blank lines are anywhere (SPEC 14): the
+    /// first of them was read as an empty header, and `--url-column url` was "not in the header".
+    /// With `--blank-lines record` a row before the header would have no columns: refused.
+    func test_csvInput_blankLinesBeforeTheHeaderAreSkipped() throws {
+        let text = "\n  \t\r\n\r\nurl,id\n\(museumURL),7\n\n,8\n"
+        let csv = try file("blank-first.csv", text)
+        let run = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", csv.path, "--input-format", "csv", "--format", "csv"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(
+            run.stdout,
+            "url,domain,apps,rules,error,id\n\(museumURL),museum.example,MUSE4EX123.org.example.museum,0:1,,7\n,,,,empty URL,8\n")
+        let piped = try CLIRunner.run(["classify", "--rules", corpus.path, "--input-format", "csv", "--format", "csv"], stdin: Data(text.utf8))
+        XCTAssertEqual(piped.stdout, run.stdout)
+        let onlyBlank = try CLIRunner.run(["classify", "--rules", corpus.path, "--input-format", "csv", "--format", "csv"], stdin: Data("\n \n".utf8))
+        XCTAssertEqual(onlyBlank.status, 0, onlyBlank.stderr)
+        XCTAssertEqual(onlyBlank.stdout, "url,domain,apps,rules,error\n", "no header row in the input, as for an empty one")
+        let recorded = try CLIRunner.run(
+            ["classify", "--rules", corpus.path, "--input", csv.path, "--input-format", "csv", "--blank-lines", "record"])
+        XCTAssertEqual(recorded.status, 2, recorded.stderr)
+        XCTAssertTrue(recorded.stderr.contains("the CSV header row is blank"), recorded.stderr)
+        XCTAssertEqual(recorded.stdout, "")
+    }
+
     func test_compressedInput_isRefusedWithTheCommandThatDecompressesIt() throws {
         let gzip = Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x4B, 0x4C, 0x04, 0x00])
         let piped = try CLIRunner.run(["classify", "--rules", corpus.path], stdin: gzip)
@@ -140,6 +163,28 @@ extension ClassifyTests {
         let lone = try CLIRunner.run(["classify", "--rules", corpus.path], stdin: Data([0x1F, 0x0A]))
         XCTAssertEqual(lone.status, 0, lone.stderr)
         XCTAssertEqual(lone.lineCount, 1)
+    }
+
+    /// bzip2 is known by its ten-byte start (`BZh`, a level, a block's or the end's magic), so
+    /// a line that merely starts `BZh` is a URL line like any other.
+    func test_compressedInput_bzip2IsRefusedButTextStartingBZhIsNot() throws {
+        // `printf 'https://museum.example/admin/x\n' | bzip2 -1`, and an empty `bzip2` stream.
+        let block = Data([
+            0x42, 0x5A, 0x68, 0x31, 0x31, 0x41, 0x59, 0x26, 0x53, 0x59, 0x19, 0x3D, 0xEA, 0xC2, 0x00, 0x00, 0x06, 0xD9, 0x80, 0x00, 0x10,
+            0x00, 0x01, 0x80, 0x10, 0x26, 0x67, 0x4E, 0x40, 0x20, 0x00, 0x31, 0x43, 0x4D, 0x30, 0x00, 0x51, 0xA3, 0x09, 0xEA, 0x32, 0x7A,
+            0x87, 0x8B, 0x0D, 0xDA, 0x46, 0xDC, 0xE8, 0x01, 0x46, 0x60, 0x79, 0x8B, 0xBA, 0x1F, 0x2B, 0xA7, 0xC5, 0xDC, 0x91, 0x4E, 0x14,
+            0x24, 0x06, 0x4F, 0x7A, 0xB0, 0x80,
+        ])
+        let empty = Data([0x42, 0x5A, 0x68, 0x39, 0x17, 0x72, 0x45, 0x38, 0x50, 0x90, 0x00, 0x00, 0x00, 0x00])
+        for stream in [block, empty] {
+            let run = try CLIRunner.run(["classify", "--rules", corpus.path], stdin: stream)
+            XCTAssertEqual(run.status, 5, run.stderr)
+            XCTAssertEqual(run.stdout, "")
+            XCTAssertTrue(run.stderr.contains("the input is bzip2-compressed; decompress it first: bzcat FILE | aasa classify"), run.stderr)
+        }
+        let text = try CLIRunner.run(["classify", "--rules", corpus.path], stdin: Data("BZh91AY\nBZh\n".utf8))
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertEqual(text.lineCount, 2, text.stdout)
     }
 
     func test_matchOnStandardInput_readsLinesAsClassifyDoes() throws {

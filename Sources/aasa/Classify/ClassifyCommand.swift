@@ -37,7 +37,7 @@ enum ClassifyCommand {
             met (documents are read and compiled on first use), listed in the summary and --stats,
             and its URLs get error records. Each non-blank input line gives exactly one record, in input order,
             whatever --jobs is (every line with --blank-lines record). A leading UTF-8 byte order
-            mark is dropped; compressed input (gzip, zstd, xz) is refused with the command that
+            mark is dropped; compressed input (gzip, bzip2, zstd, xz) is refused with the command that
             decompresses it. NDJSON records are the `aasa match` record with "domain" after
             "url" ("domain": null and no decisions when no document serves the host). TSV/CSV
             have a header (unless --no-header) and the columns url, domain, apps (joined by |;
@@ -272,6 +272,15 @@ enum ClassifyCommand {
         var extraColumnNames: [String] = []
         do {
             firstBatch = try reader.next()
+            // Blank lines before the header row are skipped, as blank lines are anywhere (SPEC
+            // 14). With --blank-lines record each would owe a record, and a row before the
+            // header has no columns: the header must then be the first line (refused below).
+            if inputFormat == .csv, blankLines == "skip" {
+                while var batch = firstBatch, batch.preassembled == nil, let end = Self.leadingBlankLine(batch.raw) {
+                    batch.raw.removeSubrange(..<end)
+                    firstBatch = batch.raw.isEmpty ? try reader.next() : batch
+                }
+            }
             // An empty input (an empty Spark partition) has no header row and needs none.
             if inputFormat == .csv, firstBatch != nil {
                 // The header row names the columns; it is the first line of the first batch. A
@@ -294,6 +303,10 @@ enum ClassifyCommand {
                 firstBatch = batch
                 guard let header = headerLine.withUnsafeBufferPointer({ InputRecordParser.csvFields($0) }) else {
                     printError("aasa classify: the CSV header row has an unterminated quote (a CSV record is one line)")
+                    return refused(.usage)
+                }
+                if Self.leadingBlankLine(headerLine) != nil {
+                    printError("aasa classify: the CSV header row is blank (with --blank-lines record it must be the first line)")
                     return refused(.usage)
                 }
                 let names = header.map { InputRecordParser.trimmed(String(decoding: $0, as: UTF8.self)) }
@@ -372,6 +385,16 @@ enum ClassifyCommand {
 
     /// A failed write (a full disk, `/dev/full`, an I/O error) ends the run at once: the records
     /// after it could not be delivered either, and the exit status must not claim they were.
+    /// Where the first line of `raw` ends (past its LF) when it is blank as SPEC 14 reads a
+    /// line (spaces and tabs, a CR only right before the LF); nil when it holds anything else.
+    static func leadingBlankLine(_ raw: [UInt8]) -> Int? {
+        let newline = raw.firstIndex(of: UInt8(ascii: "\n"))
+        var end = newline ?? raw.count
+        if newline != nil, end > 0, raw[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        guard raw[..<end].allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { return nil }
+        return newline.map { $0 + 1 } ?? raw.count
+    }
+
     private static func writeFailed(_ code: Int32, _ path: String?) -> ExitCode {
         printError("aasa classify: cannot write \(path ?? "the output"): \(CommandSupport.reason(code)); the output is incomplete")
         return .inputOutput

@@ -18,7 +18,7 @@ enum MatchCommand {
             URLs come from the arguments, or one per line on standard input when none are given
             (a leading UTF-8 byte order mark, LF or CRLF and surrounding spaces and tabs
             removed; blank lines skipped, or given an "empty line" error record with
-            --blank-lines record). Compressed input (gzip, zstd, xz) is refused with the command
+            --blank-lines record). Compressed input (gzip, bzip2, zstd, xz) is refused with the command
             that decompresses it, status 5, as by classify.
             Each URL gives one line of JSON, keys in this order:
               {"url": …, "apps": [apps whose decision is match], "decisions": [{"app": …,
