@@ -5,8 +5,9 @@ import Foundation
 /// A directory holds documents named after their domain: `DOMAIN.json`,
 /// `DOMAIN/apple-app-site-association` or `DOMAIN/.well-known/apple-app-site-association`; the
 /// `.well-known` file wins over the plain one, which wins over `DOMAIN.json`. Hidden files are
-/// skipped and other files ignored. When two files claim one domain at the same rank (names
-/// differing only in case), the first by sorted file name wins and the other is reported.
+/// skipped and other files ignored. When two files claim one domain at the rank that wins it
+/// (names differing only in case), the first by sorted file name wins and the other is
+/// reported; files of a lower rank lose to the layout, as documented, without a word.
 ///
 /// A slot is taken by whatever stands there, not only by a readable file: a FIFO or a directory
 /// named `DOMAIN.json`, a broken or looping symbolic link, a FIFO, socket or device standing as
@@ -112,16 +113,16 @@ public struct DomainDocuments: Sendable {
         var chosen: [ExactString: (rank: Int, file: String, name: String)] = [:]
         for candidate in candidates {
             let key = ExactString(candidate.domain)
-            if let existing = chosen[key] {
-                if candidate.rank < existing.rank {
-                    chosen[key] = (candidate.rank, candidate.file, candidate.name)
-                } else if candidate.rank == existing.rank {
-                    warnings.append(
-                        "two files claim \(candidate.domain): using \(existing.file), ignoring \(candidate.file)")
-                }
-            } else {
-                chosen[key] = (candidate.rank, candidate.file, candidate.name)
-            }
+            if let existing = chosen[key], candidate.rank >= existing.rank { continue }
+            chosen[key] = (candidate.rank, candidate.file, candidate.name)
+        }
+        // Reported once every domain's file is known: a file of the winning rank that lost only
+        // by its name. Judged as the names came, two `.json` files and a folder sorting after
+        // them named the first `.json` as used while the folder's file was.
+        for candidate in candidates {
+            guard let winner = chosen[ExactString(candidate.domain)], candidate.rank == winner.rank, candidate.file != winner.file
+            else { continue }
+            warnings.append("two files claim \(candidate.domain): using \(winner.file), ignoring \(candidate.file)")
         }
         let files = chosen.map { (key: Array($0.key.string.utf8), domain: $0.key.string, file: $0.value.file) }
             .sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { (domain: $0.domain, file: $0.file) }
