@@ -295,6 +295,22 @@ extension ClassifyTests {
 }
 
 extension ClassifyTests {
+    /// `eager-dfa-states` bounds the tables an artifact stores as it bounds the ones a process
+    /// builds (docs/limits.md: 0 turns them off): `compile` once stored every table under 0.
+    func test_compile_storesNoTableUnderEagerDFAStatesZero() throws {
+        let artifact = folder.appendingPathComponent("lazy.aasac")
+        let compile = try CLIRunner.run(["compile", corpus.path, "-o", artifact.path, "--limit", "eager-dfa-states=0"])
+        XCTAssertEqual(compile.status, 0, compile.stderr)
+        XCTAssertTrue(compile.stderr.contains("(automata: 0 prebuilt DFA tables, 10 lazy;"), compile.stderr)
+        let input = try writeLargeInput(lines: 5_000)
+        let fromRules = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path])
+        let fromArtifact = try CLIRunner.run(["classify", "--compiled", artifact.path, "--input", input.url.path])
+        XCTAssertEqual(fromArtifact.status, 0, fromArtifact.stderr)
+        XCTAssertTrue(fromRules.stdoutData == fromArtifact.stdoutData, "a lazy artifact decides as the rules do")
+    }
+}
+
+extension ClassifyTests {
     /// `--limit` applies to loading an artifact as to compiling the documents: a domain
     /// compiled under the defaults is refused under a lowered `nfa-states` when it is decoded
     /// (on first use), with the way out, and its URLs get error records, as with `--rules`.

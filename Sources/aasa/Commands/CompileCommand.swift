@@ -85,8 +85,12 @@ enum CompileCommand {
             return code == .usage ? CommandSupport.usageError(spec, "a single file needs --domain") : code
         }
         var counts = CompiledArtifact.Counts()
-        let parts = CompiledArtifact.encodedParts(
-            rules, budget: .init(maxDocumentWork: configuration.automata.eagerMaxWork), counts: &counts)
+        // `eager-dfa-states` bounds the stored tables as it bounds the ones a process builds:
+        // 0 writes none, as docs/limits.md says.
+        let budget = LazyDFA.Prebuilt.Budget(
+            maxStates: min(LazyDFA.Prebuilt.Budget().maxStates, configuration.automata.eagerMaxStates),
+            maxDocumentWork: configuration.automata.eagerMaxWork)
+        let parts = CompiledArtifact.encodedParts(rules, budget: budget, counts: &counts)
         if let error = file.commit(parts: parts) {
             printError("aasa compile: \(error)")
             return .inputOutput
