@@ -293,18 +293,20 @@ final class JSONParserTests: XCTestCase {
     func test_commas_trailingCommaInArrayFails() {
         let error = failure("[1,2,]")
         XCTAssertEqual(error?.kind, .trailingComma)
-        XCTAssertEqual(error?.offset, 5)
+        XCTAssertEqual(error?.offset, 4)
         XCTAssertEqual(
-            error?.description, "invalid JSON at line 1, column 6: trailing comma before ']'")
+            error?.description, "invalid JSON at line 1, column 5: trailing comma before ']'")
     }
 
+    /// The position is the comma's, not the closing bracket's lines below it.
     func test_commas_trailingCommaInObjectFails() {
-        let error = failure("{\n  \"a\": 1,\n  \"b\": 2,\n}")
+        let error = failure("{\n  \"a\": 1,\n  \"b\": 2,\n\n}")
         XCTAssertEqual(error?.kind, .trailingComma)
-        XCTAssertEqual(error?.line, 4)
-        XCTAssertEqual(error?.column, 1)
+        XCTAssertEqual(error?.line, 3)
+        XCTAssertEqual(error?.column, 9)
         XCTAssertEqual(
-            error?.description, "invalid JSON at line 4, column 1: trailing comma before '}'")
+            error?.description, "invalid JSON at line 3, column 9: trailing comma before '}'")
+        XCTAssertEqual(failure("[1,\n\n  ]")?.line, 1)
     }
 
     func test_commas_missingOrDoubledFail() {

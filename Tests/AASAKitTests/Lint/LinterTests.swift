@@ -60,7 +60,7 @@ final class LinterTests: XCTestCase {
 
     func test_invalidJSON_messageNamesLineAndColumn() {
         let findings = lint("{\n  \"applinks\": {\"details\": [],}\n}")
-        XCTAssertEqual(findings.first?.message, "invalid JSON at line 2, column 30: trailing comma before '}'")
+        XCTAssertEqual(findings.first?.message, "invalid JSON at line 2, column 29: trailing comma before '}'")
     }
 
     // MARK: Hints

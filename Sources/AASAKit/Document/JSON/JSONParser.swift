@@ -184,7 +184,7 @@ extension JSONParser {
                         value = isObject ? .object(JSONObject()) : .array([])
                     } else {
                         if isObject {
-                            keys.append(try parseKey(afterComma: false))
+                            keys.append(try parseKey(afterComma: nil))
                         }
                         continue nextValue
                     }
@@ -220,12 +220,15 @@ extension JSONParser {
                     }
                     let byte = input(at: pos)
                     if byte == Byte.comma {
+                        // A trailing comma is reported where it stands, not at the bracket
+                        // after it, which may be lines further on (an editor jumps there).
+                        let comma = pos
                         pos += 1
                         skipWhitespace()
                         if frame.isObject {
-                            keys.append(try parseKey(afterComma: true))
+                            keys.append(try parseKey(afterComma: comma))
                         } else if pos < end && input(at: pos) == Byte.rightBracket {
-                            throw error(.trailingComma, at: pos, "trailing comma before ']'")
+                            throw error(.trailingComma, at: comma, "trailing comma before ']'")
                         }
                         continue nextValue
                     }
@@ -279,15 +282,15 @@ extension JSONParser {
         }
 
         /// Parses `"key"` `:` at `pos` (whitespace already skipped) and leaves `pos` at the value.
-        private mutating func parseKey(afterComma: Bool) throws(JSONParseError) -> String {
+        private mutating func parseKey(afterComma comma: Int?) throws(JSONParseError) -> String {
             guard pos < end else {
                 throw error(
                     .unexpectedEnd, at: pos, "unexpected end of input; expected an object key")
             }
             let byte = input(at: pos)
             if byte != Byte.quote {
-                if byte == Byte.rightBrace && afterComma {
-                    throw error(.trailingComma, at: pos, "trailing comma before '}'")
+                if byte == Byte.rightBrace, let comma {
+                    throw error(.trailingComma, at: comma, "trailing comma before '}'")
                 }
                 if byte == Byte.singleQuote {
                     throw error(
