@@ -47,6 +47,13 @@ public enum SemanticLint {
         func name(_ rule: Int) -> String { locations.paths[rule].description }
 
         let duplicates = duplicateRules(rules)
+        // For each rule, the exclusions of its entry written before it (one pass, not one per rule).
+        var exclusionsBefore: [Int] = []
+        var seen: [Int: Int] = [:]
+        for rule in rules {
+            exclusionsBefore.append(seen[rule.entryIndex, default: 0])
+            if rule.exclude { seen[rule.entryIndex, default: 0] += 1 }
+        }
         for rule in rules.indices where !rules[rule].apps.isEmpty {
             let path = locations.paths[rule]
             if let original = duplicates[rule] {
@@ -77,17 +84,24 @@ public enum SemanticLint {
             if result.isProof, rules[rule].exclude, !facts.deciding[rule].isEmpty, facts.excludeEffect[rule] == nil {
                 findings.append(
                     LintCatalog.uselessExclude.finding(
-                        at: path, "this exclusion changes no decision: without it, every URL it excludes would still stay on the web (no later rule for its apps opens it, or a later exclusion takes it first)",
+                        at: path, "this exclusion keeps no URL from opening an app: without it, every URL it excludes would still stay on the web, as no_match instead of exclude (no later rule for its apps opens it, or a later exclusion takes it first)",
                         hint: "remove it (one at a time: lint again after each removal), or check the patterns of the rules it was meant to carve from",
                         witness: facts.deciding[rule].values.lazy.compactMap(\.url).first))
             }
             if result.isProof, !rules[rule].exclude, facts.matchesEverything[rule], !facts.deciding[rule].isEmpty {
                 let comment = locations.comments[rule].map { " (its comment: \"\($0)\")" } ?? ""
                 let apps = rules[rule].apps.map { analysis.appIDs[$0] }.joined(separator: ", ")
+                // Exclusions of its entry written before it already follow Apple's pattern: the
+                // hint then asks to check them rather than to add some.
+                let exclusions = exclusionsBefore[rule]
+                let hint =
+                    exclusions == 0
+                    ? "restrict its path, or put exclude rules for the pages that must stay on the web before it"
+                    : "the \(exclusions == 1 ? "exclusion" : "\(exclusions) exclusions") before it keep their URLs on the web: check they name every page that must stay there, such as sign-in, account and payment pages"
                 findings.append(
                     LintCatalog.catchAll.finding(
                         at: path, "this rule matches every URL of the domain\(comment): every URL no earlier rule decides opens \(apps)",
-                        hint: "restrict its path, or put exclude rules for the pages that must stay on the web before it",
+                        hint: hint,
                         witness: facts.deciding[rule].values.lazy.compactMap(\.url).first))
             }
         }

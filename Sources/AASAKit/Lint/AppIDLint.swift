@@ -21,8 +21,15 @@ enum AppIDLint {
     static func findings(document: AASADocument, tree: JSONTree) -> [LintFinding] {
         var findings: [LintFinding] = []
         func check(_ value: JSONValue?, at path: JSONPath) {
-            guard case .string(let appID)? = value, let problem = AppIDShape.problem(appID) else { return }
-            findings.append(.invalidAppID(path, appID: appID, problem: problem))
+            guard case .string(let appID)? = value else { return }
+            if let problem = AppIDShape.problem(appID) {
+                findings.append(.invalidAppID(path, appID: appID, problem: problem))
+            } else if let team = AppIDShape.placeholderTeamID(appID) {
+                findings.append(
+                    LintCatalog.placeholderTeamID.finding(
+                        at: path, "app ID \(JSONWriter.escape(appID)) has the team ID \(JSONWriter.escape(team)), a placeholder left in: no app has it",
+                        hint: "write the team ID from the Membership page of the developer account"))
+            }
         }
         func checkArray(at path: JSONPath) {
             guard case .array(let elements)? = tree.value(at: path) else { return }
@@ -66,6 +73,17 @@ enum AppIDShape {
             return "the bundle ID \(JSONWriter.escape(String(bundle))) contains \(JSONWriter.escape(String(bad))); bundle IDs hold only letters, digits, \"-\" and \".\""
         }
         return nil
+    }
+
+    /// The team ID of a well-formed `appID` when it is a placeholder: one character ten times
+    /// (`XXXXXXXXXX`, found on the real corpus beside a comment asking to replace it) or the
+    /// digits in order. Apple assigns team IDs; its examples' `ABCDE12345` is left alone, as
+    /// the examples and tests everywhere use it.
+    static func placeholderTeamID(_ appID: String) -> String? {
+        guard let dot = appID.firstIndex(of: ".") else { return nil }
+        let team = String(appID[..<dot])
+        let repeated = team.unicodeScalars.allSatisfy { $0 == team.unicodeScalars.first }
+        return repeated || team == "0123456789" || team == "1234567890" ? team : nil
     }
 
     private static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {

@@ -5,7 +5,8 @@
 /// accepts but that cannot do what their author meant: app IDs of the wrong shape, entries with
 /// no app or no rules, substitution variables used but not defined (or defined but never used),
 /// keys written twice, and patterns that match only URLs no browser writes (a whole URL as a
-/// path, escapes the rule's `percentEncoded` does not read). Each check lives in its own file with its messages; this file only
+/// path, escapes the rule's `percentEncoded` does not read), and query items whose `*` also
+/// admits URLs without them. Each check lives in its own file with its messages; this file only
 /// gathers them.
 public enum DocumentLint {
     /// The single finding for a file that cannot be used at all, at the root path `$`.
@@ -47,5 +48,6 @@ public enum DocumentLint {
             + VariableLint.findings(document: document, tree: tree)
             + PatternTextLint.findings(document: document)
             + PercentEncodingLint.findings(document: document, tree: tree)
+            + QueryItemLint.findings(document: document)
     }
 }

@@ -20,10 +20,11 @@ public enum LintCatalog {
     /// Every document-level code, in the order the README's table lists them.
     public static let documentCodes: [Entry] = [
         invalidJSON, rootNotObject, tooLarge, overLimit, wrongType,
-        unknownKey, duplicateKey, invalidAppID, entryWithoutApps, entryWithoutRules, appsNotEmpty,
+        unknownKey, duplicateKey, invalidAppID, placeholderTeamID, entryWithoutApps, entryWithoutRules, appsNotEmpty,
         componentsAndPaths, queryPredicateNotString, invalidVariableName, undefinedVariable,
         malformedVariableReference, selfReferencingVariable, variableInVariableValue, emptyVariable,
         shadowsPredefinedVariable, unusedVariable, suspiciousPattern, percentEncodingMismatch, defaultsIgnored,
+        queryItemMatchesAbsent,
     ]
 
     public static let invalidJSON = Entry(code: "invalid-json", severity: .error, summary: "the file is not JSON (or not UTF-8, or nested too deeply); nothing in it is used")
@@ -34,6 +35,7 @@ public enum LintCatalog {
     public static let unknownKey = Entry(code: "unknown-key", severity: .warning, summary: "a key the format does not define is ignored (near-miss spelling suggested)")
     public static let duplicateKey = Entry(code: "duplicate-key", severity: .warning, summary: "a key is written twice in one object; only the last value counts")
     public static let invalidAppID = Entry(code: "invalid-app-id", severity: .error, summary: "an app ID is not TEAMID.bundle.id, so it can never name an app")
+    public static let placeholderTeamID = Entry(code: "placeholder-team-id", severity: .warning, summary: "an app ID's team ID is a placeholder (XXXXXXXXXX, 0123456789), so it names no app")
     public static let entryWithoutApps = Entry(code: "entry-without-apps", severity: .error, summary: "an entry names no app, so its rules apply to nothing")
     public static let entryWithoutRules = Entry(code: "entry-without-rules", severity: .warning, summary: "an entry has no components or paths array, or an empty one, so it matches no URL")
     public static let appsNotEmpty = Entry(code: "apps-not-empty", severity: .warning, summary: "the legacy applinks.apps array is not empty; its contents are ignored")
@@ -47,6 +49,7 @@ public enum LintCatalog {
     public static let emptyVariable = Entry(code: "empty-variable", severity: .error, summary: "a variable has no values, so every pattern using it never matches")
     public static let shadowsPredefinedVariable = Entry(code: "shadows-predefined-variable", severity: .warning, summary: "a custom variable replaces one of Apple's predefined variables")
     public static let defaultsIgnored = Entry(code: "defaults-ignored", severity: .warning, summary: "defaults set \"/\", \"?\", \"#\" or exclude over legacy paths, which take only caseSensitive and percentEncoded")
+    public static let queryItemMatchesAbsent = Entry(code: "query-item-matches-absent", severity: .note, summary: "a query item pattern of only * also matches URLs without the item (a missing item counts as empty)")
     public static let unusedVariable = Entry(code: "unused-variable", severity: .note, summary: "a custom variable is defined but no pattern the engine reads uses it")
 
     /// The catalog entry of `code` among the document-level codes, or `nil` (an automaton
@@ -64,9 +67,9 @@ public enum LintCatalog {
     public static let neverMatches = Entry(code: "never-matches", severity: .warning, summary: "no URL can match the rule (a raw # or ? in a path, an undefined or empty variable, …)")
     public static let unreachableRule = Entry(code: "unreachable-rule", severity: .warning, summary: "earlier rules decide every URL the rule matches (named, with a witness URL)")
     public static let duplicateRule = Entry(code: "duplicate-rule", severity: .warning, summary: "the rule repeats an earlier rule of its entry once defaults apply")
-    public static let uselessExclude = Entry(code: "useless-exclude", severity: .warning, summary: "removing the exclusion would change no decision: what it excludes would stay on the web anyway")
+    public static let uselessExclude = Entry(code: "useless-exclude", severity: .warning, summary: "the exclusion keeps no URL from opening an app: what it excludes would stay on the web anyway")
     public static let catchAll = Entry(code: "catch-all", severity: .warning, summary: "the rule matches every URL of the domain (its comment quoted)")
-    public static let overlappingApps = Entry(code: "overlapping-apps", severity: .warning, summary: "apps of different entries open the same URLs; the witness shows one, and which app the order makes win")
+    public static let overlappingApps = Entry(code: "overlapping-apps", severity: .warning, summary: "apps of different entries open the same URLs (the witness shows one); the order they are listed in decides nothing between them")
     public static let appsShareURLs = Entry(code: "apps-share-urls", severity: .note, summary: "one entry names several apps, so they open the same URLs (usually on purpose)")
     public static let analysisIncomplete = Entry(code: "analysis-incomplete", severity: .note, summary: "the automaton checks that prove an absence were left out, and why")
     public static let notAnalysed = Entry(code: "not-analysed", severity: .warning, summary: "no automaton check ran: the rules pass a limit of the analysis (such as analysis-pairs) that the matcher does not have")

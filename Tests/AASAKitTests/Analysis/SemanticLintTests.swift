@@ -81,6 +81,16 @@ final class SemanticLintTests: XCTestCase {
         XCTAssertEqual(findings("catch-all", in: try F.components(#"[{"/": "/a/*"}]"#)), [])
     }
 
+    /// A catch-all after exclusions of its entry follows Apple's pattern already: its hint asks
+    /// to check them, not to add some (15 real files were told to do what they had done).
+    func test_catchAll_afterExclusionsAsksToCheckThem() throws {
+        let bare = findings("catch-all", in: try F.components(#"[{"/": "*"}]"#))
+        XCTAssertEqual(bare.first?.hint, "restrict its path, or put exclude rules for the pages that must stay on the web before it")
+        let carved = findings("catch-all", in: try F.components(#"[{"/": "/login", "exclude": true}, {"/": "/account/*", "exclude": true}, {"/": "*"}]"#))
+        XCTAssertEqual(carved.count, 1)
+        XCTAssertTrue(carved.first?.hint?.hasPrefix("the 2 exclusions before it keep their URLs on the web") ?? false, "\(carved)")
+    }
+
     func testAppsOfDifferentEntriesClaimingOneURLOverlapWithWitness() throws {
         let document = try F.document(
             #"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a/*"}]},"#

@@ -107,10 +107,18 @@ final class DocumentLintTests: XCTestCase {
             negative: #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "defaults": {"caseSensitive": false}, "paths": ["/a/*"]}]}}"#),
         CodeCase(
             code: "suspicious-pattern", path: #"applinks.details[0].components[0]["/"]"#,
-            positive: entry(#"[{"/": "/search?q=*"}]"#), negative: entry(#"[{"/": "/search", "?": {"q": "*"}}]"#)),
+            positive: entry(#"[{"/": "/search?q=*"}]"#), negative: entry(#"[{"/": "/search", "?": {"q": "?*"}}]"#)),
         CodeCase(
             code: "percent-encoding-mismatch", path: #"applinks.details[0].components[0]["/"]"#,
             positive: entry(#"[{"/": "/caf%C3%A9/*", "percentEncoded": false}]"#), negative: entry(#"[{"/": "/caf%C3%A9/*"}]"#)),
+        CodeCase(
+            code: "placeholder-team-id", path: "applinks.details[0].appIDs[1]",
+            positive: #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app", "XXXXXXXXXX.com.example.app"], "paths": ["/a"]}]}}"#,
+            negative: #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app", "XXXXXXXXX1.com.example.app"], "paths": ["/a"]}]}}"#),
+        // SPEC 7: a missing item counts as present and empty, so "*" admits URLs without it.
+        CodeCase(
+            code: "query-item-matches-absent", path: #"applinks.details[0].components[0]["?"].token"#,
+            positive: entry(#"[{"/": "/join", "?": {"token": "**"}}]"#), negative: entry(#"[{"/": "/join", "?": {"token": "?*"}}]"#)),
     ]
 
     /// Each shape `suspicious-pattern` knows, at its JSON path, beside a close shape it leaves
@@ -241,6 +249,20 @@ final class DocumentLintTests: XCTestCase {
             let findings = Self.documentFindings(testCase.negative)
             XCTAssertEqual(findings.map(\.code), [], "\(testCase.code): \(findings.map(\.message))")
         }
+    }
+
+    /// A dictionary is judged where it is written, once however many rules it serves through
+    /// defaults; legacy paths have no query, and a voided dictionary matches nothing to note.
+    func test_queryItemMatchesAbsent_isReportedWhereTheDictionaryIsWritten() {
+        let text = #"""
+            {"applinks": {"defaults": {"?": {"ref": "*"}}, "details": [
+              {"appIDs": ["ABCDE12345.com.example.app"], "defaults": {"?": {"id": "*", "lang": "??"}},
+               "components": [{"/": "/a"}, {"/": "/b"}, {"/": "/c", "?": {"q": "*", "n": 1}}]},
+              {"appIDs": ["ABCDE12345.com.example.other"], "components": [{"/": "/d"}]}]}}
+            """#
+        let paths = Self.documentFindings(text).filter { $0.code == "query-item-matches-absent" }.map(\.path.description)
+        XCTAssertEqual(Set(paths), [#"applinks.defaults["?"].ref"#, #"applinks.details[0].defaults["?"].id"#], "\(paths)")
+        XCTAssertEqual(paths.count, 2)
     }
 
     func test_catalog_everyCodeHasACase() {
