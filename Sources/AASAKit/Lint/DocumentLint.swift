@@ -9,6 +9,21 @@
 /// admits URLs without them. Each check lives in its own file with its messages; this file only
 /// gathers them.
 public enum DocumentLint {
+    /// Whether the file opens with a static site generator's front matter (`---` on a line of its
+    /// own, after an optional byte order mark): a site that publishes the file as written serves
+    /// that too, and the parser can only say that `-` needs a digit.
+    static func startsWithFrontMatter(_ bytes: [UInt8]) -> Bool {
+        var body = bytes[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        guard body.starts(with: Array("---".utf8)) else { return false }
+        let rest = body.dropFirst(3).prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
+        let after = body.dropFirst(3 + rest.count).first
+        return after == nil || after == UInt8(ascii: "\n")
+    }
+
+    static let frontMatterHint =
+        "the file starts with front matter (---), which the site generator served as written: publish the JSON alone (remove the front matter, or copy the file without processing it)"
+
     /// The single finding for a file that cannot be used at all, at the root path `$`.
     public static func finding(for error: DocumentError) -> LintFinding {
         let hint: String

@@ -35,6 +35,9 @@ public enum Linter {
             document = try AASADocument(bytes: bytes, configuration: configuration)
         } catch {
             var finding = DocumentLint.finding(for: error)
+            if case .invalidJSON = error, DocumentLint.startsWithFrontMatter(bytes) {
+                finding.hint = DocumentLint.frontMatterHint
+            }
             if case .rootNotObject = error {
                 // Valid JSON, only not an object: the parser notes the line its root starts on.
                 finding.line = (try? JSONParser.parseNotingLines(bytes, maxDepth: configuration.document.maxJSONDepth))?.lines[[]]

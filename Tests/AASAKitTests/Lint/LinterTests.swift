@@ -63,6 +63,20 @@ final class LinterTests: XCTestCase {
         XCTAssertEqual(findings.first?.message, "invalid JSON at line 2, column 29: trailing comma before '}'")
     }
 
+    /// A site generator that publishes the file with its front matter serves YAML before the
+    /// JSON; the parser's own message ("expected a digit after '-'") does not say so.
+    func test_invalidJSON_frontMatterGetsItsOwnHint() {
+        let document = #"{"applinks": {"details": []}}"#
+        for text in ["---\nlayout: null\n---\n" + document, "\u{FEFF}---\r\npermalink: /x\r\n---\r\n" + document, "--- \n---\n" + document] {
+            let findings = lint(text)
+            XCTAssertEqual(findings.map(\.code), ["invalid-json"], text)
+            XCTAssertTrue(findings.first?.hint?.hasPrefix("the file starts with front matter (---)") ?? false, "\(findings)")
+        }
+        for text in ["-1", "---1", "{\"a\": --- }"] {
+            XCTAssertFalse(lint(text).first?.hint?.contains("front matter") ?? true, text)
+        }
+    }
+
     // MARK: Hints
 
     func test_unknownKeyHint_suggestsTheNearMissOrListsTheKeysAllowedThere() {
