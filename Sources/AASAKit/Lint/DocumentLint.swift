@@ -14,7 +14,7 @@ public enum DocumentLint {
     /// that too, and the parser can only say that `-` needs a digit.
     static func startsWithFrontMatter(_ bytes: [UInt8]) -> Bool {
         var body = bytes[...]
-        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        if body.starts(with: URLLineReader.byteOrderMark) { body = body.dropFirst(URLLineReader.byteOrderMark.count) }
         guard body.starts(with: Array("---".utf8)) else { return false }
         let rest = body.dropFirst(3).prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
         let after = body.dropFirst(3 + rest.count).first

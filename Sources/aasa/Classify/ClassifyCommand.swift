@@ -383,8 +383,6 @@ enum ClassifyCommand {
         return .success
     }
 
-    /// A failed write (a full disk, `/dev/full`, an I/O error) ends the run at once: the records
-    /// after it could not be delivered either, and the exit status must not claim they were.
     /// Where the first line of `raw` ends (past its LF) when it is blank as SPEC 14 reads a
     /// line (spaces and tabs, a CR only right before the LF); nil when it holds anything else.
     static func leadingBlankLine(_ raw: [UInt8]) -> Int? {
@@ -395,6 +393,8 @@ enum ClassifyCommand {
         return newline.map { $0 + 1 } ?? raw.count
     }
 
+    /// A failed write (a full disk, `/dev/full`, an I/O error) ends the run at once: the records
+    /// after it could not be delivered either, and the exit status must not claim they were.
     private static func writeFailed(_ code: Int32, _ path: String?) -> ExitCode {
         printError("aasa classify: cannot write \(path ?? "the output"): \(CommandSupport.reason(code)); the output is incomplete")
         return .inputOutput
