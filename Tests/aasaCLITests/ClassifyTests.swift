@@ -330,4 +330,24 @@ extension ClassifyTests {
         let strict = try CLIRunner.run(["classify", "--compiled", artifact.path, "--limit", "nfa-states=2", "--strict"], stdin: input)
         XCTAssertEqual(strict.status, 1, strict.stderr)
     }
+
+    /// A lowered `variable-positions` refuses a domain whose automata are stored with their
+    /// tables, which never run an NFA, as `--rules` refuses its document: the two give the same
+    /// decisions under the same limits (an audit found `--compiled` deciding what `--rules`
+    /// refused).
+    func test_classify_compiledTableBackedDomainIsHeldToALoweredVariablePositionsLimit() throws {
+        let artifact = folder.appendingPathComponent("positions.aasac")
+        let compile = try CLIRunner.run(["compile", corpus.path, "-o", artifact.path])
+        XCTAssertEqual(compile.status, 0, compile.stderr)
+        XCTAssertTrue(compile.stderr.contains("prebuilt DFA table"), compile.stderr)
+        let input = Data("https://museum.example/exhibitions/fr/a\n".utf8)
+        let loaded = try CLIRunner.run(["classify", "--compiled", artifact.path], stdin: input)
+        XCTAssertFalse(loaded.stdout.contains(#""error""#), loaded.stdout)
+        let limit = ["--limit", "variable-positions=10"]
+        let fromArtifact = try CLIRunner.run(["classify", "--compiled", artifact.path] + limit, stdin: input)
+        let fromRules = try CLIRunner.run(["classify", "--rules", corpus.path] + limit, stdin: input)
+        XCTAssertTrue(fromRules.stdout.contains(#""error""#), fromRules.stdout)
+        XCTAssertTrue(fromArtifact.stdout.contains(#""error""#), fromArtifact.stdout)
+        XCTAssertTrue(fromArtifact.stderr.contains("over the variable-positions limit of 10"), fromArtifact.stderr)
+    }
 }

@@ -55,8 +55,10 @@ public enum CompiledArtifact {
     /// them once decoded (a 130 KB document of 10 000 apps and 21 500 rules wrote 428 MB).
     /// 8: the layout of 7, with patterns read in decoded modes put in UAX #15's NFC where
     /// Foundation's differed (a Hangul syllable and a trailing jamo, U+0F73, U+0F75, U+0F81):
-    /// an artifact of 7 decides those patterns otherwise than their rules now do.
-    public static let version: UInt32 = 8
+    /// an artifact of 7 decides those patterns otherwise than their rules now do. 9: each NFA
+    /// declares its variable positions, so that a table-backed automaton is held to
+    /// `variable-positions` without decoding its NFA, as its compilation would be.
+    public static let version: UInt32 = 9
     /// Public so that a command given an artifact where documents belong can say so.
     public static let magic: [UInt8] = Array("AASAFSA\0".utf8)
     public static let headerSize = 32

@@ -175,14 +175,19 @@ extension CompiledDocument {
     }
 
     /// The stored NFA of an automaton loaded with its table, decoded (and checked as
-    /// `decodeNFA` checks it) only when something asks for it. Its state count, the first
-    /// number it declares, is held to `nfa-states` now, so that a lowered limit refuses an
-    /// artifact's documents as it refuses their compilation (the table is bounded on its own);
-    /// `variable-positions` bounds running an NFA, which a table-backed automaton never does.
+    /// `decodeNFA` checks it) only when something asks for it. Its state count and variable
+    /// positions, the first two numbers it declares, are held to `nfa-states` and
+    /// `variable-positions` now, so that a lowered limit refuses an artifact's documents as it
+    /// refuses their compilation (`classify --compiled` and `--rules` give the same records
+    /// under the same limits), although the table is bounded on its own and never runs the NFA.
     static func deferredNFA(_ stored: ByteView, tagLimit: Int, limits: Configuration.Automata) throws(ArtifactError) -> DeferredNFA {
         var header = BinaryReader(stored)
         let declared = try header.natural()
         guard declared <= limits.maxNFAStates else { throw .overLimit(.nfaStates, found: declared, maximum: limits.maxNFAStates) }
+        let positions = try header.natural()
+        guard positions <= limits.maxVariablePositions else {
+            throw .overLimit(.variablePositions, found: positions, maximum: limits.maxVariablePositions)
+        }
         return DeferredNFA(encoded: Array(stored), declaredStateCount: declared) { bytes in
             bytes.withView { view in
                 var reader = BinaryReader(view)

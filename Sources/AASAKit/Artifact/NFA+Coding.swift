@@ -1,14 +1,16 @@
 extension NFA {
-    /// Layout (format 5; in format 6 the automaton gives its length first): the state count and
-    /// start, then state by state a header byte (kind in bits 0-1, transition and epsilon counts up
-    /// to 6 in bits 2-4 and 5-7, 7 meaning "7 plus a varint"), the kind's operands, each transition
-    /// as its low byte and a varint of the zigzag step to its target shifted left once, the low bit
-    /// telling whether a high byte follows (a range, not one byte), and each epsilon as a zigzag
-    /// step; then the variables' entries (zigzag, -1 for none) and names. Why steps: the compiler
-    /// numbers states in the order it builds them, so most edges go a few states forward and take a
-    /// byte.
+    /// Layout (format 5; in format 6 the automaton gives its length first; format 9 adds the
+    /// variable positions): the state count, the variable positions (`variablePositions`) and
+    /// the start, then state by state a header byte (kind in bits 0-1, transition and epsilon
+    /// counts up to 6 in bits 2-4 and 5-7, 7 meaning "7 plus a varint"), the kind's operands,
+    /// each transition as its low byte and a varint of the zigzag step to its target shifted
+    /// left once, the low bit telling whether a high byte follows (a range, not one byte), and
+    /// each epsilon as a zigzag step; then the variables' entries (zigzag, -1 for none) and
+    /// names. Why steps: the compiler numbers states in the order it builds them, so most edges
+    /// go a few states forward and take a byte.
     func encode(into writer: inout BinaryWriter) {
         writer.varint(stateCount)
+        writer.varint(variablePositions)
         writer.varint(Int(start))
         for state in 0..<stateCount {
             let id = StateID(state)
@@ -55,6 +57,10 @@ extension NFA {
         // Checked before the states are read: the limit is the compiler's (`NFABuilder.add`).
         guard states <= limits.maxNFAStates else {
             throw .overLimit(.nfaStates, found: states, maximum: limits.maxNFAStates)
+        }
+        let positions = try reader.natural()
+        guard positions <= limits.maxVariablePositions else {
+            throw .overLimit(.variablePositions, found: positions, maximum: limits.maxVariablePositions)
         }
         let start = try reader.natural()
         guard states > 0, start < states else { throw .corrupt("an automaton's states are inconsistent") }
@@ -119,7 +125,9 @@ extension NFA {
         let nfa = NFA(
             transitionStart: transitionStart, transitions: transitions, epsilonStart: epsilonStart, epsilons: epsilons,
             kinds: kinds, start: Int32(start), variableStarts: variableStarts, variableNames: variableNames)
-        try nfa.checkCompiledShape(maxVariablePositions: limits.maxVariablePositions)
+        // The count declared is the one a table-backed automaton is held to without this
+        // decoding (`CompiledDocument.deferredNFA`): it must be the count of these states.
+        guard try nfa.checkCompiledShape() == positions else { throw .corrupt("an automaton's variable positions are not the count stored") }
         return nfa
     }
 
@@ -136,11 +144,12 @@ extension NFA {
     ///   cannot use variables, SPEC 9, so calls never nest) or a `match` (only patterns accept);
     /// - the main automaton (reachable from the start, stepping over calls to their `next`)
     ///   holds no `ret`: only a variable returns;
-    /// - over every `call` state, the states of the called variable's sub-automaton add up to at
-    ///   most `maxVariablePositions` (`variable-positions`). The compiler counts a variable's
-    ///   whole block of states, which is at least what is reachable from its entry, so whatever
-    ///   it accepted under a limit passes here under the same limit.
-    func checkCompiledShape(maxVariablePositions: Int) throws(ArtifactError) {
+    ///
+    /// Returns the variable positions: over every `call` state, the states of the called
+    /// variable's sub-automaton added up, which `variable-positions` bounds. The compiler counts
+    /// a variable's whole block of states, which is at least what is reachable from its entry,
+    /// so whatever it accepted under a limit passes under the same limit.
+    func checkCompiledShape() throws(ArtifactError) -> Int {
         let unvisited: Int32 = -2
         let main: Int32 = -1
         // Per state: which part of the NFA it belongs to (a variable's number, or `main`).
@@ -188,9 +197,11 @@ extension NFA {
         for kind in kinds {
             guard case .call(let variable, _) = kind else { continue }
             positions += sizes[Int(variable)]
-            if positions > maxVariablePositions {
-                throw .overLimit(.variablePositions, found: positions, maximum: maxVariablePositions)
-            }
         }
+        return positions
     }
+
+    /// The variable positions an artifact declares for this NFA (`checkCompiledShape`); 0 for
+    /// a shape compilation never gives, which the check on decoding then refuses as corrupt.
+    var variablePositions: Int { (try? checkCompiledShape()) ?? 0 }
 }

@@ -103,6 +103,52 @@ final class ArtifactLimitsTests: XCTestCase {
         XCTAssertNoThrow(try decode(bytes))
     }
 
+    /// A table-backed automaton never runs its NFA, and loads without decoding it; a lowered
+    /// `variable-positions` still refuses it, by the count its NFA declares, as compiling the
+    /// document refuses it: `classify --compiled` gives the records `--rules` gives.
+    func test_decode_refusesATableBackedAutomatonOverALoweredVariablePositionsLimit() throws {
+        let source = try document(Self.variableDocument)
+        let positions = try XCTUnwrap(source.path.compactMap { $0 }.map(\.nfa.variablePositions).max())
+        XCTAssertGreaterThan(positions, 5)
+        var counts = CompiledArtifact.Counts()
+        let rules = ClassifierRules(artifact: [CompiledArtifact.Domain(name: source.domain, file: "test", state: .compiled(source))])
+        let bytes = CompiledArtifact.encode(rules, budget: .init(), counts: &counts)
+        XCTAssertGreaterThan(counts.prebuilt, 0, "the path automaton is stored with its table")
+        let loaded = try compiled(try decode(bytes))
+        XCTAssertTrue(loaded.path.compactMap { $0 }.allSatisfy { $0.deferredNFA?.hasDecoded == false })
+        let lowered = configuration { $0.maxVariablePositions = positions - 1 }
+        XCTAssertThrowsError(try decode(bytes, configuration: lowered)) {
+            XCTAssertEqual($0 as? ArtifactError, .overLimit(.variablePositions, found: positions, maximum: positions - 1))
+        }
+        XCTAssertThrowsError(try document(Self.variableDocument, configuration: lowered), "compilation refuses it too")
+        XCTAssertNoThrow(try decode(bytes, configuration: configuration { $0.maxVariablePositions = positions }))
+    }
+
+    /// The count an NFA declares is checked against its states when it is decoded: an artifact
+    /// declaring fewer positions than its NFA has would slip past a lowered limit.
+    func test_decode_refusesAnNFADeclaringOtherVariablePositionsThanItHas() throws {
+        let nfa = try XCTUnwrap(try document(Self.variableDocument).path.compactMap { $0 }.first).nfa
+        var writer = BinaryWriter()
+        nfa.encode(into: &writer)
+        let (states, positions, rest) = try writer.bytes.withView { view throws(ArtifactError) in
+            var reader = BinaryReader(view)
+            return (try reader.natural(), try reader.natural(), view.count - reader.remaining)
+        }
+        XCTAssertEqual(states, nfa.stateCount)
+        XCTAssertEqual(positions, nfa.variablePositions)
+        XCTAssertGreaterThan(positions, 0)
+        var forged = BinaryWriter()
+        forged.varint(states)
+        forged.varint(positions - 1)
+        let forgedBytes = forged.bytes + writer.bytes[rest...]
+        XCTAssertThrowsError(try forgedBytes.withView { view throws(ArtifactError) in
+            var reader = BinaryReader(view)
+            _ = try NFA.decode(from: &reader, limits: Configuration.default.automata)
+        }) {
+            XCTAssertEqual($0 as? ArtifactError, .corrupt("an automaton's variable positions are not the count stored"))
+        }
+    }
+
     /// The shape of the 400 KB artifact that needed 2.66 GB for its first URL: a variable of
     /// 3 000 `*`-values called from many places, here 1 400 (about 21 million variable positions,
     /// over the default of 8 million). Compiled only under a raised limit; loaded under the

@@ -137,10 +137,10 @@ final class CompiledArtifactTests: XCTestCase {
         }
     }
 
-    /// Format 7 (patterns in Foundation's NFC) and older are refused, not migrated.
+    /// Format 8 (NFAs without their variable positions) and older are refused, not migrated.
     func test_artifact_refusesTheOlderFormatWithAClearMessage() throws {
-        XCTAssertEqual(CompiledArtifact.version, 8)
-        for version: UInt8 in [5, 6, 7] {
+        XCTAssertEqual(CompiledArtifact.version, 9)
+        for version: UInt8 in [5, 6, 7, 8] {
             var older = CompiledArtifact.encode(try corpusRules())
             older[8] = version
             XCTAssertThrowsError(try decode(older)) {

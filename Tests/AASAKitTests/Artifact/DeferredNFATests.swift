@@ -69,9 +69,16 @@ extension CompiledArtifactTests {
     func test_damagedStoredNFA_readsAsAcceptingNothing_andSaysSo() throws {
         let (loaded, _, _, _) = try loadedAndSource()
         let good = try XCTUnwrap(loaded.first?.deferredNFA?.encoded)
-        var damaged = good
-        // A transition's target far beyond the states: refused by the checks of `NFA.decode`.
-        damaged[damaged.count / 2] = 0x7F
+        // The variable positions declared one more than the states hold: refused by the checks
+        // of `NFA.decode`, as a transition's target beyond the states would be.
+        let (states, positions, rest) = try good.withView { view throws(ArtifactError) in
+            var reader = BinaryReader(view)
+            return (try reader.natural(), try reader.natural(), view.count - reader.remaining)
+        }
+        var header = BinaryWriter()
+        header.varint(states)
+        header.varint(positions + 1)
+        let damaged = header.bytes + good[rest...]
         let limits = Configuration.Automata()
         for bytes in [damaged, Array(good.dropLast()), good + [0]] {
             let deferred = try bytes.withView { try CompiledDocument.deferredNFA($0, tagLimit: 1_000, limits: limits) }
