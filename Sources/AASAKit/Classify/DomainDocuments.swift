@@ -45,9 +45,21 @@ public struct DomainDocuments: Sendable {
     }
 
     /// One document handed over as bytes (libaasa); `name` stands for the file in messages.
+    /// Bytes over `document-bytes` are refused before they are copied: a caller handing over
+    /// a 4 GiB buffer by mistake must not make this copy it first.
+    public static func single(bytes: UnsafeBufferPointer<UInt8>, name: String, domain: String, configuration: Configuration)
+        -> DomainDocuments
+    {
+        let maxBytes = configuration.document.maxBytes
+        let document =
+            bytes.count > maxBytes
+            ? .failure(LoadFailure(description: "\(name): \(DocumentError.tooLarge(size: bytes.count, limit: maxBytes))"))
+            : parse(Array(bytes), file: name, configuration)
+        return DomainDocuments(sources: [Source(domain: asciiLowercase(domain), file: name, document: document)], warnings: [])
+    }
+
     public static func single(bytes: [UInt8], name: String, domain: String, configuration: Configuration) -> DomainDocuments {
-        DomainDocuments(
-            sources: [Source(domain: asciiLowercase(domain), file: name, document: parse(bytes, file: name, configuration))], warnings: [])
+        bytes.withUnsafeBufferPointer { single(bytes: $0, name: name, domain: domain, configuration: configuration) }
     }
 
     /// Every document of a rules directory.
