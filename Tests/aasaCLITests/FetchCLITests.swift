@@ -552,6 +552,11 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(badLimit.status, 2)
         XCTAssertTrue(badLimit.stderr.contains("--limit document-bytes needs a whole number"), badLimit.stderr)
         XCTAssertEqual(try CLIRunner.run(["fetch", "example.com", "--out", out.path, "--limit", "nfa-states=lots"]).status, 2)
+        // A mistyped option is named before the missing domains (an audit found "no domains").
+        let bogus = try CLIRunner.run(["fetch", "--out", out.path, "--limit", "bogus=1"])
+        XCTAssertEqual(bogus.status, 2)
+        XCTAssertTrue(bogus.stderr.contains("bogus"), bogus.stderr)
+        XCTAssertFalse(bogus.stderr.contains("no domains"), bogus.stderr)
         let tooMany = try CLIRunner.run(["fetch", "example.com", "--out", out.path, "--jobs", "300"])
         XCTAssertEqual(tooMany.status, 2, "more connections than a slice has domains would do nothing")
         XCTAssertTrue(tooMany.stderr.contains("--jobs needs a number from 1 to 256"), tooMany.stderr)

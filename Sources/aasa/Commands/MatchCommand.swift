@@ -11,14 +11,15 @@ enum MatchCommand {
             .init(name: "domain", valueName: "domain", help: "The host that serves the file (required)."),
             .init(name: "app", valueName: "app-id", help: "Decide for this app only."),
             .init(name: "engine", valueName: "engine", help: "dfa (the compiled engine, default) or reference (the oracle)."),
-            .init(name: "blank-lines", valueName: "skip|record", help: "Standard input: skip (default) or an \"empty line\" error record, so output row n is input line n."),
+            .init(name: "blank-lines", valueName: "skip|record", help: "A blank input line or empty argument: skip (default) or an \"empty line\" error record, so output row n is input n."),
         ] + CommandSupport.configurationOptions,
         flags: [.init(name: "strict", help: "Exit 1 when some records are errors (default: error records are data, exit 0).")],
         discussion: """
             URLs come from the arguments, or one per line on standard input when none are given
             (a leading UTF-8 byte order mark, LF or CRLF and surrounding spaces and tabs
             removed; blank lines skipped, or given an "empty line" error record with
-            --blank-lines record). Compressed input (gzip, bzip2, zstd, xz) is refused with the command
+            --blank-lines record). An argument is read as such a line: '' or ' ' is skipped
+            too unless --blank-lines record. Compressed input (gzip, bzip2, zstd, xz) is refused with the command
             that decompresses it, status 5, as by classify.
             Each URL gives one line of JSON, keys in this order:
               {"url": …, "apps": [apps whose decision is match], "decisions": [{"app": …,

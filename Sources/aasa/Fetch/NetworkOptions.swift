@@ -90,9 +90,6 @@ struct NetworkOptions {
                 if !text.isEmpty, let error = add(String(decoding: text, as: UTF8.self)) { return .failure(error) }
             }
         }
-        guard !options.domains.isEmpty || !requireDomains else {
-            return .failure(UsageError(message: "no domains: give DOMAIN arguments or --domains FILE"))
-        }
         func number(_ name: String, _ range: ClosedRange<Double>) -> Result<Double?, UsageError> {
             guard let text = parsed.value(name) else { return .success(nil) }
             guard let value = Double(text), value.isFinite, range.contains(value) else {
@@ -133,6 +130,10 @@ struct NetworkOptions {
                     UsageError(message: "--connect-to needs HOST:PORT:ADDR:PORT (parts may be empty), not '\(entry)'"))
             }
             options.transfers.connectTo.append(entry)
+        }
+        // After the options' own checks: a mistyped option is the mistake to name first.
+        guard !options.domains.isEmpty || !requireDomains else {
+            return .failure(UsageError(message: "no domains: give DOMAIN arguments or --domains FILE"))
         }
         if let caFile = parsed.value("ca-file") {
             switch TrustStore.bundle(adding: caFile) {

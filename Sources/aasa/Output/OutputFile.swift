@@ -102,17 +102,30 @@ struct OutputFileError: Error, CustomStringConvertible {
     var description: String { "cannot write \(path): \(reason ?? String(cString: strerror(code)))" }
 }
 
-/// A file written whole or not at all (`aasa compile -o`): the bytes go to a temporary file in
-/// the same directory, renamed over the target at the end. The temporary file is created
-/// before any work, so an unwritable directory is reported before compiling.
+/// A file written whole or not at all (`aasa compile -o`, `--stats`): the bytes go to a
+/// temporary file in the same directory, renamed over the target at the end. The temporary file
+/// is created before any work, so an unwritable directory is reported before compiling.
+///
+/// Why an unnamed temporary file (`O_TMPFILE`) where the file system has them: a run killed by
+/// SIGKILL (the OOM killer, `timeout -s KILL`, a cancelled CI job) cannot remove a named one,
+/// and each such run left an empty `.aasa-XXXXXX` beside the target. An unnamed file vanishes
+/// with the process; it gets a name only once whole, for the instant before the rename.
 final class AtomicOutputFile {
     let path: String
     private let temporary: OutputFile
+    /// The temporary file has no name yet (`O_TMPFILE`): `commit` links it into the directory.
+    private let unnamed: Bool
 
-    private init(path: String, temporary: OutputFile) {
+    private init(path: String, temporary: OutputFile, unnamed: Bool) {
         self.path = path
         self.temporary = temporary
+        self.unnamed = unnamed
     }
+
+    /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Swift does not import: a file in the
+    /// directory given to `open`, without a name. `__O_TMPFILE` is 020000000 on Linux for x86-64
+    /// and arm64.
+    private static let unnamedFileFlag: Int32 = 0o20000000 | O_DIRECTORY
 
     /// A symbolic link is followed: the file it names is replaced and the link stays. Anything
     /// but a regular file (a device, a FIFO, a socket) is refused: renaming over it would put
@@ -131,14 +144,42 @@ final class AtomicOutputFile {
             default: return .failure(OutputFileError(path: path, reason: "not a regular file (an artifact replaces a file whole)"))
             }
         }
-        var template = Array(PathName.join(PathName.split(target).directory, ".aasa-XXXXXX").utf8CString)
+        let directory = PathName.split(target).directory
+        // Naming an unnamed file goes through /proc/self/fd; without /proc, a named one.
+        if access("/proc/self/fd", X_OK) == 0 {
+            let descriptor = Foundation.open(directory.isEmpty ? "." : directory, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
+            if descriptor >= 0 {
+                // As below: readable by the workers that map an artifact, whatever the umask.
+                _ = fchmod(descriptor, 0o644)
+                return .success(
+                    AtomicOutputFile(path: target, temporary: OutputFile(path: target, fileDescriptor: descriptor, created: false), unnamed: true))
+            }
+            // A file system without unnamed files (EOPNOTSUPP, EISDIR on older kernels) gets a
+            // named one; a directory that cannot be written fails again below, with its reason.
+        }
+        var template = Array(PathName.join(directory, ".aasa-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard descriptor >= 0 else { return .failure(OutputFileError(path: path, code: errno)) }
         let temporary = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }
         // mkstemp makes the file 0600; an artifact is read by the workers that map it.
         _ = fchmod(descriptor, 0o644)
         RemovedOnSignal.register(temporary)
-        return .success(AtomicOutputFile(path: target, temporary: OutputFile(path: temporary, fileDescriptor: descriptor, created: true)))
+        return .success(
+            AtomicOutputFile(path: target, temporary: OutputFile(path: temporary, fileDescriptor: descriptor, created: true), unnamed: false))
+    }
+
+    /// Links the unnamed temporary file into the target's directory under a fresh hidden name
+    /// (`linkat` fails rather than replace a file that holds the name); the name, or nil with
+    /// `errno`.
+    private func nameTemporary() -> String? {
+        let directory = PathName.split(path).directory
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        for _ in 0..<100 {
+            let name = PathName.join(directory, ".aasa-" + String((0..<6).map { _ in letters.randomElement() ?? "x" }))
+            if linkat(AT_FDCWD, "/proc/self/fd/\(temporary.fileDescriptor)", AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 { return name }
+            guard errno == EEXIST else { return nil }
+        }
+        return nil
     }
 
     /// `path`, or the file its symbolic links lead to; nil (with `errno`) for a dangling link.
@@ -156,10 +197,21 @@ final class AtomicOutputFile {
                 return OutputFileError(path: path, code: code)
             }
         }
+        let named: String
+        if unnamed {
+            guard let name = nameTemporary() else {
+                let code = errno
+                temporary.close()
+                return OutputFileError(path: path, code: code)
+            }
+            named = name
+        } else {
+            named = temporary.path
+        }
         temporary.close()
-        guard rename(temporary.path, path) == 0 else {
+        guard rename(named, path) == 0 else {
             let code = errno
-            unlink(temporary.path)
+            unlink(named)
             return OutputFileError(path: path, code: code)
         }
         return nil
