@@ -59,7 +59,8 @@ public struct DomainDocuments: Sendable {
     }
 
     public static func single(bytes: [UInt8], name: String, domain: String, configuration: Configuration) -> DomainDocuments {
-        bytes.withUnsafeBufferPointer { single(bytes: $0, name: name, domain: domain, configuration: configuration) }
+        DomainDocuments(
+            sources: [Source(domain: asciiLowercase(domain), file: name, document: parse(bytes, file: name, configuration))], warnings: [])
     }
 
     /// Every document of a rules directory.
