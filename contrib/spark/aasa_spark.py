@@ -149,7 +149,7 @@ def classify(
     clash = [c for c in df.columns if c != url_col and fold(c) in reserved]
     if clash:
         raise ValueError(f"the input's columns {clash} clash with the record's; rename them first")
-    unsupported = _without_arrow_type(df.schema)
+    unsupported = _without_arrow_type(df.schema, spark.conf.get("spark.sql.session.timeZone"))
     if unsupported:
         raise ValueError(
             f"the columns {unsupported} have types Spark cannot hand to Python through Arrow; "
@@ -196,17 +196,25 @@ def _travelling(position: int) -> str:
     return f"_aasa_{position}"
 
 
-def _without_arrow_type(schema: StructType) -> list:
+def _without_arrow_type(schema: StructType, timezone: str) -> list:
     """The names of the columns Spark cannot convert to Arrow (empty when pyspark's converter
-    cannot be imported here: the job then says so itself)."""
+    cannot be imported here: the job then says so itself).
+
+    pyspark 4's converter asserts a time zone for a timestamp, and 3.5's takes no such argument:
+    the session's zone goes where the converter names the parameter. Without it, under pyspark
+    4, every timestamp column (alone or in an array, map or struct) was named here as one Spark
+    cannot hand over."""
     try:
         from pyspark.sql.pandas.types import to_arrow_type
     except ImportError:
         return []
+    import inspect
+
+    options = {"timezone": timezone} if "timezone" in inspect.signature(to_arrow_type).parameters else {}
     refused = []
     for field in schema.fields:
         try:
-            to_arrow_type(field.dataType)
+            to_arrow_type(field.dataType, **options)
         except Exception:
             refused.append(field.name)
     return refused

@@ -107,6 +107,8 @@ def _load() -> ctypes.CDLL:
 
 _lib = _load()
 _KINDS = {0: "no_match", 1: "match", 2: "exclude"}
+#: AASA_ERROR_ARGUMENT of aasa.h.
+_ERROR_ARGUMENT = 1
 
 
 def _check(status: int) -> None:
@@ -504,10 +506,14 @@ class Rules:
         except TypeError as error:
             raise _not_a_url(given, error) from None
         # The library counts the line feeds as it cuts: more than the URLs' separators means a
-        # URL holds one, and the batch is passed again with explicit ends.
-        if _lib.aasa_classify_columns(handle, data, len(data), None, len(given), ctypes.byref(batch)) != 0:
+        # URL holds one, refused as a bad argument, and the batch is passed again with explicit
+        # ends. Any other failure (a batch too large, status 4) would fail again after classifying
+        # the whole batch a second time: raised at once.
+        status = _lib.aasa_classify_columns(handle, data, len(data), None, len(given), ctypes.byref(batch))
+        if status == _ERROR_ARGUMENT:
             data, ends = _ended(given)
-            _check(_lib.aasa_classify_columns(handle, data, len(data), ends, len(given), ctypes.byref(batch)))
+            status = _lib.aasa_classify_columns(handle, data, len(data), ends, len(given), ctypes.byref(batch))
+        _check(status)
         try:
             return Results(owner, given, _lib.aasa_batch_columns(batch).contents)
         finally:

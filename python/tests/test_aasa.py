@@ -5,6 +5,7 @@ Needs ``AASA_CLI`` (the built ``aasa``; ``make test`` sets it)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -272,6 +273,70 @@ def test_python_m_aasa_refuses_bad_limits_as_usage_errors():
         assert b"Traceback" not in run.stderr
 
 
+def test_python_m_aasa_exits_with_the_cli_status_for_the_same_cause(tmp_path):
+    """Each status checked against the tool's, for the cause the tool finds first: usage (2),
+    then the input and output (5), then the rules (3). The module loaded the rules first, read a
+    missing --rules path as a missing --domain, a bad --domain as bad rules, and ended a failed
+    write with a traceback (1)."""
+    document = ROOT / "corpus" / "museum.example" / "apple-app-site-association"
+    urls = tmp_path / "urls.txt"
+    urls.write_bytes(b"https://museum.example/\n")
+    packed = tmp_path / "urls.txt.gz"
+    packed.write_bytes(gzip.compress(urls.read_bytes()))
+    (tmp_path / "bad.json").write_bytes(b"{")
+    missing = str(tmp_path / "missing")
+    cases = [
+        (["--rules", missing], 3),
+        (["--rules", str(document)], 2),
+        (["--rules", str(document), "--domain", "a/b"], 2),
+        (["--rules", missing, "--domain", "a/b"], 2),
+        (["--rules", str(ROOT / "corpus"), "--domain", "museum.example"], 2),
+        (["--rules", str(tmp_path / "bad.json"), "--domain", "x.example"], 3),
+        (["--rules", str(document), "--domain", "museum.example", "--output", "/dev/full"], 5),
+        (["--rules", str(ROOT / "corpus"), "--input", missing], 5),
+        (["--rules", missing, "--input", missing], 5),
+        (["--rules", missing, "--output", str(tmp_path / "no-folder" / "out")], 5),
+        (["--rules", str(ROOT / "corpus"), "--input", str(packed)], 5),
+        (["--rules", str(ROOT / "corpus"), "--input", str(urls), "--output", str(urls)], 2),
+        (["--rules", str(ROOT / "corpus"), "--input", str(urls), "--output", str(ROOT / "corpus" / "new.json")], 2),
+        (["--rules", str(document), "--domain", "museum.example", "--input", str(urls)], 0),
+    ]
+    for arguments, status in cases:
+        given = {"input": b"https://museum.example/\n", "stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "check": False}
+        tool = subprocess.run([CLI, "classify", "--quiet", *arguments], **given)
+        module = subprocess.run([sys.executable, "-m", "aasa", *arguments], **given)
+        assert (module.returncode, tool.returncode) == (status, status), (arguments, module.stderr)
+        assert b"Traceback" not in module.stderr, arguments
+        assert module.stdout == tool.stdout, arguments
+    assert urls.read_bytes() == b"https://museum.example/\n" and not (ROOT / "corpus" / "new.json").exists()
+
+
+def test_python_m_aasa_refused_leaves_an_existing_output_as_it_was_and_creates_none(tmp_path):
+    kept = tmp_path / "kept.ndjson"
+    kept.write_bytes(b"earlier records\n")
+    for output in (kept, tmp_path / "new.ndjson"):
+        run = subprocess.run([sys.executable, "-m", "aasa", "--rules", str(tmp_path / "missing"), "--output", str(output)],
+                             input=b"https://museum.example/\n", stderr=subprocess.PIPE, check=False)
+        assert run.returncode == 3, run.stderr
+    assert kept.read_bytes() == b"earlier records\n" and not (tmp_path / "new.ndjson").exists()
+
+
+def test_python_m_aasa_ends_quietly_with_0_when_its_reader_goes_away(tmp_path):
+    """`| head -n 1`: the tool exits 0 without a word; the module ended with a BrokenPipeError
+    traceback and status 1. The records pass the pipe's buffer, so the write meets the closed
+    end whatever the timing."""
+    urls = tmp_path / "urls.txt"
+    urls.write_bytes(b"".join(b"https://museum.example/exhibitions/%d\n" % n for n in range(20000)))
+    for command in ([CLI, "classify", "--quiet"], [sys.executable, "-m", "aasa"]):
+        process = subprocess.Popen([*command, "--rules", str(ROOT / "corpus"), "--input", str(urls)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert process.stdout.readline().startswith(b'{"url": "https://museum.example/exhibitions/0"')
+        process.stdout.close()
+        stderr = process.stderr.read()
+        assert process.wait() == 0, (command, stderr)
+        assert stderr == b"", command
+
+
 def test_python_m_aasa_mirrors_classify(tmp_path):
     lines = b"\xef\xbb\xbf" + b"\n".join([b"https://museum.example/", *ODD, b"", b"https://old.example/x"]) + b"\n"
     # The last line without its LF: a CR ending it is content, alone or after a URL.
@@ -297,11 +362,31 @@ def test_pandas():
     assert list(frame.index) == [10, 20, 30]
     assert frame.loc[10, "domain"] == "museum.example" and frame.loc[20, "error"] == "empty line"
     assert pandas.isna(frame.loc[30, "domain"])
+    # A missing URL stays missing, as the Spark helper keeps a null URL null.
+    assert pandas.isna(frame.loc[20, "url"]) and pandas.isna(typed["url"][1])
     # A value that is not text, and not missing, is named by its index label.
     with aasa.Rules.from_directory(ROOT / "corpus") as rules:
         for value in (42, 1.5, ["https://museum.example/"]):
             with pytest.raises(TypeError, match="index 'b' is " + type(value).__name__):
                 aasa.pandas.classify(pandas.Series(["https://museum.example/", value], index=["a", "b"], dtype=object), rules)
+
+
+def test_pandas_gives_a_lone_surrogate_its_error_record_and_the_text_the_tool_shows():
+    """pandas 3 keeps strings in Arrow, which refuses a lone surrogate: the helper raised
+    UnicodeEncodeError where `Rules.classify` gives an error record."""
+    pandas = pytest.importorskip("pandas")
+    import aasa.pandas
+
+    urls = ["https://museum.example/\udcff", "https://museum.example/\ud800x", "https://museum.example/caf\u00e9"]
+    with aasa.Rules.from_directory(ROOT / "corpus") as rules:
+        frame = aasa.pandas.classify(pandas.Series(urls, dtype=object), rules)
+        expected = [json.loads(line) for line in rules.classify_ndjson(urls).decode().splitlines()]
+    assert list(frame["error"][:2]) == ["the line is not valid UTF-8"] * 2
+    # \udcff goes to the library as the byte FF (surrogateescape), \ud800 as ED A0 80: the url
+    # column holds what the tool's record shows for those bytes.
+    assert list(frame["url"]) == [record["url"] for record in expected]
+    assert frame["url"][0] == "https://museum.example/\ufffd" and frame["url"][1] == "https://museum.example/\ufffd\ufffd\ufffdx"
+    assert frame["url"][2] == urls[2] and pandas.isna(frame["error"][2]) and "error" not in expected[2]
 
 
 def test_readme_example():
@@ -354,6 +439,27 @@ def test_a_batch_whose_results_pass_a_gib_is_an_error_not_an_abort():
             rules.classify([b"https://x.example/%d" % i for i in range(12000)])
         assert raised.value.status == 4 and "of its 12000 URLs" in str(raised.value)
         assert len(rules.classify(urls[:100])) == 100
+
+
+def test_classify_passes_a_batch_again_only_for_a_url_holding_a_line_feed(monkeypatch):
+    """The second pass with explicit ends is for URLs holding a line feed; a batch refused as too
+    large was classified whole a second time before the error was raised."""
+    calls = []
+    columns = aasa._lib.aasa_classify_columns
+
+    def counted(*arguments):
+        calls.append(arguments[3] is not None)  # whether the pass gave explicit ends
+        return columns(*arguments)
+
+    monkeypatch.setattr(aasa._lib, "aasa_classify_columns", counted)
+    document = json.dumps({"applinks": {"details": [{"appIDs": [f"T{i}.a" for i in range(10000)], "components": [{}]}]}})
+    with aasa.Rules.from_document(document, "x.example") as rules:
+        with pytest.raises(aasa.AASAError) as raised:
+            rules.classify([b"https://x.example/%d" % i for i in range(12000)])
+        assert raised.value.status == 4 and calls == [False]
+        calls.clear()
+        assert [r.error for r in rules.classify(["https://x.example/a\nb", "https://x.example/"])] == [None, None]
+        assert calls == [False, True]
 
 
 def test_arguments_of_the_wrong_type_are_type_errors_and_bad_limits_refused_before_the_library():

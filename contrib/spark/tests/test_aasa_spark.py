@@ -331,6 +331,22 @@ def test_other_columns_come_back_untouched(spark, aasa, small_compiled, engine):
     assert {row["n"]: row["apps"] for row in result.select("n", "apps").collect()}[1] == ["ABCDE12345.com.example.shop", "ABCDE12345.com.example.shop.beta"]
 
 
+@pytest.mark.parametrize("engine", ["pipe", "inprocess"])
+def test_timestamp_columns_alone_or_nested_are_accepted_and_come_back_untouched(spark, aasa, small_compiled, engine):
+    """pyspark 4's Arrow converter needs the session's time zone for a timestamp: asked
+    without one, the check before the job refused every timestamp column, nested ones too."""
+    df = spark.sql("""
+        select link, timestamp_micros(1636266600000000 + n) as ts, array(timestamp_micros(n)) as stamps,
+               named_struct('at', timestamp_micros(n), 'n', n) as event, map('k', timestamp_micros(n)) as marks
+        from values (1, 'https://shop.example/products/1'), (2, 'not a url') as t(n, link)""")
+    shown = ("unix_micros(ts)", "to_json(transform(stamps, s -> unix_micros(s)))", "unix_micros(event.at)", "unix_micros(marks['k'])")
+    expected = sorted(tuple(row) for row in df.selectExpr(*shown).collect())
+    result = classify(df, "link", binary=aasa, compiled=str(small_compiled), engine=engine)
+    assert result.columns == ["url", "domain", "apps", "decisions", "error", "ts", "stamps", "event", "marks"]
+    assert sorted(tuple(row) for row in result.selectExpr(*shown).collect()) == expected
+    assert expected[0] == (1636266600000001, "[1]", 1, 1)
+
+
 def test_columns_spark_cannot_hand_to_arrow_are_named_before_the_job(spark, aasa, small_compiled):
     df = spark.sql("select 'https://shop.example/products/1' as link, interval '2' year as term")
     with pytest.raises(ValueError, match="term"):
