@@ -216,6 +216,9 @@ public enum ArtifactError: Error, Sendable, Equatable, CustomStringConvertible {
         case .checksumMismatch: return "the compiled artifact is corrupt (checksum mismatch)"
         case .corrupt(let reason): return "the compiled artifact is corrupt: \(reason)"
         case .unreadable(let reason): return "cannot read the compiled artifact: \(reason)"
+        case .overLimit(.dfaCacheBytes, let found, let maximum):
+            let limit = Configuration.Limit.dfaCacheBytes
+            return "the compiled artifact has an automaton that needs a DFA cache of at least \(found) bytes, more than the \(limit.rawValue) limit of \(maximum) (\(limit.hint))"
         case .overLimit(let limit, let found, let maximum):
             return "the compiled artifact has an automaton of at least \(found) \(limit.unit), over the \(limit.rawValue) limit of \(maximum) (\(limit.hint))"
         }

@@ -198,6 +198,14 @@ extension CompiledDocument {
 
     static let appCountMismatch = "a domain's app IDs are not its rules'"
 
+    /// Why a stored automaton could not be set up under the loading configuration: a DFA cache
+    /// budget below what the automaton needs is a limit given to `classify`, as it is when
+    /// compiling; it was reported as a corrupt artifact.
+    static func loadingError(_ error: AutomatonError) -> ArtifactError {
+        if case .budgetTooSmall(let minimum, let given) = error { return .overLimit(.dfaCacheBytes, found: minimum, maximum: given) }
+        return .corrupt("\(error)")
+    }
+
     /// The document of `domain` with `appIDs`, from a body that every domain compiled from the
     /// same rules shares.
     static func decode(from reader: inout BinaryReader, domain: String, appIDs: [String], configuration: Configuration)
@@ -285,7 +293,7 @@ extension CompiledDocument {
                             deferred.declaredStateCount
                         )
                     } catch {
-                        throw .corrupt("\(error)")
+                        throw Self.loadingError(error)
                     }
                 }
             }
@@ -296,7 +304,7 @@ extension CompiledDocument {
                 if form == Self.storedLazyAndLarge { automata.eagerMaxStates = 0 }
                 return (try Planner.automaton(nfa, configuration: automata, budget: budget), nfa.stateCount)
             } catch {
-                throw .corrupt("\(error)")
+                throw Self.loadingError(error)
             }
         }
         var splits: [SuffixSplit?] = []

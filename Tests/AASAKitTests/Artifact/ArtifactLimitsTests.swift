@@ -149,6 +149,32 @@ final class ArtifactLimitsTests: XCTestCase {
         }
     }
 
+    /// A DFA cache budget below what a stored automaton needs is a limit given to `classify`,
+    /// named with its way out, not a corrupt artifact (an audit found it called corrupt).
+    func test_decode_refusesACacheBudgetBelowTheMinimumAsALimitNotAsDamage() throws {
+        let bytes = artifact(try document(Self.variableDocument))
+        let tiny = configuration { $0.cacheCapacity = 100 }
+        XCTAssertThrowsError(try decode(bytes, configuration: tiny)) {
+            guard case .overLimit(.dfaCacheBytes, let found, 100) = $0 as? ArtifactError else { return XCTFail("\($0)") }
+            XCTAssertGreaterThan(found, 100)
+            XCTAssertFalse("\($0)".contains("corrupt"), "\($0)")
+            XCTAssertTrue("\($0)".contains("(raise it with --limit dfa-cache-bytes=<n>)"), "\($0)")
+        }
+        XCTAssertThrowsError(try document(Self.variableDocument, configuration: tiny), "compilation refuses it too")
+    }
+
+    /// A document's query items are compiled in the order it names them, so a refusal names
+    /// the same rule, the first whose item passes the limit, on every run: in the dictionary's
+    /// hash order (seeded per process) it named one of the eight rules at random.
+    func test_compile_refusesQueryItemsInDocumentOrder_soTheRefusalNamesTheFirstRule() throws {
+        let components = (0..<8).map { #"{"?": {"k\#($0)": "$(lang)"}}"# }.joined(separator: ", ")
+        let json = #"{"applinks": {"details": [{"appIDs": ["T.a"], "components": [\#(components)]}]}}"#
+        XCTAssertNoThrow(try document(json))
+        XCTAssertThrowsError(try document(json, configuration: configuration { $0.maxVariablePositions = 10 })) {
+            XCTAssertTrue("\($0)".contains("at applinks.details[0].components[0]"), "\($0)")
+        }
+    }
+
     /// The shape of the 400 KB artifact that needed 2.66 GB for its first URL: a variable of
     /// 3 000 `*`-values called from many places, here 1 400 (about 21 million variable positions,
     /// over the default of 8 million). Compiled only under a raised limit; loaded under the

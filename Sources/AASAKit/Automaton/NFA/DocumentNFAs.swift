@@ -158,7 +158,12 @@ struct DocumentNFAs {
             queryText.append(try build(queryPatterns[mode.index], mode))
             fragment.append(try build(fragmentPatterns[mode.index], mode))
             var byName: [ExactString: ItemAutomaton] = [:]
-            for (name, patterns) in itemPatterns[mode.index] {
+            // In the order the document first names each item, not the dictionary's (hash
+            // order changes from run to run): which automaton passes `nfa-states` or
+            // `variable-positions` first, and so which rule the refusal names, was different on
+            // every run, and with it the error records (an audit's finding).
+            let named = itemPatterns[mode.index].sorted { ($0.value.first?.tag ?? 0) < ($1.value.first?.tag ?? 0) }
+            for (name, patterns) in named {
                 if let nfa = try build(patterns, mode, itemTags: true) {
                     byName[name] = ItemAutomaton(nfa: nfa, predicates: patterns.map(\.tag))
                 }
