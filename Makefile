@@ -63,12 +63,12 @@ install: build
 	install -m 755 $(BIN)/aasa $(DESTDIR)$(PREFIX)/bin/aasa
 
 demo: build
-	@./scripts/demo.sh $(BIN)/aasa
+	@./corpus/demo.sh $(BIN)/aasa
 
 test: deps
 	$(SWIFT) build $(TEST_FLAGS)
 	$(SWIFT) test $(TEST_FLAGS)
-	./Fuzz/run.sh 5
+	./Tests/Fuzz/run.sh 5
 	$(SWIFT) build -c release
 	./Tests/CABI/run.sh
 	$(MAKE) --no-print-directory test-python
@@ -115,8 +115,8 @@ test-python: build $(PYVENV)/bin/pytest
 
 # Longer fuzzing (60 s per target); findings go to Tests/Regressions/.
 fuzz:
-	./Fuzz/build.sh
-	./Fuzz/run.sh 60
+	./Tests/Fuzz/build.sh
+	./Tests/Fuzz/run.sh 60
 
 # The full harness: aasa-bench (all suites), then the peers suite (RE2::Set and Hyperscan, a
 # separate package so that nothing else links them; installs their Debian packages if missing).

@@ -2,12 +2,12 @@
 # Runs every fuzz target for SECONDS (default 10) from its checked-in seed corpus. A crash or a
 # disagreement stops the run with libFuzzer's report; keep the input in Tests/Regressions/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 seconds=${1:-10}
-[ -x .build/fuzz/aasa-fuzz ] || ./Fuzz/build.sh
+[ -x .build/fuzz/aasa-fuzz ] || ./Tests/Fuzz/build.sh
 for target in document pattern url artifact differential; do
   work=$(mktemp -d)
-  cp Fuzz/Corpus/$target/* "$work"/
+  cp Tests/Fuzz/Corpus/$target/* "$work"/
   echo "fuzz $target for ${seconds}s"
   # libFuzzer reports a crash itself; Swift's backtracer would hold the pipe to grep open for
   # minutes after the crash.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures how aasa's memory grows with document size and with the DFA cache budget.
 
-Usage: scripts/measure-limits.py [path/to/release/aasa]   (default .build/release/aasa)
+Usage: Benchmarks/measure-limits.py [path/to/release/aasa]   (default .build/release/aasa)
 
 Prints the markdown tables of docs/limits.md. Peak memory is the child's ru_maxrss from
 os.wait4 (what `/usr/bin/time -v` calls "Maximum resident set size"); time is wall time.
