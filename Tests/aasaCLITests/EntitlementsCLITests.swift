@@ -224,6 +224,13 @@ final class EntitlementsCLITests: XCTestCase {
         let doublePort = text.stdout.split(separator: "\n").filter { $0.contains("443:443") }
         XCTAssertEqual(doublePort.count, 1, text.stdout)
         XCTAssertTrue(doublePort.allSatisfy { $0.contains("bad port") && !$0.contains("connect-to") }, text.stdout)
+        // An IPv6 literal is named as an address, not as a bad port (an audit's finding).
+        let address = try plist(folder, "ip.entitlements", ["application-identifier": app, "com.apple.developer.associated-domains": ["applinks:[::1]"]])
+        let named = try CLIRunner.run(["entitlements", address, "--rules", rules.path])
+        XCTAssertTrue(named.stdout.contains("an IP address, not a domain name") && !named.stdout.contains("bad port"), named.stdout)
+        // entitlements fetches from the origin only: --cdn-url would be ignored, so it is refused.
+        let cdn = try CLIRunner.run(["entitlements", file, "--fetch", "--cdn-url", "https://cdn.example/{domain}"])
+        XCTAssertEqual(cdn.status, 2, cdn.stderr)
     }
 
     func test_entitlements_rulesDirectoryIsListedAsClassifyListsIt() throws {

@@ -84,11 +84,12 @@ final class FetchCLITests: XCTestCase {
         "\(kind)-\(UUID().uuidString.prefix(8).lowercased()).aasa.test"
     }
 
-    private func network(_ server: LoopbackServer, port: Int? = nil, trust: Bool = true, timeout: String = "10") -> [String] {
+    /// `cdn` false for `entitlements`, which reads origins only and refuses `--cdn-url`.
+    private func network(_ server: LoopbackServer, port: Int? = nil, trust: Bool = true, timeout: String = "10", cdn: Bool = true) -> [String] {
         var arguments = [
-            "--connect-to", "::127.0.0.1:\(port ?? server.port)", "--cdn-url", "https://cdn.aasa.test/a/v1/{domain}",
-            "--timeout", timeout, "--connect-timeout", "5", "--retry-delay", "0.05",
+            "--connect-to", "::127.0.0.1:\(port ?? server.port)", "--timeout", timeout, "--connect-timeout", "5", "--retry-delay", "0.05",
         ]
+        if cdn { arguments += ["--cdn-url", "https://cdn.aasa.test/a/v1/{domain}"] }
         if trust { arguments += ["--ca-file", server.caFile] }
         return arguments
     }
@@ -622,7 +623,7 @@ final class FetchCLITests: XCTestCase {
         let file = folder.appendingPathComponent("app.entitlements")
         try PropertyListSerialization.data(fromPropertyList: contents, format: .binary, options: 0).write(to: file)
         let server = try loopback()
-        let output = try CLIRunner.run(["entitlements", file.path, "--fetch", "--format", "json"] + network(server))
+        let output = try CLIRunner.run(["entitlements", file.path, "--fetch", "--format", "json"] + network(server, cdn: false))
         XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
         let lines = try records(output)
         XCTAssertEqual(lines.map { $0["domain"] as? String }, [good, missing])
@@ -665,7 +666,7 @@ final class FetchCLITests: XCTestCase {
         let contents: [String: Any] = ["application-identifier": "ABCDE12345.com.example.app", "com.apple.developer.associated-domains": domains]
         let file = folder.appendingPathComponent("app.entitlements")
         try PropertyListSerialization.data(fromPropertyList: contents, format: .xml, options: 0).write(to: file)
-        let run = try ChildProcess.run(["entitlements", file.path, "--fetch", "--format", "json"] + network(server), folder: folder)
+        let run = try ChildProcess.run(["entitlements", file.path, "--fetch", "--format", "json"] + network(server, cdn: false), folder: folder)
         XCTAssertEqual(run.status, 0, run.summary)
         let lines = run.stdout.split(separator: 10)
         XCTAssertEqual(lines.count, 1_500, run.summary)
@@ -705,6 +706,12 @@ final class FetchCLITests: XCTestCase {
         let text = try CLIRunner.run(["check", names[0]] + network(try loopback()))
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdout.contains("\(names[0]): warning [content-type]"), text.stdout)
+        // Served at the root path alone: usable (fetch stores it), and said, since Apple
+        // documents only the .well-known path (an audit found it passed without a word).
+        let root = try check([domain("root")])
+        XCTAssertEqual(root.1.map(codes).first, ["root-path"], root.0.stdout)
+        XCTAssertEqual(root.1.first?["ok"] as? Bool, true, "a warning")
+        XCTAssertEqual(try check([domain("good")]).1.map(codes).first, [], "the .well-known path says nothing")
         let stalled = try check([domain("stall")], timeout: "1.5")
         XCTAssertEqual(stalled.1.map(codes).first?.first, "timeout", stalled.0.stdout)
         let rogue = try check([domain("good")], port: try loopback().roguePort)

@@ -39,6 +39,10 @@ public struct AssociatedDomain: Sendable, Equatable {
             // A URL pasted as the domain: the validator names the host it meant.
             return .failure(DomainNameError(message: "'\(VisibleText.cut(entry))': \(DomainName.validate(rest).failureMessage ?? "not a domain")"))
         }
+        if rest.hasPrefix("[") {
+            // An IPv6 literal's colons are no port: an address is no associated domain.
+            return .failure(DomainNameError(message: "'\(VisibleText.cut(entry))': an IP address, not a domain name"))
+        }
         var port: Int?
         if let portColon = rest.firstIndex(of: ":") {
             let digits = rest[rest.index(after: portColon)...]

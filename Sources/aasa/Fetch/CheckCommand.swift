@@ -24,7 +24,9 @@ enum CheckCommand {
         discussion: """
             Codes (severity): origin: connection, tls, timeout, invalid-response, redirect,
             http-status, too-large
-            (error), content-type (warning: not application/json); then the origin document's
+            (error), root-path (warning: only the root path serves the document, not the
+            .well-known path Apple documents), content-type (warning: not application/json);
+            then the origin document's
             lint findings (aasa lint's codes and severities); CDN: cdn-missing (error: the CDN
             has no copy, HTTP 404 or 410), cdn-unavailable (warning: the CDN could not be asked,
             or answered another error such as 429), cdn-differs
@@ -276,6 +278,16 @@ enum CheckCommand {
             ]
         }
         var findings: [Finding] = []
+        // `fetch` falls back to the root path, as devices long did; a deployment checked for
+        // what Apple documents today should hear that only the root serves it.
+        if origin.record.url == DocumentFetcher.rootURL(domain) {
+            findings.append(
+                Finding(
+                    code: "root-path", severity: .warning,
+                    message:
+                        "only \(origin.record.url) serves the document; \(DocumentFetcher.wellKnownURL(domain)) does not, and it is the one path Apple documents"
+                ))
+        }
         if !FetchRecord.isJSONContentType(origin.record.contentType) {
             findings.append(
                 Finding(

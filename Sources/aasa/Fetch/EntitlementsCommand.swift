@@ -20,7 +20,7 @@ enum EntitlementsCommand {
                 name: "matrix", valueName: "m.json",
                 help: "Expectations as for aasa test, for this app, each URL on its domain's document."),
             .init(name: "format", valueName: "format", help: "text (default) or json (one object per applinks entry)."),
-        ] + NetworkOptions.specOptions.filter { $0.name != "domains" },
+        ] + NetworkOptions.specOptions.filter { $0.name != "domains" && $0.name != "cdn-url" },
         flags: [.init(name: "fetch", help: "Fetch each domain's document from its origin instead (the options below apply).")],
         discussion: """
             FILE is an entitlements property list, XML or binary (as codesign -d --entitlements
@@ -32,8 +32,9 @@ enum EntitlementsCommand {
             each URL is decided on the document of the most specific entry covering its host
             (the host's own entry, else the longest wildcard); a URL no entry covers fails if it
             should open the app (and holds if it should stay on the web). Hosts are compared as
-            written, ASCII-lowercased (no IDNA: a Unicode host needs its own entry, not the
-            xn-- one). A port (DOMAIN:PORT) is fetched from that port; a rules directory holds
+            written, ASCII-lowercased, with no IDNA: an entry is ASCII (an international
+            domain as its xn-- form), and a matrix URL's Unicode host is not converted, so write
+            it as xn-- too. A port (DOMAIN:PORT) is fetched from that port; a rules directory holds
             one document a domain, whatever the port.
 
             Codes (severity): no-app-id (error: for the file, and for each entry whose

@@ -25,8 +25,10 @@ enum FetchCommand {
 
             Beside each document, apple-app-site-association.meta.json keeps its URL, status,
             content type, ETag, Last-Modified, size, SHA-256 and fetch time; the next run sends
-            If-None-Match / If-Modified-Since, and a 304 leaves the file alone. A document that
-            is not valid AASA JSON is refused. A failure never removes or truncates the last
+            If-None-Match / If-Modified-Since, and a 304 leaves the file alone. A body that is
+            not JSON, whose root is not an object, or that passes the size limit is refused
+            (invalid-document); any other JSON object is stored as devices would take it, one
+            that names no app included (it opens nothing). A failure never removes or truncates the last
             good document: new files are written beside it and renamed over it.
 
             Output: one JSON line per domain, in input order:
