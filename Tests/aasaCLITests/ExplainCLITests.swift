@@ -23,4 +23,21 @@ final class ExplainCLITests: XCTestCase {
         XCTAssertFalse(http.stdout.contains("only for https"), http.stdout)
         XCTAssertFalse(https.stdout.contains("not https"), https.stdout)
     }
+
+    /// The URL argument is read as `match` reads it, blanks around it dropped, so that both
+    /// decide the same text: `explain` once kept a trailing space and explained another URL
+    /// (here the exclusion of `x ` instead of the match of `x`).
+    func test_urlArgument_isTrimmedAsMatchTrimsIt_soBothDecideTheSameURL() throws {
+        let folder = try makeTemporaryFolder("aasa-explain")
+        let file = folder.appendingPathComponent("doc.json")
+        try Data(##"{"applinks": {"details": [{"appID": "ABCDE12345.com.ex.one", "components": [{"#": "x ", "exclude": true}, {"#": "x"}]}]}}"##.utf8)
+            .write(to: file)
+        for url in ["https://example.com/#x ", "https://example.com/#x\t", " https://example.com/#x"] {
+            let explained = try CLIRunner.run(["explain", file.path, "--domain", "example.com", "--app", "ABCDE12345.com.ex.one", url])
+            XCTAssertEqual(explained.status, 0, explained.stderr)
+            XCTAssertTrue(explained.stdout.contains("decision  match (entry 0, rule 1)"), explained.stdout)
+            let matched = try CLIRunner.run(["match", file.path, "--domain", "example.com", url])
+            XCTAssertTrue(matched.stdout.contains(#""decision": "match", "entry": 0, "rule": 1"#), matched.stdout)
+        }
+    }
 }

@@ -77,7 +77,10 @@ public struct Coverage: Sendable {
                     } else if !facts.matches[rule.id] {
                         item.reason = "no URL can match this rule"
                     } else {
-                        let covering = facts.shadowedBy[rule.id].keys.sorted().map { locations.paths[$0].description }
+                        // The rules that decide this app there: for a rule that decides its other
+                        // apps, the list of every shadowing rule was empty (an audit's finding).
+                        let covering = facts.shadowedBy[rule.id].keys.filter { analysis.rules[$0].apps.contains(app) }.sorted()
+                            .map { locations.paths[$0].description }
                         item.reason = "every URL it matches is decided earlier by \(covering.joined(separator: ", "))"
                     }
                 }

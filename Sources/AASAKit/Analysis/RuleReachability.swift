@@ -14,14 +14,19 @@ struct RuleReachability {
     private(set) var matches: [Bool]
     /// Per rule, per app index: the rule decides for that app on some URL.
     private(set) var deciding: [[Int: Evidence]]
-    /// Per rule: the rules that decide instead on URLs it matches but decides nothing.
+    /// Per rule: the rules that decide one of its apps instead, on URLs it matches (for a rule
+    /// that never decides, every rule that covers it; for one that decides some apps, what
+    /// decides the others, which `cover` names for those apps).
     private(set) var shadowedBy: [[Int: Evidence]]
     /// Per exclude rule: a URL it excludes that a later rule would have opened.
     private(set) var excludeEffect: [Evidence?]
     /// Per rule: whether it matches in every outcome, that is on every URL.
     private(set) var matchesEverything: [Bool]
     /// Sets of apps (indexes) that all open some URL.
-    private(set) var overlaps: [(apps: [Int], evidence: Evidence)] = []
+    /// Sets of apps some URL opens together, with such a URL, and whether on some such URL the
+    /// rules that open them belong to different entries (`overlapping-apps`) rather than all to
+    /// one (`apps-share-urls`).
+    private(set) var overlaps: [(apps: [Int], evidence: Evidence, acrossEntries: Bool)] = []
     /// Outcomes none of whose witnesses the matcher confirmed (a bug if the analysis is exact).
     private(set) var unconfirmedOutcomes = 0
 
@@ -32,7 +37,7 @@ struct RuleReachability {
         shadowedBy = Array(repeating: [:], count: count)
         excludeEffect = Array(repeating: nil, count: count)
         matchesEverything = Array(repeating: !result.outcomes.isEmpty, count: count)
-        var overlapIndex = Set<[Int]>()
+        var overlapIndex: [[Int]: Int] = [:]
         for outcome in result.outcomes {
             let alive = outcome.alive[0]
             let decided = analysis.decisions(alive: alive)
@@ -49,10 +54,8 @@ struct RuleReachability {
                     decidesHere = true
                     if deciding[rule][app]?.url == nil { deciding[rule][app] = evidence }
                 }
-                if !decidesHere {
-                    for app in apps where decided[app] >= 0 && shadowedBy[rule][Int(decided[app])]?.url == nil {
-                        shadowedBy[rule][Int(decided[app])] = evidence
-                    }
+                for app in apps where decided[app] >= 0 && decided[app] != Int32(rule) && shadowedBy[rule][Int(decided[app])]?.url == nil {
+                    shadowedBy[rule][Int(decided[app])] = evidence
                 }
                 // An exclusion matters where, without it, the next matching rule would open the app.
                 if analysis.rules[rule].exclude, decidesHere, excludeEffect[rule]?.url == nil {
@@ -66,8 +69,19 @@ struct RuleReachability {
                 }
             }
             let opened = decided.indices.filter { decided[$0] >= 0 && !analysis.rules[Int(decided[$0])].exclude }
-            // A positive claim: only from an outcome the matcher confirmed.
-            if opened.count >= 2, evidence.url != nil, overlapIndex.insert(opened).inserted { overlaps.append((opened, evidence)) }
+            // A positive claim: only from an outcome the matcher confirmed. Which entries open the
+            // apps is read from the deciding rules of this URL, not from where each app is first
+            // named: an entry of exclusions for both apps, written first, made a cross-entry
+            // overlap read as one entry's (an audit's finding).
+            if opened.count >= 2, evidence.url != nil {
+                let acrossEntries = Set(opened.map { analysis.rules[Int(decided[$0])].entryIndex }).count > 1
+                if let known = overlapIndex[opened] {
+                    if acrossEntries && !overlaps[known].acrossEntries { overlaps[known] = (opened, evidence, true) }
+                } else {
+                    overlapIndex[opened] = overlaps.count
+                    overlaps.append((opened, evidence, acrossEntries))
+                }
+            }
         }
     }
 }

@@ -107,9 +107,7 @@ public enum SemanticLint {
         }
         for overlap in facts.overlaps {
             let apps = overlap.apps.map { analysis.appIDs[$0] }
-            let oneEntry = Set(overlap.apps.compactMap { app in
-                rules.firstIndex { $0.apps.contains(app) }.map { rules[$0].entryIndex }
-            }).count == 1
+            let oneEntry = !overlap.acrossEntries
             findings.append(
                 (oneEntry ? LintCatalog.appsShareURLs : LintCatalog.overlappingApps).finding(
                     at: .root / "applinks" / "details", "some URLs open several apps (\(apps.joined(separator: ", "))): each of them is a match, and the apps are listed in the order the document names them (\(apps[0]) first), which decides nothing between them (docs/semantics.md)",

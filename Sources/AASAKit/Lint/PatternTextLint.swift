@@ -22,7 +22,9 @@ enum PatternTextLint {
         switch site.component {
         case .path(let legacy):
             let lower = text.lowercased()
-            if lower.hasPrefix("http://") || lower.hasPrefix("https://") || text.hasPrefix("//") {
+            // `//` alone is no URL: a pattern's leading slashes collapse to one (SPEC 6), so only
+            // `//` before a host name is a scheme-relative URL.
+            if lower.hasPrefix("http://") || lower.hasPrefix("https://") || (text.hasPrefix("//") && isHostName(text.dropFirst(2).prefix { $0 != "/" })) {
                 return (
                     "this path pattern is a whole URL; it is compared with the URL's path alone, so it matches only paths that repeat it",
                     "write the path alone, e.g. \"/\(afterHost(text))\"")
@@ -85,11 +87,14 @@ enum PatternTextLint {
     private static func leadingHost(_ text: String) -> Substring? {
         guard let slash = text.firstIndex(of: "/"), slash != text.startIndex else { return nil }
         let head = text[..<slash]
-        guard head.contains("."), head.last != ".", head.first != ".",
-            head.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }),
-            head.split(separator: ".").last?.allSatisfy({ $0.isLetter }) == true
-        else { return nil }
-        return head
+        return isHostName(head) ? head : nil
+    }
+
+    /// A dotted name of ASCII letters, digits and hyphens ending in letters (`example.com`).
+    private static func isHostName(_ head: Substring) -> Bool {
+        head.contains(".") && head.last != "." && head.first != "."
+            && head.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") })
+            && head.split(separator: ".").last?.allSatisfy({ $0.isLetter }) == true
     }
 
     /// What follows the scheme and host of a URL written as a path, for the hint.

@@ -30,6 +30,7 @@ enum VariableLint {
             }
         }
         let definitions = JSONPath.root / "applinks" / "substitutionVariables"
+        let ignoredPaths = document.diagnostics.contains { $0.code == LintCatalog.componentsAndPaths.code }
         for name in variables.names {
             let path = definitions / name
             let values = variables[name] ?? []
@@ -40,7 +41,7 @@ enum VariableLint {
                 findings.append(.emptyVariable(path, name: name))
             }
             if !used.contains(ExactString(name)) {
-                findings.append(.unusedVariable(path, name: name))
+                findings.append(.unusedVariable(path, name: name, ignoredPaths: ignoredPaths))
             }
             guard case .array(let elements)? = tree.value(at: path) else { continue }
             for (index, element) in elements.enumerated() {
@@ -141,9 +142,12 @@ extension LintFinding {
             hint: "rename it unless replacing Apple's list is intended")
     }
 
-    static func unusedVariable(_ path: JSONPath, name: String) -> LintFinding {
+    /// `ignoredPaths`: some entry has `paths` beside `components`, which the engine does not read
+    /// (a variable used only there is unused); said only then.
+    static func unusedVariable(_ path: JSONPath, name: String, ignoredPaths: Bool) -> LintFinding {
         LintCatalog.unusedVariable.finding(
-            at: path, "$(\(name)) is defined but no pattern the engine reads uses it (a paths array beside components is not read)",
+            at: path,
+            "$(\(name)) is defined but no pattern the engine reads uses it" + (ignoredPaths ? " (a paths array beside components is not read)" : ""),
             hint: "remove it, or check the patterns that were meant to use it for a misspelt name")
     }
 }

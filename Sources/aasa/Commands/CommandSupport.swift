@@ -149,6 +149,13 @@ enum CommandSupport {
         return count == head.count && head == CompiledArtifact.magic
     }
 
+    /// A URL given as an argument, read as a line of standard input is (SPEC 14): surrounding
+    /// spaces, tabs, CR and LF dropped. `match` and `explain` must decide the same text; `explain`
+    /// once kept the blanks and explained another URL than `match` decided.
+    static func urlArgument(_ argument: String) -> String {
+        argument.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n"))
+    }
+
     /// The command-line arguments that are not valid UTF-8, as `CommandLine.arguments` shows
     /// them (each bad sequence replaced by U+FFFD), so that a command can tell such an argument
     /// from one that holds U+FFFD itself.

@@ -45,10 +45,10 @@ enum ExplainCommand {
         case .success(let value): document = value
         case .failure(let code): return code
         }
-        let url = parsed.positionals[1]
+        let url = CommandSupport.urlArgument(parsed.positionals[1])
         // The argument as the process got it: a URL that is not UTF-8 cannot be split (what
         // `match` says of it), not a URL with U+FFFD in its place.
-        if CommandSupport.notUTF8Arguments.contains(url) {
+        if CommandSupport.notUTF8Arguments.contains(parsed.positionals[1]) {
             printError("aasa explain: cannot split \(VisibleText.escaped(url)): \(URLSplitError.invalidUTF8)")
             return .failure
         }

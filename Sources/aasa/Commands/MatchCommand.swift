@@ -93,7 +93,7 @@ enum MatchCommand {
                 // blank ones give no record unless asked, and bytes that are not UTF-8 an error
                 // record rather than a decision on the replacement characters shown for them.
                 for url in urls {
-                    let trimmed = url.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n"))
+                    let trimmed = CommandSupport.urlArgument(url)
                     if trimmed.isEmpty {
                         guard blankLines == "record" else { continue }
                         errors += 1

@@ -48,6 +48,20 @@ final class CoverageTests: XCTestCase {
         XCTAssertTrue(coverage.items[1].reason?.contains("components[0]") ?? false)
     }
 
+    /// A rule that decides one of its apps but never the other names, for the other, the rule
+    /// that decides it first: the list was empty when the rule decided some app (an audit's
+    /// finding: "decided earlier by" and nothing after it).
+    func testARuleShadowedForOneOfItsAppsNamesTheRuleDecidingThatApp() throws {
+        let document = try F.document(
+            #"{"applinks": {"details": [{"appIDs": ["\#(F.clip)"], "components": [{"/": "*"}]},"#
+                + #"{"appIDs": ["\#(F.app)", "\#(F.clip)"], "components": [{"/": "*"}]}]}}"#)
+        let items = try Coverage(document: document, domain: F.domain).items
+        let shadowed = try XCTUnwrap(items.first { $0.entry == 1 && $0.app == F.clip })
+        XCTAssertNil(shadowed.url)
+        XCTAssertEqual(shadowed.reason, "every URL it matches is decided earlier by applinks.details[0].components[0]")
+        XCTAssertNotNil(items.first { $0.entry == 1 && $0.app == F.app }?.url, "the rule decides the other app")
+    }
+
     func testAnItemRuleBehindATextQueryExclusionGetsAURLWithAnExtraItem() throws {
         // No walk writes the query as text and as items at once: the matcher judges each URL
         // the walks wrote, and the same URL with an empty item, which the dictionary ignores

@@ -120,6 +120,31 @@ final class SemanticLintTests: XCTestCase {
         XCTAssertEqual(try F.oracle(document, try XCTUnwrap(shared.first?.witness), app: F.clip).kind, .match)
     }
 
+    /// Which entries open a shared URL is read from the rules that decide it, not from where
+    /// each app is first named: a first entry of exclusions naming both apps once hid the
+    /// overlap of two later entries as a note.
+    func testAppsOpenedByRulesOfDifferentEntriesOverlapWhateverEntryNamesThemFirst() throws {
+        let document = try F.document(
+            #"{"applinks": {"details": [{"appIDs": ["\#(F.app)", "\#(F.clip)"], "components": [{"/": "/admin/*", "exclude": true}]},"#
+                + #"{"appIDs": ["\#(F.app)"], "components": [{"/": "*"}]}, {"appIDs": ["\#(F.clip)"], "components": [{"/": "*"}]}]}}"#)
+        XCTAssertEqual(findings("apps-share-urls", in: document), [])
+        let found = findings("overlapping-apps", in: document)
+        XCTAssertEqual(found.map(\.severity), [.warning])
+        let witness = try XCTUnwrap(found.first?.witness)
+        XCTAssertEqual(try F.oracle(document, witness, app: F.app), AppDecision(app: F.app, kind: .match, entry: 1, rule: 0))
+        XCTAssertEqual(try F.oracle(document, witness, app: F.clip), AppDecision(app: F.clip, kind: .match, entry: 2, rule: 0))
+    }
+
+    /// And the other way: two apps whose shared URLs one entry opens share them (a note), though
+    /// an earlier entry names one of them.
+    func testAppsOpenedByOneEntryShareURLsThoughAnotherEntryNamesOneFirst() throws {
+        let document = try F.document(
+            #"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/x"}]},"#
+                + #"{"appIDs": ["\#(F.app)", "\#(F.clip)"], "components": [{"/": "/y"}]}]}}"#)
+        XCTAssertEqual(findings("overlapping-apps", in: document), [])
+        XCTAssertEqual(findings("apps-share-urls", in: document).map(\.severity), [.note])
+    }
+
     func testAppsThatOnlyAnUnrealOutcomeWouldShareDoNotOverlapAndBothGetURLs() throws {
         let document = try F.document(
             #"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a", "?": "q"}]},"#

@@ -121,11 +121,23 @@ final class DocumentLintTests: XCTestCase {
             positive: entry(#"[{"/": "/join", "?": {"token": "**"}}]"#), negative: entry(#"[{"/": "/join", "?": {"token": "?*"}}]"#)),
     ]
 
+    /// `unused-variable` mentions an ignored `paths` array only where one stands beside
+    /// `components` (it said so of every document).
+    func test_unusedVariable_mentionsIgnoredPathsOnlyWhereThereAreSome() {
+        let app = #""appID": "ABCDE12345.com.example.app""#
+        let plain = #"{"applinks": {"substitutionVariables": {"v": ["a"]}, "details": [{\#(app), "components": [{"/": "/x"}]}]}}"#
+        let both = #"{"applinks": {"substitutionVariables": {"v": ["a"]}, "details": [{\#(app), "components": [{"/": "/x"}], "paths": ["/$(v)"]}]}}"#
+        func message(_ document: String) -> String? { Self.documentFindings(document).first { $0.code == "unused-variable" }?.message }
+        XCTAssertEqual(message(plain), "$(v) is defined but no pattern the engine reads uses it")
+        XCTAssertEqual(message(both), "$(v) is defined but no pattern the engine reads uses it (a paths array beside components is not read)")
+    }
+
     /// Each shape `suspicious-pattern` knows, at its JSON path, beside a close shape it leaves
     /// alone (every one verified with `aasa match`: the pattern matches, but not what it says).
     func test_suspiciousPattern_namesEachShapeAndLeavesItsNeighboursAlone() {
         let flagged: [(String, String)] = [
             (Self.entry(#"[{"/": "https://example.com/foo/*"}]"#), #"applinks.details[0].components[0]["/"]"#),
+            (Self.entry(#"[{"/": "//example.com/foo/*"}]"#), #"applinks.details[0].components[0]["/"]"#),
             (Self.entry(#"[{"/": "example.com/bar"}]"#), #"applinks.details[0].components[0]["/"]"#),
             (Self.entry(#"[{"/": "/x/*?y=1"}]"#), #"applinks.details[0].components[0]["/"]"#),
             (Self.entry(#"[{"/": "NOT /login"}]"#), #"applinks.details[0].components[0]["/"]"#),
@@ -143,6 +155,9 @@ final class DocumentLintTests: XCTestCase {
         }
         let clean = [
             Self.entry(#"[{"/": "/a?c/*"}, {"/": "/v1.2/x"}, {"/": "*.html"}, {"/": "/notes/*"}, {"/": "/NOTE"}]"#),
+            // Leading slashes collapse to one (SPEC 6): `//abc` is `/abc`, no URL; an audit found
+            // it called a whole URL, with a fix that changed what the rule matches.
+            Self.entry(#"[{"/": "//abc"}, {"/": "//.$(lang)/%C3%A9"}]"#),
             Self.entry(##"[{"/": "/q", "?": "a=1", "#": "top"}, {"/": "/r", "?": {"a": "=1"}}]"##),
             #"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["NOT /login", "/note/*", "*"]}]}}"#,
         ]
