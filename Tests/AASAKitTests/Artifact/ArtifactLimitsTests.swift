@@ -91,16 +91,23 @@ final class ArtifactLimitsTests: XCTestCase {
         XCTAssertNoThrow(try decode(bytes, configuration: configuration { $0.maxNFAStates = total }))
     }
 
-    func test_decode_refusesVariablePositionsOverALoweredLimitAsCompilationDoes() throws {
+    /// Asserts that the variable document's artifact, loaded under `lowered`, is refused as
+    /// over `limit` (set to `value`), named with its way out and not as damage, and that
+    /// compiling the document under `lowered` refuses it too.
+    func assertLoadRefused(_ limit: Configuration.Limit, at value: Int, under lowered: Configuration, file: StaticString = #filePath, line: UInt = #line) throws {
         let bytes = artifact(try document(Self.variableDocument))
-        let lowered = configuration { $0.maxVariablePositions = 5 }
-        XCTAssertThrowsError(try decode(bytes, configuration: lowered)) {
-            guard case .overLimit(.variablePositions, let found, 5) = $0 as? ArtifactError else { return XCTFail("\($0)") }
-            XCTAssertGreaterThan(found, 5)
-            XCTAssertTrue("\($0)".contains("--limit variable-positions=<n>"), "\($0)")
+        XCTAssertThrowsError(try decode(bytes, configuration: lowered), file: file, line: line) {
+            guard case .overLimit(limit, let found, value) = $0 as? ArtifactError else { return XCTFail("\($0)", file: file, line: line) }
+            XCTAssertGreaterThan(found, value, file: file, line: line)
+            XCTAssertFalse("\($0)".contains("corrupt"), "\($0)", file: file, line: line)
+            XCTAssertTrue("\($0)".contains("(raise it with --limit \(limit.rawValue)=<n>)"), "\($0)", file: file, line: line)
         }
-        XCTAssertThrowsError(try document(Self.variableDocument, configuration: lowered), "compilation refuses it too")
-        XCTAssertNoThrow(try decode(bytes))
+        XCTAssertThrowsError(try document(Self.variableDocument, configuration: lowered), "compilation refuses it too", file: file, line: line)
+        XCTAssertNoThrow(try decode(bytes), file: file, line: line)
+    }
+
+    func test_decode_refusesVariablePositionsOverALoweredLimitAsCompilationDoes() throws {
+        try assertLoadRefused(.variablePositions, at: 5, under: configuration { $0.maxVariablePositions = 5 })
     }
 
     /// A table-backed automaton never runs its NFA, and loads without decoding it; a lowered
@@ -152,15 +159,7 @@ final class ArtifactLimitsTests: XCTestCase {
     /// A DFA cache budget below what a stored automaton needs is a limit given to `classify`,
     /// named with its way out, not a corrupt artifact (an audit found it called corrupt).
     func test_decode_refusesACacheBudgetBelowTheMinimumAsALimitNotAsDamage() throws {
-        let bytes = artifact(try document(Self.variableDocument))
-        let tiny = configuration { $0.cacheCapacity = 100 }
-        XCTAssertThrowsError(try decode(bytes, configuration: tiny)) {
-            guard case .overLimit(.dfaCacheBytes, let found, 100) = $0 as? ArtifactError else { return XCTFail("\($0)") }
-            XCTAssertGreaterThan(found, 100)
-            XCTAssertFalse("\($0)".contains("corrupt"), "\($0)")
-            XCTAssertTrue("\($0)".contains("(raise it with --limit dfa-cache-bytes=<n>)"), "\($0)")
-        }
-        XCTAssertThrowsError(try document(Self.variableDocument, configuration: tiny), "compilation refuses it too")
+        try assertLoadRefused(.dfaCacheBytes, at: 100, under: configuration { $0.cacheCapacity = 100 })
     }
 
     /// A document's query items are compiled in the order it names them, so a refusal names
