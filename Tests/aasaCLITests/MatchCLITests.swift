@@ -30,4 +30,19 @@ final class MatchCLITests: XCTestCase {
         XCTAssertEqual(records.count, 3, recorded.stdout)
         XCTAssertEqual(records.prefix(2).filter { $0.contains(#""error": "empty line""#) }.count, 2, recorded.stdout)
     }
+
+    /// `--app` naming an app the document does not name gets no_match records, as SPEC makes
+    /// them, and one warning on stderr (a misspelt app ID was silent); a named one gets none.
+    func test_match_appTheDocumentDoesNotNameIsSaidOnceOnStderr() throws {
+        let folder = try makeTemporaryFolder("aasa-match")
+        let document = folder.appendingPathComponent("doc.json")
+        try Data(#"{"applinks":{"details":[{"appIDs":["T.a"],"components":[{"/":"/*"}]}]}}"#.utf8).write(to: document)
+        let other = try CLIRunner.run(["match", document.path, "--domain", "ex.com", "--app", "T.b", "https://ex.com/x", "https://ex.com/y"])
+        XCTAssertEqual(other.status, 0, other.stderr)
+        XCTAssertEqual(other.stdout.components(separatedBy: #""decision": "no_match""#).count - 1, 2, other.stdout)
+        XCTAssertEqual(other.stderr.components(separatedBy: "no entry of applinks.details names T.b").count - 1, 1, other.stderr)
+        let named = try CLIRunner.run(["match", document.path, "--domain", "ex.com", "--app", "T.a", "https://ex.com/x"])
+        XCTAssertEqual(named.stderr, "", named.stderr)
+        XCTAssertTrue(named.stdout.contains(#""decision": "match""#), named.stdout)
+    }
 }

@@ -66,6 +66,11 @@ enum MatchCommand {
             return CommandSupport.usageError(spec, "--blank-lines must be skip or record")
         }
         let app = parsed.value("app")
+        // Every record would say no_match for it, as if the URLs stayed on the web by rule: a
+        // misspelt app ID is said once, as explain says it (the records stay what SPEC makes them).
+        if let app, !document.appIDs.contains(app) {
+            printError("aasa match: warning: no entry of applinks.details names \(VisibleText.escaped(app)), so it is no_match for every URL")
+        }
         let output = OutputStream(fileDescriptor: STDOUT_FILENO)
         var errors = 0
 
