@@ -1,8 +1,10 @@
 import Foundation
 
-/// Compiled documents in a file, so that a fleet of `classify` workers starts without parsing
-/// or compiling JSON: `aasa compile` writes it, `aasa classify --compiled` maps it and decodes
-/// each domain the first time a URL of that host arrives.
+/// The Artifact folder: compiled documents in a file, so that a fleet of `classify` workers
+/// starts without parsing or compiling JSON: `aasa compile` writes it, `aasa classify
+/// --compiled` maps it and decodes each domain the first time a URL of that host arrives. This
+/// type holds the file's layout and its index; `BinaryCoding` the numbers, texts and errors,
+/// and `CompiledDocument+Coding`, `NFA+Coding` and `Prebuilt+Coding` each piece's bytes.
 ///
 /// Layout (little-endian; "varint" is LEB128):
 ///

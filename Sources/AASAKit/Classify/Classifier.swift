@@ -1,7 +1,8 @@
 /// The Classify folder: the library half of `aasa classify`, many documents against one URL
 /// stream. `DomainDocuments` finds one document per domain in a rules directory,
-/// `ClassifierRules` compiles each once (on the worker threads, `ParallelMap`) with the host
-/// table (`DomainTable`) and pre-rendered output fragments, and one `Classifier` per worker
+/// `ClassifierRules` holds the host table (`DomainTable`) and reads, compiles (or decodes from an
+/// artifact) each domain's document the first time a URL of its host arrives, with its
+/// pre-rendered output fragments, and one `Classifier` per worker
 /// thread turns URL bytes into NDJSON, TSV or CSV records in a `RecordBuffer`.
 ///
 /// What it will not do: read the input or write the output (the CLI's `Pipeline` cuts batches,

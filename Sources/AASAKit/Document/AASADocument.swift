@@ -3,8 +3,11 @@
 /// This is the first stage of the pipeline (document → pattern → automaton → matcher): JSON
 /// bytes come in, and what goes out is a model in which every piece has its SPEC meaning and
 /// nothing downstream ever sees JSON again. Decoding never throws for a wrong-typed piece: it
-/// skips the piece and records a `Diagnostic` (SPEC 2). Only invalid JSON, a non-object root
-/// and a document over the size limit throw `DocumentError`.
+/// skips the piece and records a `Diagnostic` (SPEC 2). Only invalid JSON, a non-object root,
+/// a document over the size limit and one over a count limit (`overLimit`: patterns, variables,
+/// their bytes) throw `DocumentError`. The JSON reader and writer live in `Document/JSON/`
+/// (`JSONParser`, `JSONValue`, `JSONWriter`): strict RFC 8259, no recursion, a depth limit; they
+/// know nothing of AASA.
 ///
 /// The model keeps pattern *text*; turning patterns into something executable is the job of
 /// the `Pattern` layer (for the fast engine) and of `ReferenceMatcher` (for the oracle), which

@@ -1,5 +1,7 @@
-/// `aasa lint`: every claim the linter makes about one document, in the order a reader meets
-/// them.
+/// The Lint folder: `aasa lint`, every claim the linter makes about one document, in the order
+/// a reader meets them. `Linter` runs the layers below; `LintCatalog` lists every code with its
+/// severity; the other files are one family of document checks each (app IDs, variables,
+/// pattern text, percent escapes, query items, duplicate keys, defaults).
 ///
 /// Bytes come in; `LintFinding` values come out, each with a stable code, a severity, the JSON
 /// path of the piece it is about, a message and, where there is something to do, a fix hint.

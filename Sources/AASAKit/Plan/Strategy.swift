@@ -14,8 +14,9 @@
 /// - `denseTable`: a minimised DFA stored in a compiled artifact (`aasa compile`) and loaded
 ///   as it is; small automata get one (`LazyDFA.Prebuilt.Budget`).
 /// - `compactTable`: the whole DFA determinised when the document is compiled, in the compact
-///   form (`Eager/CompactTable.swift`), when its dense rows would pass `Planner.denseRowLimit`
-///   and the DFA stays within `eager-dfa-states` and twice its NFA.
+///   form (`Eager/CompactTable.swift`), when its dense rows would pass
+///   `automata.compactTableMinimumBytes` (by default `Planner.denseRowLimit`) and the DFA stays
+///   within `eager-dfa-states` and twice its NFA's states plus 1 024.
 /// - `lazyDFA`: states built on demand into a per-thread cache (`LazyDFA.Cache`): the default.
 /// - `nfaSimulation`: not chosen ahead: a lazy search that clears its cache more than
 ///   `maxClearsPerSearch` times finishes by simulation (`LazyDFA.Cache.searchTagSet`).
@@ -23,11 +24,13 @@
 /// For a path mode's `literal * literal` patterns: `suffixSplit` (`SuffixSplit`) when there are
 /// at least `suffixSplitMinimum` of them. For the document's path, how the matcher turns a tag
 /// set into per-app decisions: `soloPathCompiledRows`, `soloPathRowsOnFirstSight`,
-/// `multiModePath` (`PathPlan`).
+/// `multiModePath`, or `noPathAutomaton` for a document without rules (`PathPlan`).
 ///
 /// What the Plan folder will not do: search, build tables itself (it asks `LazyDFA.Prebuilt`),
 /// or change an answer: every strategy is checked against the reference matcher on the whole
-/// case suite (`Tests/_AASATestSupport/EngineConfigurations.swift` forces each one). It does not
+/// case suite (`Tests/_AASATestSupport/EngineConfigurations.swift` forces the lazy DFA, the
+/// simulation, the compact table, the suffix split and compiled rows; the planned configuration
+/// and the artifact tests reach the others). It does not
 /// choose per URL either: the plan is fixed when the document is compiled or loaded, except
 /// for the NFA-simulation fallback, which the plan allows and the cache counts
 /// (`LazyDFA.Cache.fallbackCount`).
