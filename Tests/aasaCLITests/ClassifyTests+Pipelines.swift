@@ -102,7 +102,7 @@ extension ClassifyTests {
         let run = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.path, "--input-format", "ndjson", "--blank-lines", "record"])
         let records = rows(run)
         XCTAssertEqual(records.count, 3, run.stdout)
-        XCTAssertTrue(records[1].hasSuffix(#""error": "empty line"}"#), String(records[1]))
+        XCTAssertTrue(records[1].hasSuffix(#""error": "empty line", "fields": {}}"#), String(records[1]))
         XCTAssertTrue(records[2].contains(#""error": "empty URL""#), String(records[2]))
     }
 

@@ -149,6 +149,12 @@ final class ClassifyTests: XCTestCase {
         XCTAssertTrue(lines[2].contains(#""error": "the line is not valid JSON: column 1: "#), String(lines[2]))
         XCTAssertTrue(lines[3].contains(#""error": "the line is not a JSON object""#), String(lines[3]))
         XCTAssertTrue(lines[4].contains(#""error": "the line is not valid JSON: column 34: unpaired high surrogate"#), String(lines[4]))
+        // Every record of an NDJSON input has its fields, an unreadable line's empty (an audit
+        // found them missing there, and an empty column against `{}` in a table).
+        XCTAssertEqual(lines.filter { $0.hasSuffix(#", "fields": {}}"#) }.count, 3, out.stdout)
+        let table = try CLIRunner.run(
+            ["classify", "--rules", corpus.path, "--input", ndjson.path, "--input-format", "ndjson", "--url-field", "link", "--format", "tsv"])
+        XCTAssertEqual(table.stdout.split(separator: "\n").dropFirst(2).filter { $0.hasSuffix("\t{}") }.count, 3, table.stdout)
 
         let csv = folder.appendingPathComponent("in.csv")
         try Data("name,address\n\"Monet, C.\",https://museum.example/exhibitions/monet\n".utf8).write(to: csv)
@@ -156,6 +162,21 @@ final class ClassifyTests: XCTestCase {
         XCTAssertEqual(
             rows.stdout,
             "url,domain,apps,rules,error,name\nhttps://museum.example/exhibitions/monet,museum.example,MUSE4EX123.org.example.museum,0:1,,\"Monet, C.\"\n")
+
+        // A short row's missing fields are empty in NDJSON fields too, a row too short for the
+        // URL keeps the fields it has, and a repeated column is found by the name it is written
+        // under (`a.1`).
+        let ragged = folder.appendingPathComponent("ragged-in.csv")
+        try Data("id,url,note\n1,https://museum.example/\n3\n".utf8).write(to: ragged)
+        let short = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", ragged.path, "--input-format", "csv"])
+        let records = short.stdout.split(separator: "\n")
+        XCTAssertTrue(records[0].hasSuffix(#""fields": {"id":"1","note":""}}"#), short.stdout)
+        XCTAssertTrue(records[1].contains("the row has no column 2") && records[1].hasSuffix(#""fields": {"id":"3","note":""}}"#), short.stdout)
+        let repeated = folder.appendingPathComponent("repeated.csv")
+        try Data("a,a\nx,https://museum.example/\n".utf8).write(to: repeated)
+        let second = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", repeated.path, "--input-format", "csv", "--url-column", "a.1"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertTrue(second.stdout.hasPrefix(#"{"url": "https://museum.example/", "domain": "museum.example""#), second.stdout)
     }
 
     /// A CSV record is one line: a quoted field broken across lines leaves a quote open at the

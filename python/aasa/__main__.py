@@ -18,6 +18,7 @@ input whose lines may be huge, use ``aasa classify``.
 from __future__ import annotations
 
 import argparse
+import errno
 import itertools
 import os
 import re
@@ -82,6 +83,9 @@ def _lines(stream: BinaryIO, name: str) -> Iterator[bytes]:
                     raise _Failed(5)
             if line.startswith(b"\xef\xbb\xbf"):
                 line = line[3:]
+                # A byte order mark alone is an empty input, as the tool reads it, not a line.
+                if not line:
+                    return
         first = False
         if line.endswith(b"\n"):
             yield line[:-1]
@@ -170,7 +174,9 @@ class _Output:
         self.path = path
         self.created = False
         if path == "-":
-            self.stream: BinaryIO = sys.stdout.buffer
+            # Standard output closed (`>&-`): as the tool, a run that writes nothing succeeds
+            # and the first record fails (status 5).
+            self.stream: BinaryIO = sys.stdout.buffer if sys.stdout is not None else _ClosedOutput()
             return
         # A symbolic link to nothing would create a file elsewhere, and removing it on a refusal
         # would remove the link.
@@ -223,9 +229,24 @@ class _Output:
     def abandon(self) -> None:
         """Drops what is still buffered: the interpreter would write it again on its way out,
         fail again, and print a traceback (and exit 120 for standard output)."""
+        if isinstance(self.stream, _ClosedOutput):
+            return
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, self.stream.fileno())
         os.close(devnull)
+
+
+class _ClosedOutput:
+    """Standard output that was closed before the process started: writing fails as writing to
+    descriptor 1 would (EBADF); writing nothing does not."""
+
+    def write(self, data: bytes) -> int:
+        if data:
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        return 0
+
+    def flush(self) -> None:
+        pass
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -235,14 +256,24 @@ def main(argv: Optional[List[str]] = None) -> int:
         return failed.status
 
 
+class _Once(argparse.Action):
+    """An option given twice is a usage error, as the tool's (argparse keeps the last one)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, "_given_" + self.dest, False):
+            parser.error(f"{option_string} given twice")
+        setattr(namespace, "_given_" + self.dest, True)
+        setattr(namespace, self.dest, values)
+
+
 def _main(argv: Optional[List[str]]) -> int:
     parser = argparse.ArgumentParser(prog="python -m aasa", description="aasa classify (NDJSON) through libaasa")
-    parser.add_argument("--rules", help="a rules directory, or one document with --domain")
-    parser.add_argument("--compiled", help="an artifact from aasa compile")
-    parser.add_argument("--domain", help="the domain of a single --rules document")
-    parser.add_argument("--input", default="-", help="URLs, one per line (default: standard input)")
-    parser.add_argument("--output", default="-", help="records (default: standard output)")
-    parser.add_argument("--blank-lines", choices=["skip", "record"], default="skip")
+    parser.add_argument("--rules", action=_Once, help="a rules directory, or one document with --domain")
+    parser.add_argument("--compiled", action=_Once, help="an artifact from aasa compile")
+    parser.add_argument("--domain", action=_Once, help="the domain of a single --rules document")
+    parser.add_argument("--input", action=_Once, default="-", help="URLs, one per line (default: standard input)")
+    parser.add_argument("--output", "-o", action=_Once, default="-", help="records (default: standard output)")
+    parser.add_argument("--blank-lines", action=_Once, choices=["skip", "record"], default="skip")
     parser.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args(argv)
 
@@ -280,6 +311,9 @@ def _main(argv: Optional[List[str]]) -> int:
 
     # Then every file named, before the rules load: a typo in --output must not wait for them.
     try:
+        if args.input == "-" and sys.stdin is None:
+            # Standard input closed (`<&-`): nothing to read, as the tool says of it.
+            raise OSError(9, "Bad file descriptor")
         source = sys.stdin.buffer if args.input == "-" else open(args.input, "rb")
     except OSError as error:
         _say(f"cannot read the input {args.input}: {error.strerror or error}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shlex
 import subprocess
 import sys
 import threading
@@ -300,6 +301,9 @@ def test_python_m_aasa_exits_with_the_cli_status_for_the_same_cause(tmp_path):
         (["--rules", str(ROOT / "corpus"), "--input", str(urls), "--output", str(urls)], 2),
         (["--rules", str(ROOT / "corpus"), "--input", str(urls), "--output", str(ROOT / "corpus" / "new.json")], 2),
         (["--rules", str(document), "--domain", "museum.example", "--input", str(urls)], 0),
+        # An option given twice is refused, and -o is --output, as the tool has them.
+        (["--rules", str(ROOT / "corpus"), "--rules", str(ROOT / "corpus")], 2),
+        (["--rules", str(ROOT / "corpus"), "--input", str(urls), "-o", str(tmp_path / "o.ndjson")], 0),
     ]
     for arguments, status in cases:
         given = {"input": b"https://museum.example/\n", "stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "check": False}
@@ -309,6 +313,15 @@ def test_python_m_aasa_exits_with_the_cli_status_for_the_same_cause(tmp_path):
         assert b"Traceback" not in module.stderr, arguments
         assert module.stdout == tool.stdout, arguments
     assert urls.read_bytes() == b"https://museum.example/\n" and not (ROOT / "corpus" / "new.json").exists()
+    # A byte order mark alone is an empty input, even with a record per line; closed standard
+    # streams are input and output failures (5), not tracebacks.
+    corpus = ["--rules", str(ROOT / "corpus")]
+    for stdin, extra, redirect in ((b"\xef\xbb\xbf", ["--blank-lines", "record"], ""), (b"", [], "<&-"), (b"", [], ">&-")):
+        line = " ".join(shlex.quote(a) for a in corpus + extra)
+        tool = subprocess.run(f"{shlex.quote(str(CLI))} classify --quiet {line} {redirect}", shell=True, input=stdin, capture_output=True)
+        module = subprocess.run(f"{shlex.quote(sys.executable)} -m aasa {line} {redirect}", shell=True, input=stdin, capture_output=True)
+        assert (module.returncode, module.stdout) == (tool.returncode, tool.stdout), (redirect, module.stderr)
+        assert b"Traceback" not in module.stderr, redirect
 
 
 def test_python_m_aasa_refused_leaves_an_existing_output_as_it_was_and_creates_none(tmp_path):

@@ -316,7 +316,8 @@ enum ClassifyCommand {
                         return refused(CommandSupport.usageError(spec, "--url-column \(number) is not a column of the header (\(names.count) columns)"))
                     }
                     parser.urlColumn = number - 1
-                } else if let index = names.firstIndex(of: wanted) {
+                } else if let index = names.firstIndex(of: wanted) ?? InputRecordParser.uniqueNames(names, besides: []).firstIndex(of: wanted) {
+                    // A repeated name's later column by the name it is written under (`a.1`).
                     parser.urlColumn = index
                 } else {
                     return refused(CommandSupport.usageError(spec, "--url-column '\(VisibleText.excerpt(wanted))' is not in the header: \(VisibleText.excerpt(names.joined(separator: ", "), limit: 300))"))

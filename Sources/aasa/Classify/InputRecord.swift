@@ -64,23 +64,24 @@ struct InputRecordParser {
             guard let fields = Self.csvFields(line) else {
                 return .invalid(Self.unterminatedQuote, blankExtra)
             }
-            guard urlColumn < fields.count else {
-                return .invalid("the row has no column \(urlColumn + 1)", blankExtra)
-            }
             // Every record has the header's columns, so that a TSV or CSV output stays a table:
-            // a short row's missing fields are empty, and a long row is an error record (its
-            // extra fields have no column to go in) with the fields that have one.
+            // a short row's missing fields are empty (in NDJSON fields too), and a long row is an
+            // error record (its extra fields have no column to go in) with the fields that have
+            // one. A row too short to hold the URL keeps the fields it has.
             var others = fields.enumerated().filter { $0.offset != urlColumn }.map(\.element)
             let surplus = others.count - otherColumnNames.count
             if surplus > 0 { others.removeLast(surplus) }
+            if surplus < 0 { others += repeatElement([], count: -surplus) }
             var json: [UInt8] = []
             var object = JSONObject()
             for (name, value) in zip(otherColumnNames, others) {
                 object.members.append((name, .string(String(decoding: value, as: UTF8.self))))
             }
             JSONWriter.append(.object(object), to: &json)
-            if surplus < 0 { others += repeatElement([], count: -surplus) }
             let extra = Classifier.Extra(json: outputFormat == .ndjson ? json : nil, columns: outputFormat == .ndjson ? [] : others)
+            guard urlColumn < fields.count else {
+                return .invalid("the row has no column \(urlColumn + 1)", extra)
+            }
             if surplus > 0 {
                 return .invalid("the row has \(fields.count) fields, the header \(fields.count - surplus)", extra)
             }
@@ -90,14 +91,16 @@ struct InputRecordParser {
         }
     }
 
-    /// The pass-through part of a record whose line could not be read: nothing, but with every
-    /// column a TSV or CSV output has, so that the output stays a table.
+    /// The pass-through part of a record whose line could not be read: no fields, but present
+    /// as a readable line's are, so that every record of an NDJSON or CSV input has its
+    /// `fields` (`{}`) and a TSV or CSV output stays a table (`{}`, or every column empty).
     var blankExtra: Classifier.Extra {
-        guard outputFormat != .ndjson else { return Classifier.Extra() }
         switch format {
         case .lines: return Classifier.Extra()
-        case .ndjson: return Classifier.Extra(json: [])
-        case .csv: return Classifier.Extra(columns: Array(repeating: [], count: otherColumnNames.count))
+        case .ndjson: return Classifier.Extra(json: Array("{}".utf8))
+        case .csv:
+            guard outputFormat != .ndjson else { return Classifier.Extra(json: Array("{}".utf8)) }
+            return Classifier.Extra(columns: Array(repeating: [], count: otherColumnNames.count))
         }
     }
 
