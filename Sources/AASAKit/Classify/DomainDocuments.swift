@@ -37,11 +37,7 @@ public struct DomainDocuments: Sendable {
 
     /// One document for one domain.
     public static func single(file: String, domain: String, configuration: Configuration) -> DomainDocuments {
-        DomainDocuments(
-            sources: [
-                Source(domain: asciiLowercase(domain), file: file, document: load(file, configuration, regularFileOnly: false))
-            ],
-            warnings: [])
+        single(load(file, configuration, regularFileOnly: false), file, domain)
     }
 
     /// One document handed over as bytes (libaasa); `name` stands for the file in messages.
@@ -51,16 +47,18 @@ public struct DomainDocuments: Sendable {
         -> DomainDocuments
     {
         let maxBytes = configuration.document.maxBytes
-        let document =
-            bytes.count > maxBytes
-            ? .failure(LoadFailure(description: "\(name): \(DocumentError.tooLarge(size: bytes.count, limit: maxBytes))"))
-            : parse(Array(bytes), file: name, configuration)
-        return DomainDocuments(sources: [Source(domain: asciiLowercase(domain), file: name, document: document)], warnings: [])
+        guard bytes.count <= maxBytes else {
+            return single(.failure(LoadFailure(description: "\(name): \(DocumentError.tooLarge(size: bytes.count, limit: maxBytes))")), name, domain)
+        }
+        return single(bytes: Array(bytes), name: name, domain: domain, configuration: configuration)
     }
 
     public static func single(bytes: [UInt8], name: String, domain: String, configuration: Configuration) -> DomainDocuments {
-        DomainDocuments(
-            sources: [Source(domain: asciiLowercase(domain), file: name, document: parse(bytes, file: name, configuration))], warnings: [])
+        single(parse(bytes, file: name, configuration), name, domain)
+    }
+
+    private static func single(_ document: Result<AASADocument, LoadFailure>, _ name: String, _ domain: String) -> DomainDocuments {
+        DomainDocuments(sources: [Source(domain: asciiLowercase(domain), file: name, document: document)], warnings: [])
     }
 
     /// Every document of a rules directory.
