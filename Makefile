@@ -126,12 +126,18 @@ $(SPARK_VENV_MARKER):
 
 # The Python package (python/) in a venv of its own, made when missing: installed the way a
 # user installs it (pip bundles the release libaasa), then its tests against the release CLI.
+# pytest and pandas pinned and named in the marker, so that every run tests the same: pandas 3
+# here, the 2.x that PySpark 3.5 takes under spark-test, so the helper is tested on both majors.
 PYVENV := .build/venv-aasa
-$(PYVENV)/bin/pytest:
-	python3 -m venv $(PYVENV)
-	$(PYVENV)/bin/pip install -q pytest pandas setuptools wheel
+PYVENV_PYTEST_VERSION := 9.2.0
+PYVENV_PANDAS_VERSION := 3.1.1
+PYVENV_MARKER := $(PYVENV)/.pytest-$(PYVENV_PYTEST_VERSION)-pandas-$(PYVENV_PANDAS_VERSION)
+$(PYVENV_MARKER):
+	@[ -x $(PYVENV)/bin/pip ] || $(PYTHON) -m venv $(PYVENV)
+	$(PYVENV)/bin/pip install -q --disable-pip-version-check pytest==$(PYVENV_PYTEST_VERSION) pandas==$(PYVENV_PANDAS_VERSION) setuptools wheel
+	@touch $@
 
-test-python: build $(PYVENV)/bin/pytest
+test-python: build $(PYVENV_MARKER)
 	$(PYVENV)/bin/pip install -q --no-build-isolation --force-reinstall --no-deps ./python
 	cd python/tests && AASA_CLI=$(CURDIR)/$(BIN)/aasa $(CURDIR)/$(PYVENV)/bin/python -m pytest -q -p no:cacheprovider .
 
