@@ -75,12 +75,13 @@ public final class RunContext: @unchecked Sendable {
         report.tables.append(table)
     }
 
-    /// Checks `urls` with both engines and records what was checked for the agreement suite.
+    /// Checks `urls` with both engines (a fresh matcher, and `timed`, the one the suite timed)
+    /// and records what was checked for the agreement suite.
     func checkAgreement(
-        suite: String, label: String, document: String, dfa: DFAMatcher, reference: ReferenceMatcher, urls: [String],
-        into report: inout SuiteReport
+        suite: String, label: String, document: String, dfa: DFAMatcher, timed: DFAMatcher, reference: ReferenceMatcher,
+        urls: [String], into report: inout SuiteReport
     ) {
-        let found = Agreement.check(suite: suite, document: document, dfa: dfa, reference: reference, urls: urls)
+        let found = Agreement.check(suite: suite, document: document, dfa: dfa, timed: timed, reference: reference, urls: urls)
         report.disagreements += found
         checkedPrefix[label] = max(checkedPrefix[label] ?? 0, urls.count)
     }

@@ -36,6 +36,9 @@ public struct TrackedRatio: Codable, Sendable {
 public struct SuiteReport: Codable, Sendable {
     public var name: String
     public var skipped: String?
+    /// Parts of the suite that did not run, and why (no shared corpus, no valgrind): their
+    /// baseline figures are then missing with a reason, not a failure.
+    public var partsSkipped: [String]? = nil
     public var tables: [Table] = []
     /// Deterministic figures (states built, cache clears, NFA states, bytes): compared with the
     /// baseline at `--tolerance`.

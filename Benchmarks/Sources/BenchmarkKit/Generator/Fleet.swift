@@ -91,8 +91,12 @@ public struct Fleet: Sendable {
                 continue
             }
             var host: String
+            // The one-domain line keeps an unserved host as it is: both streams then have the
+            // same lines that no document serves (cheap ones) as well as the same paths.
+            var served = true
             if random.chance(0.2) {
                 host = "u\(random.next() % UInt64(max(domains.count, 1))).unserved.test"
+                served = false
             } else {
                 let target = Double(random.next() >> 11) / Double(1 << 53) * total
                 var low = 0
@@ -103,7 +107,7 @@ public struct Fleet: Sendable {
                 }
                 host = domains[low]
             }
-            var oneHostText = single
+            var oneHostText = served ? single : host
             if random.chance(0.03) {
                 host = host.uppercased()
                 oneHostText = oneHostText.uppercased()

@@ -7,11 +7,26 @@ import AASAKit
 ///
 /// The stream is a pure function of the document and the seed.
 public enum URLStream {
+    /// The seed of a stream's draws: the stream's seed, the rule count and the document's seed
+    /// hashed together (`mix`), not XOR-ed: `seed` is the document's seed + 1 in the suites,
+    /// and `(s + 1) ^ s` is 1 for every even `s`, so every even `--seed` drew the same URLs.
+    static func randomSeed(_ seed: UInt64, ruleCount: Int, documentSeed: UInt64) -> UInt64 {
+        mix(mix(mix(seed) ^ UInt64(ruleCount)) ^ documentSeed)
+    }
+
+    /// SplitMix64's finaliser.
+    static func mix(_ value: UInt64) -> UInt64 {
+        var z = value &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
     /// `count` URLs for `document`; `hitRatio` of them are hits before mutation.
     public static func generate(for document: SyntheticDocument, count: Int, seed: UInt64 = 0x5EED, hitRatio: Double = 0.6)
         -> [String]
     {
-        var random = SeededRandom(seed: seed ^ UInt64(document.ruleCount) &* 31 ^ document.seed)
+        var random = SeededRandom(seed: randomSeed(seed, ruleCount: document.ruleCount, documentSeed: document.seed))
         var urls: [String] = []
         urls.reserveCapacity(count)
         var parsedPatterns: [String: Pattern] = [:]

@@ -103,6 +103,7 @@ enum CompileSuite {
         // The real corpus.
         if let missing = context.store.sharedCorpusMissing(["aasa/real"]) {
             context.say("_real corpus skipped: \(missing)_\n")
+            report.partsSkipped = (report.partsSkipped ?? []) + ["real corpus: \(missing)"]
         } else {
             try realCorpus(context, &report, rounds: rounds)
         }

@@ -158,6 +158,7 @@ enum FleetSuite {
             }
         } else {
             context.say("_instructions per URL skipped: valgrind not found_")
+            report.partsSkipped = (report.partsSkipped ?? []) + ["instructions per URL: valgrind not found"]
         }
 
         // Wall time: fleet vs one domain, jobs 1 and 2 (full runs only: the quick stream is

@@ -259,7 +259,7 @@ enum MatchSuite {
 
         context.checkAgreement(
             suite: "match", label: label, document: "synthetic \(label) (seed \(context.options.seed))",
-            dfa: DFAMatcher(workload.compiled), reference: reference, urls: referenceBatch.urls, into: &report)
+            dfa: DFAMatcher(workload.compiled), timed: matcher, reference: reference, urls: referenceBatch.urls, into: &report)
         if let regex {
             var agree = 0
             for url in regexBatch.urls {

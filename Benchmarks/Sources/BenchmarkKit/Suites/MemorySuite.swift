@@ -24,6 +24,7 @@ enum MemorySuite {
         for (name, meaning) in MemoryProbe.workloads {
             if !sharedPresent, name == "real" || name == "multi-domain" {
                 table.rows.append([meaning, "skipped: shared corpus absent", "", "", "", "", "", "", "", ""])
+                report.partsSkipped = (report.partsSkipped ?? []) + ["\(name): shared corpus absent"]
                 continue
             }
             context.say("_memory probe \(name)…_")

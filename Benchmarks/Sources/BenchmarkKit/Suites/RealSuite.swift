@@ -17,6 +17,12 @@ enum RealSuite {
         var compiled: CompiledDocument
     }
 
+    /// Half the harness's repetitions, odd and at least 3: with an even count the nearest-rank
+    /// median (`Statistics.quantile`) is the lower middle sample, with 2 the minimum.
+    static func oddRepetitions(_ repetitions: Int) -> Int {
+        max(3, repetitions / 2) | 1
+    }
+
     static func run(_ context: RunContext) throws -> SuiteReport {
         var report = SuiteReport(name: "real")
         if let missing = context.store.sharedCorpusMissing(["aasa/real", "urls/combined_http_dedup.txt"]) {
@@ -26,6 +32,7 @@ enum RealSuite {
         try singleDomain(context, &report)
         if let missing = context.store.sharedCorpusMissing(["domains/MAPPING.tsv"]) {
             context.say("_multi-domain scenario skipped: \(missing)_\n")
+            report.partsSkipped = (report.partsSkipped ?? []) + ["multi-domain scenario: \(missing)"]
         } else {
             try multiDomain(context, &report)
         }
@@ -73,7 +80,7 @@ enum RealSuite {
         let references = documents.map { ReferenceMatcher(document: $0.parsed, domain: domain) }
         let decisions = documents.count * urls.count
         var harness = context.harness
-        harness.repetitions = max(2, harness.repetitions / 2)
+        harness.repetitions = Self.oddRepetitions(harness.repetitions)
         let timings = harness.compare([
             Contender("dfa", items: decisions) { matchers.reduce(0) { $0 &+ EngineLoops.dfaBytes($1, urls) } },
             Contender("reference", items: decisions, slow: true) { references.reduce(0) { $0 &+ EngineLoops.reference($1, urls) } },
@@ -90,14 +97,19 @@ enum RealSuite {
             blackHole(a &+ b)
             perDocument.append(Double(slow) / Double(max(1, fast)))
             urls.forEachBytes { _, bytes in
-                if (try? matcher.decide(bytes: bytes)) != nil, matcher.decidingRule.contains(where: { $0 >= 0 }) { matchedURLs += 1 }
+                // Opens: some app's deciding rule matches rather than excludes.
+                if (try? matcher.decide(bytes: bytes)) != nil,
+                    matcher.decidingRule.contains(where: { $0 >= 0 && !matcher.compiled.rules[Int($0)].exclude })
+                {
+                    matchedURLs += 1
+                }
             }
         }
 
         for (index, document) in documents.enumerated() {
             context.checkAgreement(
                 suite: "real", label: "real/\(document.name)", document: "real/\(document.name) as \(domain)",
-                dfa: DFAMatcher(document.compiled), reference: references[index], urls: urls.urls, into: &report)
+                dfa: DFAMatcher(document.compiled), timed: matchers[index], reference: references[index], urls: urls.urls, into: &report)
         }
 
         var table = Table(
@@ -153,7 +165,7 @@ enum RealSuite {
         let (_, loopBytes) = context.allocator.allocated { blackHole(counting.routeDFA(urls).checksum) }
 
         var harness = context.harness
-        harness.repetitions = max(2, harness.repetitions / 2)
+        harness.repetitions = Self.oddRepetitions(harness.repetitions)
         let timings = harness.compare([
             Contender("dfa", items: urls.count) { router.routeDFA(urls).checksum },
             Contender("reference", items: urls.count, slow: true) { router.routeReference(urls) },
@@ -167,9 +179,9 @@ enum RealSuite {
             if let host = HostRouter.host(of: url), router.matchers[host] != nil { byHost[host, default: []].append(url) }
         }
         for (host, hostURLs) in byHost.sorted(by: { $0.key < $1.key }) {
-            guard let compiled = router.matchers[host]?.compiled, let oracle = router.references[host] else { continue }
+            guard let timed = router.matchers[host], let oracle = router.references[host] else { continue }
             context.checkAgreement(
-                suite: "real", label: "multi/\(host)", document: "domains/\(host).json", dfa: DFAMatcher(compiled),
+                suite: "real", label: "multi/\(host)", document: "domains/\(host).json", dfa: DFAMatcher(timed.compiled), timed: timed,
                 reference: oracle, urls: hostURLs, into: &report)
         }
 

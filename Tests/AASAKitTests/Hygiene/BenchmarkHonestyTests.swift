@@ -1,0 +1,103 @@
+@testable import BenchmarkKit
+import XCTest
+
+/// The benchmark harness's CI comparison and workloads say what they measure: a baseline figure
+/// cannot vanish or shrink its coverage unnoticed, and the fleet's one-domain stream differs
+/// from the fleet stream only in the hosts documents serve.
+final class BenchmarkHonestyTests: XCTestCase {
+    private func report(_ suites: [SuiteReport]) -> BenchmarkReport {
+        BenchmarkReport(
+            date: "", machine: Machine(processors: 1, cpu: "", system: "", swift: ""), command: "", quick: true,
+            allocator: "jemalloc", suites: suites)
+    }
+
+    private func suite(_ name: String, _ counters: [String: Double], skipped: String? = nil, partsSkipped: [String]? = nil) -> SuiteReport {
+        var suite = SuiteReport(name: name)
+        suite.counters = counters
+        suite.skipped = skipped
+        suite.partsSkipped = partsSkipped
+        return suite
+    }
+
+    private func baseline(_ counters: [String: Double]) -> Baseline {
+        var baseline = Baseline(report: report([]))
+        baseline.counters = counters
+        return baseline
+    }
+
+    func test_baseline_failsACoverageCounterThatShrinks() {
+        let comparison = baseline(["real.single.documents": 250, "real.single.nfa_states": 100])
+            .compare(with: report([suite("real", ["single.documents": 200, "single.nfa_states": 100])]), tolerance: 0.1, ratioTolerance: 0.5)
+        XCTAssertEqual(comparison.failures.count, 1)
+        XCTAssertTrue(comparison.failures.first?.contains("real.single.documents") == true, "\(comparison.failures)")
+    }
+
+    func test_baseline_holdsInstructionCountsTighterThanTheTolerance() {
+        let comparison = baseline(["fleet.rules.instructions_per_url_warm": 1_410, "fleet.x.nfa_states": 100])
+            .compare(
+                with: report([suite("fleet", ["rules.instructions_per_url_warm": 1_480, "x.nfa_states": 108])]), tolerance: 0.1,
+                ratioTolerance: 0.5)
+        // +5% instructions fails at a 10% tolerance; +8% NFA states does not.
+        XCTAssertEqual(comparison.failures.count, 1, "\(comparison.failures)")
+        XCTAssertTrue(comparison.failures.first?.contains("instructions_per_url_warm") == true)
+    }
+
+    func test_baseline_failsAFigureASuiteStoppedMeasuringWithoutSayingWhy() {
+        let old = baseline(["fleet.rules.instructions_per_url_warm": 1_410, "fleet.artifact_over_json": 1.2])
+        let silent = old.compare(with: report([suite("fleet", ["artifact_over_json": 1.2])]), tolerance: 0.1, ratioTolerance: 0.5)
+        XCTAssertEqual(silent.failures.count, 1, "\(silent.failures)")
+        let explained = old.compare(
+            with: report([suite("fleet", ["artifact_over_json": 1.2], partsSkipped: ["instructions per URL: valgrind not found"])]),
+            tolerance: 0.1, ratioTolerance: 0.5)
+        XCTAssertEqual(explained.failures, [])
+        XCTAssertTrue(explained.notes.contains { $0.contains("valgrind not found") }, "\(explained.notes)")
+    }
+
+    func test_baseline_namesASkippedSuiteAndItsUncomparedFigures() {
+        let comparison = baseline(["real.single.documents": 250, "real.single.urls": 1_000])
+            .compare(with: report([suite("real", [:], skipped: "skipped: shared corpus absent")]), tolerance: 0.1, ratioTolerance: 0.5)
+        XCTAssertEqual(comparison.failures, [])
+        XCTAssertTrue(comparison.notes.contains { $0.contains("suite real") && $0.contains("2 baseline figure(s)") }, "\(comparison.notes)")
+    }
+
+    func test_fleetOneDomainStream_keepsUnservedAndInvalidLines() {
+        let domains = (0..<50).map { "d\($0).fleet.test" }
+        let (fleet, one) = Fleet.stream(count: 2_000, domains: domains, paths: ["/a", "/b?c=1"], seed: 7)
+        let fleetLines = fleet.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        let oneLines = one.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        XCTAssertEqual(fleetLines.count, oneLines.count)
+        var unserved = 0
+        var served = 0
+        for (a, b) in zip(fleetLines, oneLines) {
+            let fleetLine = String(decoding: a, as: UTF8.self).lowercased()
+            let oneLine = String(decoding: b, as: UTF8.self).lowercased()
+            if fleetLine.contains(".unserved.test") {
+                unserved += 1
+                XCTAssertEqual(fleetLine, oneLine)
+            } else if fleetLine.contains(".fleet.test") {
+                served += 1
+                XCTAssertTrue(oneLine.contains("://d0.fleet.test/"), oneLine)
+            } else {
+                XCTAssertEqual(Array(a), Array(b))
+            }
+        }
+        // About 20% unserved, as Benchmarks/README.md says.
+        XCTAssertGreaterThan(unserved, 300)
+        XCTAssertGreaterThan(served, 1_400)
+    }
+
+    func test_urlStream_drawsDifferentlyForEveryEvenSeed() {
+        // The suites pass the document's seed + 1 as the stream's seed: XOR-ed together, every
+        // even `--seed` gave the draws the same seed.
+        let seeds = [2, 4, 6, 8].map { URLStream.randomSeed(UInt64($0) + 1, ruleCount: 20, documentSeed: UInt64($0)) }
+        XCTAssertEqual(Set(seeds).count, 4)
+    }
+
+    func test_realSuite_timesAnOddNumberOfRepetitions() {
+        for repetitions in 1...12 {
+            let odd = RealSuite.oddRepetitions(repetitions)
+            XCTAssertEqual(odd % 2, 1)
+            XCTAssertGreaterThanOrEqual(odd, 3)
+        }
+    }
+}
