@@ -368,6 +368,10 @@ private func bytesArgument(_ pointer: UnsafeRawPointer?, _ length: Int) -> Unsaf
     return UnsafeBufferPointer(start: pointer.assumingMemoryBound(to: UInt8.self), count: length)
 }
 
+/// How many URLs a batch call reserves room for before it has read them: the caller's count
+/// is only a promise.
+private let reservedPieces = 65_536
+
 /// The URLs of a batch call, checked before any is classified.
 private func batch(
     _ urls: UnsafePointer<UnsafePointer<CChar>?>?, _ lengths: UnsafePointer<Int>?, _ count: Int
@@ -376,7 +380,9 @@ private func batch(
     if count == 0 { return .success([]) }
     guard let urls, let lengths else { return .failure(fail(AASA_ERROR_ARGUMENT, "the URLs or their lengths are NULL")) }
     var buffers: [UnsafeBufferPointer<UInt8>] = []
-    buffers.reserveCapacity(count)
+    // Not `count` itself: a wrong count must give the argument error below, not an allocation
+    // that aborts first.
+    buffers.reserveCapacity(min(count, reservedPieces))
     for index in 0..<count {
         // SAFETY: the caller promises `count` pointers and `count` lengths (aasa.h).
         guard let url = bytesArgument(urls[index].map(UnsafeRawPointer.init), lengths[index]) else {
@@ -749,9 +755,10 @@ private func pieces(
 ) -> Result<[Range<Int>], aasa_status> {
     guard count >= 0 else { return .failure(fail(AASA_ERROR_ARGUMENT, "the count is too large")) }
     var ranges: [Range<Int>] = []
-    // Not `count` alone: it comes from the caller, and a wrong one must be an argument error,
-    // not an allocation that aborts. Cut by line feeds there are at most `bytes.count + 1`.
-    ranges.reserveCapacity(min(count, bytes.count + 1))
+    // Not `count` itself, nor `bytes.count + 1` (the most pieces line feeds can cut): both come
+    // from the caller, and a wrong one must be an argument error, not an allocation that aborts
+    // (or, for a length of `SSIZE_MAX`, an overflow). The array grows past this as pieces come.
+    ranges.reserveCapacity(min(count, reservedPieces))
     if let ends {
         var start = 0
         for index in 0..<count {

@@ -52,7 +52,8 @@ public struct SemanticDiff: Sendable {
         let check = try WitnessCheck(sides: sides, configuration: configuration)
         let explorer = URLExplorer(
             sides: sides, domain: domain, maxStates: limits.maxAnalysisStates, maxWork: limits.maxAnalysisWork,
-            witnessesPerOutcome: max(witnesses, 1) + 1)
+            // One more than asked (a witness may fail the check); `Int.max` asked stays `Int.max`.
+            witnessesPerOutcome: min(max(witnesses, 1), Int.max - 1) + 1)
         // The proof: every real outcome is among these; with several text modes or query
         // shapes, some outcomes may pair texts no one URL has, and their URLs fail the check.
         let result = explorer.explore(.perModeClass)

@@ -219,6 +219,9 @@ public enum ArtifactError: Error, Sendable, Equatable, CustomStringConvertible {
         case .overLimit(.dfaCacheBytes, let found, let maximum):
             let limit = Configuration.Limit.dfaCacheBytes
             return "the compiled artifact has an automaton that needs a DFA cache of at least \(found) bytes, more than the \(limit.rawValue) limit of \(maximum) (\(limit.hint))"
+        case .overLimit(.documentBytes, let found, let maximum):
+            let limit = Configuration.Limit.documentBytes
+            return "the compiled artifact names app IDs whose JSON takes at least \(found) bytes, more than the \(limit.rawValue) limit of \(maximum) (\(limit.hint))"
         case .overLimit(let limit, let found, let maximum):
             return "the compiled artifact has an automaton of at least \(found) \(limit.unit), over the \(limit.rawValue) limit of \(maximum) (\(limit.hint))"
         }

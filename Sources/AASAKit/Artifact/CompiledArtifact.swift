@@ -266,15 +266,32 @@ public enum CompiledArtifact {
         case .failed(let reason):
             throw .corrupt(reason)
         case .compiled(let number, let apps):
-            let appIDs = try self.appIDs(bytes, apps)
+            let appIDs = try self.appIDs(bytes, apps, maxBytes: configuration.document.maxBytes)
             return try decode(bytes, body: bodies[number], domain: entry.name, appIDs: appIDs, configuration: configuration)
         }
     }
 
     /// The app IDs an entry's range of the index holds.
-    static func appIDs(_ bytes: ByteView, _ range: Range<Int>) throws(ArtifactError) -> [String] {
+    ///
+    /// Held to `document-bytes` as their JSON text (each ID and its `"",`): a document naming
+    /// them could not have been read under that limit, and a crafted artifact naming 55 million
+    /// empty IDs in 60 MB crashed the loader (every record of the domain names every app). The
+    /// count is checked before any ID is read.
+    static func appIDs(_ bytes: ByteView, _ range: Range<Int>, maxBytes: Int) throws(ArtifactError) -> [String] {
         var reader = BinaryReader(bytes[range])
-        return try reader.texts()
+        let count = try reader.length()
+        // `count` is at most the bytes left in the file: three times it cannot overflow.
+        var textBytes = 3 * count
+        guard textBytes <= maxBytes else { throw .overLimit(.documentBytes, found: textBytes, maximum: maxBytes) }
+        var values: [String] = []
+        values.reserveCapacity(count)
+        for _ in 0..<count {
+            let value = try reader.text()
+            textBytes += value.utf8.count
+            guard textBytes <= maxBytes else { throw .overLimit(.documentBytes, found: textBytes, maximum: maxBytes) }
+            values.append(value)
+        }
+        return values
     }
 
     /// Checks `body` and decodes it as the document of `domain` with `appIDs`.
@@ -328,7 +345,7 @@ public enum CompiledArtifact {
             }
             let appIDs: [String]
             do {
-                appIDs = try CompiledArtifact.appIDs(bytes, apps)
+                appIDs = try CompiledArtifact.appIDs(bytes, apps, maxBytes: configuration.document.maxBytes)
             } catch {
                 return .failure(error)
             }

@@ -38,11 +38,20 @@ public final class ClassifierRules: Sendable {
         let columnAppIDs: [[UInt8]]?
 
         init(state: State, domain: String, appIDs apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
-            self.state = state
-            self.appIDs = apps
-            self.rules = rules
-            fragments = RecordFragments(domain: domain, apps: apps, rules: rules)
-            columnAppIDs = Self.columnTexts(apps)
+            if let fragments = RecordFragments(domain: domain, apps: apps, rules: rules) {
+                self.state = state
+                self.appIDs = apps
+                self.rules = rules
+                self.fragments = fragments
+            } else {
+                // Only a crafted artifact gets here: no document within `document-bytes` names
+                // enough apps for its no-match record to pass 2 GiB.
+                self.state = .failed("its records would pass 2 GiB (\(apps.count) app IDs, \(rules.count) rules)")
+                self.appIDs = []
+                self.rules = []
+                self.fragments = RecordFragments.withoutDocument(domain: domain)
+            }
+            columnAppIDs = Self.columnTexts(self.appIDs)
         }
 
         static func columnTexts(_ apps: [String]) -> [[UInt8]]? {

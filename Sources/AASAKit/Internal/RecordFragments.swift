@@ -32,7 +32,9 @@ struct RecordFragments: @unchecked Sendable {
     /// about 6 700 instructions a domain; first use on the 10 000-domain fleet stream went
     /// 2 321 → 2 196 instructions a URL (`aasa classify --compiled --jobs 1`, callgrind,
     /// stream − empty).
-    init(domain: String, apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
+    /// `nil` when the text would not fit the block's 32-bit offsets (2 GiB): a crafted artifact
+    /// can name tens of millions of app IDs, which no document within `document-bytes` can.
+    init?(domain: String, apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
         // The domain, then each app, as JSON strings; string `i` ends at `stringEnds[i]`.
         var escaped: [UInt8] = []
         escaped.reserveCapacity(2 + domain.utf8.count + 48 * apps.count)
@@ -48,14 +50,32 @@ struct RecordFragments: @unchecked Sendable {
         // counting only.
         var measure = TextCounter()
         Self.writeText(into: &measure, escaped: escaped, stringEnds: stringEnds, rules: rules)
+        let (size, overflow) = (16 + 4 * (measure.pieces + 1) + rules.count).addingReportingOverflow(measure.written)
+        guard !overflow, size <= Int(Int32.max) else { return nil }
+        self.init(escaped: escaped, stringEnds: stringEnds, rules: rules, measured: measure)
+    }
+
+    /// The pieces of a domain whose document cannot be used: its name alone, for its error
+    /// records (an empty name in the absurd case that the name itself passes 2 GiB).
+    static func withoutDocument(domain: String) -> RecordFragments {
+        if let fragments = RecordFragments(domain: domain, apps: [], rules: []) { return fragments }
+        var measure = TextCounter()
+        let escaped = Array(#""""#.utf8)
+        Self.writeText(into: &measure, escaped: escaped, stringEnds: [escaped.count], rules: [])
+        return RecordFragments(escaped: escaped, stringEnds: [escaped.count], rules: [], measured: measure)
+    }
+
+    /// Writes the block whose text `measured` counted (it fits 32-bit offsets).
+    private init(escaped: [UInt8], stringEnds: [Int], rules: [(entry: Int, rule: Int, exclude: Bool)], measured measure: TextCounter) {
         let offsetCount = measure.pieces + 1
         let excludes = 16 + 4 * offsetCount
         let textStart = excludes + rules.count
         block = .allocate(byteCount: textStart + measure.written, alignment: MemoryLayout<Int32>.alignment)
 
         // SAFETY: `block` holds the four header counts, `offsetCount` offsets, one byte per rule,
-        // and then the text, which the same pass over the same strings and rules just measured.
-        block.storeBytes(of: Int32(apps.count), toByteOffset: 0, as: Int32.self)
+        // and then the text, which the same pass over the same strings and rules just measured;
+        // every count and offset is below `Int32.max` (the failable `init` checked the sum).
+        block.storeBytes(of: Int32(stringEnds.count - 1), toByteOffset: 0, as: Int32.self)
         block.storeBytes(of: Int32(rules.count), toByteOffset: 4, as: Int32.self)
         block.storeBytes(of: Int32(excludes), toByteOffset: 8, as: Int32.self)
         block.storeBytes(of: Int32(textStart), toByteOffset: 12, as: Int32.self)
