@@ -47,7 +47,14 @@ echo "ok: pkg-config --cflags --libs aasa ($(pkg-config --modversion aasa)): $(p
 
 run() { # RULES_DIR URLS
   "$prefix/bin/aasa" compile "$1" -o "$work/rules.aasac" 2>/dev/null
-  "$prefix/bin/aasa" classify --rules "$1" --blank-lines record --input "$2" >"$work/cli.ndjson" 2>/dev/null || true
+  # Status 0: error records (the lines that are not URLs) are data, without --strict.
+  local status=0
+  "$prefix/bin/aasa" classify --rules "$1" --blank-lines record --input "$2" >"$work/cli.ndjson" 2>"$work/cli.stderr" || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "FAIL: aasa classify --rules $1 --input $2 exited with status $status:" >&2
+    tail -n 20 "$work/cli.stderr" >&2
+    exit 1
+  fi
   # A bare environment: nothing but the rpath finds the library's dependencies.
   env -i "$work/test_aasa" "$1" "$work/rules.aasac" "$2" "$work/cli.ndjson"
 }

@@ -302,8 +302,10 @@ extension ClassifyTests {
         XCTAssertEqual(run.stderr, "aasa compile: cannot write \(target): No such file or directory\n")
         let artifact = folder.appendingPathComponent("rules.aasac")
         XCTAssertEqual(try CLIRunner.run(["compile", corpus.path, "-o", artifact.path]).status, 0)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".tmp") }
-        XCTAssertEqual(leftovers, [], "the temporary file is renamed into place")
+        // The temporary file (unnamed, or `.aasa-XXXXXX` where the file system has no unnamed
+        // files) is renamed into place: the folder holds the artifact and nothing else.
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        XCTAssertEqual(left, ["rules.aasac"], "the temporary file is renamed into place")
     }
 
     /// The progress line is redrawn while no record arrives (here for more than a second), as

@@ -46,29 +46,95 @@ final class ClassifyTests: XCTestCase {
         XCTAssertTrue(two.stderr.contains(": \(input.broken) errors, "), two.stderr)
     }
 
+    /// The rows of a TSV or CSV output: fields split at `delimiter`, rows at a newline; a field
+    /// holding the delimiter, a quote or a line break is quoted (`"…"`, a quote doubled).
+    func rows(_ text: String, delimiter: Unicode.Scalar) -> [[String]] {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var field = String.UnicodeScalarView()
+        var quoted = false
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            index += 1
+            if quoted {
+                if scalar != "\"" {
+                    field.append(scalar)
+                } else if index < scalars.count, scalars[index] == "\"" {
+                    field.append(scalar)
+                    index += 1
+                } else {
+                    quoted = false
+                }
+            } else if scalar == "\"" {
+                quoted = true
+            } else if scalar == delimiter || scalar == "\n" {
+                row.append(String(field))
+                field = String.UnicodeScalarView()
+                if scalar == "\n" {
+                    rows.append(row)
+                    row = []
+                }
+            } else {
+                field.append(scalar)
+            }
+        }
+        if !row.isEmpty || !field.isEmpty { rows.append(row + [String(field)]) }
+        return rows
+    }
+
+    /// The columns the NDJSON record `json` gives in TSV and CSV: url, domain, apps joined by
+    /// `|` (an ID's own `|` and `%` escaped), `entry:rule` of each matched app, error.
+    func columns(ofRecord json: Substring) throws -> [String] {
+        guard case .object(let record) = try JSONParser.parse(String(json)) else {
+            XCTFail("not a JSON object: \(json)")
+            return []
+        }
+        func text(_ key: String) -> String {
+            if case .string(let value)? = record[key] { return value }
+            return ""
+        }
+        var apps: [String] = []
+        if case .array(let items)? = record["apps"] {
+            for case .string(let app) in items {
+                apps.append(app.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "|", with: "%7C"))
+            }
+        }
+        var rules: [String] = []
+        if case .array(let decisions)? = record["decisions"] {
+            for case .object(let decision) in decisions where decision["decision"] == .string("match") {
+                guard case .number(let entry)? = decision["entry"], case .number(let rule)? = decision["rule"] else {
+                    XCTFail("a match without its rule: \(json)")
+                    continue
+                }
+                rules.append("\(entry):\(rule)")
+            }
+        }
+        return [text("url"), text("domain"), apps.joined(separator: "|"), rules.joined(separator: "|"), text("error")]
+    }
+
     func test_classify_formatsAgreeRecordByRecord() throws {
         let input = try writeLargeInput(lines: 3_000)
         let ndjson = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path])
         let tsv = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path, "--format", "tsv"])
         let csv = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", input.url.path, "--format", "csv"])
         let jsonLines = ndjson.stdout.split(separator: "\n")
-        let tsvLines = tsv.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-        let csvLines = csv.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-        XCTAssertEqual(tsvLines.first, "url\tdomain\tapps\trules\terror")
-        XCTAssertEqual(csvLines.first, "url,domain,apps,rules,error")
-        XCTAssertEqual(tsvLines.count - 1, jsonLines.count)
-        XCTAssertEqual(csvLines.count - 1, jsonLines.count)
-        for (json, row) in zip(jsonLines, tsvLines.dropFirst()) {
-            let columns = row.split(separator: "\t", omittingEmptySubsequences: false)
-            guard case .object(let record) = try JSONParser.parse(String(json)) else { return XCTFail("not JSON: \(json)") }
-            var apps: [String] = []
-            if case .array(let items)? = record["apps"] {
-                for case .string(let app) in items { apps.append(app) }
-            }
-            XCTAssertEqual(columns.count, 5, String(row))
-            XCTAssertEqual(String(columns[2]), apps.joined(separator: "|"), String(row))
-            XCTAssertEqual(columns[4].isEmpty, record["error"] == nil, String(row))
+        let tsvRows = rows(tsv.stdout, delimiter: "\t")
+        let csvRows = rows(csv.stdout, delimiter: ",")
+        XCTAssertEqual(tsvRows.first, ["url", "domain", "apps", "rules", "error"])
+        XCTAssertEqual(csvRows.first, ["url", "domain", "apps", "rules", "error"])
+        XCTAssertEqual(tsvRows.count - 1, jsonLines.count)
+        XCTAssertEqual(csvRows.count - 1, jsonLines.count)
+        var matched = 0
+        for (json, (tsvRow, csvRow)) in zip(jsonLines, zip(tsvRows.dropFirst(), csvRows.dropFirst())) {
+            let expected = try columns(ofRecord: json)
+            XCTAssertEqual(tsvRow, expected, "TSV of \(json)")
+            XCTAssertEqual(csvRow, expected, "CSV of \(json)")
+            if !expected[2].isEmpty { matched += 1 }
         }
+        XCTAssertGreaterThan(matched, 0, "some records open an app")
+        XCTAssertTrue(jsonLines.contains { $0.contains(#""error": "#) }, "and some are errors")
     }
 
     /// The apps column joins app IDs with `|`: an ID holding one (invalid, but a document may

@@ -76,6 +76,22 @@ final class DebugPlanCLITests: XCTestCase {
         XCTAssertTrue(wrong.stderr.contains("'plan'"), wrong.stderr)
     }
 
+    /// `debug nfa` and `debug dfa` print the same text in every process (hashing is seeded per
+    /// process, so one compilation compared with another in the same process cannot show it).
+    func test_dumps_areStableAcrossProcesses() throws {
+        let variables = #"{"applinks": {"substitutionVariables": {"v": ["ab", "ac"]}, "details": [{"appIDs": ["T.a", "T.b"], "#
+            + #""components": [{"/": "/b/*"}, {"/": "/$(v)", "exclude": true}, {"/": "/c/$(lang)", "caseSensitive": false}]}]}}"#
+        for document in [try write(variables, "variables.json"), try write(Self.small, "small.json")] {
+            for mode in ["nfa", "dfa"] {
+                let first = try CLIRunner.run(["debug", mode, document])
+                let second = try CLIRunner.run(["debug", mode, document])
+                XCTAssertEqual(first.status, 0, first.stderr)
+                XCTAssertTrue(first.stdout.contains("== path raw/exact =="), first.stdout)
+                XCTAssertEqual(first.stdout, second.stdout, "debug \(mode) \(document)")
+            }
+        }
+    }
+
     static let smallPlan = """
         plan: rules 2, apps 1, automata 4
         path: multi-mode-path (path modes: raw/exact, raw/folded; each mode's rules merged by rule id)

@@ -5,13 +5,21 @@ import _AASATestSupport
 /// `aasa fetch` and `aasa check` against a loopback HTTPS server (Tests/FetchServer), with a CA
 /// and certificates made by openssl when the tests start. Every request goes to 127.0.0.1:
 /// `--connect-to ::127.0.0.1:PORT` routes the test domains (*.aasa.test) and the CDN
-/// (`--cdn-url https://cdn.aasa.test/...`) there. Skipped when python3 or openssl is missing.
+/// (`--cdn-url https://cdn.aasa.test/...`) there. Skipped when python3 or openssl is missing;
+/// with both there, a server that does not start fails every test, with its stderr.
 final class FetchCLITests: XCTestCase {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var server: LoopbackServer?
-    nonisolated(unsafe) private static var serverProblem: String?
+    /// Why there is no server: a missing tool (the tests skip) or a server that did not start
+    /// (they fail).
+    nonisolated(unsafe) private static var serverProblem: (message: String, skip: Bool)?
 
     private struct MissingRecords: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    private struct ServerDidNotStart: Error, CustomStringConvertible {
         var message: String
         var description: String { message }
     }
@@ -43,9 +51,12 @@ final class FetchCLITests: XCTestCase {
         Self.lock.lock()
         defer { Self.lock.unlock() }
         if let server = Self.server { return server }
-        if let problem = Self.serverProblem { throw XCTSkip(problem) }
+        if let problem = Self.serverProblem {
+            if problem.skip { throw XCTSkip(problem.message) }
+            throw ServerDidNotStart(message: problem.message)
+        }
         for tool in ["/usr/bin/python3", "/usr/bin/openssl"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            Self.serverProblem = "\(tool) is missing"
+            Self.serverProblem = ("\(tool) is missing", true)
             throw XCTSkip("\(tool) is missing")
         }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -60,6 +71,10 @@ final class FetchCLITests: XCTestCase {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
+        // Its stderr to a file, not a pipe: nothing reads it while the server runs.
+        let log = folder.appendingPathComponent("server-stderr.txt")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
@@ -71,8 +86,13 @@ final class FetchCLITests: XCTestCase {
             let roguePort = ready["rogue_port"] as? Int, let ca = ready["ca"] as? String
         else {
             process.terminate()
-            Self.serverProblem = "the loopback server did not start: \(String(decoding: line, as: UTF8.self))"
-            throw XCTSkip(Self.serverProblem ?? "")
+            process.waitUntilExit()
+            let stderr = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            let message = "the loopback server did not start (status \(process.terminationStatus)): "
+                + "\(String(decoding: line, as: UTF8.self))\nits stderr:\n\(stderr)"
+            try? FileManager.default.removeItem(at: folder)
+            Self.serverProblem = (message, false)
+            throw ServerDidNotStart(message: message)
         }
         let server = LoopbackServer(process: process, input: input, port: port, roguePort: roguePort, caFile: ca, folder: folder)
         Self.server = server

@@ -224,7 +224,8 @@ def test_copies_share_the_rules_and_pickling_is_refused():
         results = rules.classify(["https://museum.example/"])
         for copied in (copy.copy(rules), copy.deepcopy(rules)):
             assert copied.decide("https://museum.example/").domain == "museum.example"
-        assert copy.deepcopy(results) == results
+        # Results are read-only: a copy, deep or not, is the very object.
+        assert copy.copy(results) is results and copy.deepcopy(results) is results
         with pytest.raises(TypeError, match="cannot be pickled"):
             pickle.dumps(rules)
         # The copies and the failed pickle own nothing: the rules still work.

@@ -1,4 +1,5 @@
 @testable import AASAKit
+import Foundation
 import XCTest
 import _AASATestSupport
 
@@ -20,6 +21,16 @@ final class CompiledArtifactTests: XCTestCase {
         return try result.get()
     }
 
+    /// A matcher's decision for `url`, or the error it refused it with: compared whole, so that
+    /// two refusals agree only when they are the same refusal.
+    func outcome(_ matcher: DFAMatcher, _ url: String) -> Result<URLDecision, URLSplitError> {
+        do throws(URLSplitError) {
+            return .success(try matcher.decide(url, app: nil))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     func test_artifact_roundTripDecidesExactlyAsTheSource() throws {
         let rules = try corpusRules()
         let loaded = ClassifierRules(artifact: try decode(CompiledArtifact.encode(rules)))
@@ -29,12 +40,22 @@ final class CompiledArtifactTests: XCTestCase {
             guard case .compiled(let original) = source.state, case .compiled(let decoded) = copy.state else {
                 return XCTFail("\(source.name) did not compile")
             }
+            // URLs aimed at the domain's own rules: its scenario's URLs (some of them no URL at
+            // all), and URLs drawn from its document's patterns, most of them on its own host.
+            let file = URL(fileURLWithPath: source.file)
+            let document = try JSONParser.parse(Array(try Data(contentsOf: file)))
+            let scenario = try String(contentsOf: file.deletingLastPathComponent().appendingPathComponent("urls.txt"), encoding: .utf8)
+            let urls = scenario.split(separator: "\n").map(String.init)
+                + (0..<300).map { _ in generator.url(for: document).replacingOccurrences(of: "example.com", with: source.name, options: .caseInsensitive) }
             let a = DFAMatcher(original)
             let b = DFAMatcher(decoded)
-            for _ in 0..<300 {
-                let url = generator.url(for: .null).replacingOccurrences(of: "example.com", with: source.name)
-                XCTAssertEqual(try? a.decide(url, app: nil), try? b.decide(url, app: nil), url)
+            var decided = 0
+            for url in urls {
+                let expected = outcome(a, url)
+                XCTAssertEqual(outcome(b, url), expected, url)
+                if case .success(let decision) = expected, decision.decisions.contains(where: { $0.kind != .noMatch }) { decided += 1 }
             }
+            XCTAssertGreaterThanOrEqual(decided, 30, "\(source.name): the URLs must reach the document's rules")
         }
     }
 
