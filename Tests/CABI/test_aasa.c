@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,6 +347,21 @@ static void test_bad_input(const char *rules_dir) {
     CHECK(aasa_decide(rules, "https://x", 9, NULL) == AASA_ERROR_ARGUMENT, "NULL results");
     CHECK(aasa_classify_ndjson(rules, urls, lengths, 1, NULL, &ndjson_length) == AASA_ERROR_ARGUMENT, "NULL output");
     CHECK(aasa_results_count(NULL) == 0 && aasa_results_at(NULL, 0) == NULL, "NULL results read as empty");
+    /* A wrong count is the argument error of its first bad URL, not an allocation of the count
+     * that aborts first; a buffer of SSIZE_MAX bytes is not an overflow either. */
+    {
+        const char *bad_urls[1] = {"https://x.example/"};
+        size_t bad_lengths[1] = {(size_t)-1};
+        CHECK(aasa_classify(rules, bad_urls, bad_lengths, (size_t)1 << 40, &results) == AASA_ERROR_ARGUMENT,
+              "a count of 2^40 with a bad first length");
+        CHECK(strstr(aasa_last_error(), "URL 0") != NULL, "names the URL: %s", aasa_last_error());
+        const char *text = "https://x.example/";
+        size_t text_ends[1] = {strlen(text)};
+        aasa_batch *huge = NULL;
+        CHECK(aasa_classify_columns(rules, text, (size_t)SSIZE_MAX, text_ends, 1, &huge) == AASA_OK,
+              "a length of SSIZE_MAX with its URL's end given: %s", aasa_last_error());
+        aasa_batch_free(huge);
+    }
     aasa_results_free(NULL);
     aasa_rules_free(NULL);
     aasa_options_free(NULL);
