@@ -12,11 +12,15 @@ import Synchronization
 /// The calling thread's last error: a `strdup`ed message, freed when replaced or at thread exit.
 private let lastErrorKey: pthread_key_t = {
     var key = pthread_key_t()
+    // SAFETY: the key's value is only ever NULL or a message `fail` `strdup`ed, freed here once at
+    // thread exit.
     pthread_key_create(&key) { free($0) }
     return key
 }()
 
 private func fail(_ status: aasa_status, _ message: String) -> aasa_status {
+    // SAFETY: the old value is NULL or the thread's last `strdup`ed message, freed once as it is
+    // replaced (aasa.h: `aasa_last_error`'s pointer is valid until this next failure).
     free(pthread_getspecific(lastErrorKey))
     pthread_setspecific(lastErrorKey, strdup(message))
     return status
@@ -26,6 +30,8 @@ private let noError: StaticString = ""
 
 @_cdecl("aasa_last_error")
 public func aasa_last_error() -> UnsafePointer<CChar> {
+    // SAFETY: a non-NULL value is the thread's `strdup`ed message, alive until its next failing
+    // call (as aasa.h says); the literal below is stored NUL-terminated for the whole run.
     if let message = pthread_getspecific(lastErrorKey) { return UnsafePointer(message.assumingMemoryBound(to: CChar.self)) }
     return UnsafeRawPointer(noError.utf8Start).assumingMemoryBound(to: CChar.self)
 }
@@ -38,17 +44,21 @@ final class Options {
 
 @_cdecl("aasa_options_new")
 public func aasa_options_new() -> OpaquePointer? {
+    // SAFETY: the handle owns this reference; `aasa_options_free` gives it back, once (aasa.h).
     OpaquePointer(Unmanaged.passRetained(Options()).toOpaque())
 }
 
 @_cdecl("aasa_options_free")
 public func aasa_options_free(_ options: OpaquePointer?) {
     guard let options else { return }
+    // SAFETY: `options` is a handle `aasa_options_new` gave, freed once by the caller (aasa.h):
+    // this drops the reference it held.
     Unmanaged<Options>.fromOpaque(UnsafeRawPointer(options)).release()
 }
 
 private func limit(named name: UnsafePointer<CChar>?) -> Result<Configuration.Limit, aasa_status> {
     guard let name else { return .failure(fail(AASA_ERROR_ARGUMENT, "the limit name is NULL")) }
+    // SAFETY: the caller passes a NUL-terminated string (aasa.h), read only during the call.
     let text = String(decoding: UnsafeRawBufferPointer(start: name, count: strlen(name)), as: UTF8.self)
     guard let limit = Configuration.Limit(rawValue: text) else {
         let known = Configuration.Limit.allCases.map(\.rawValue).joined(separator: ", ")
@@ -77,6 +87,8 @@ public func aasa_options_get_limit(_ pointer: OpaquePointer?, _ name: UnsafePoin
     switch limit(named: name) {
     case .failure(let status): return status
     case .success(let limit):
+        // SAFETY: `value` is non-NULL (checked above), a `uint64_t` the caller lends for the call
+        // (aasa.h).
         value.pointee = UInt64(options.configuration[limit])
         return AASA_OK
     }
@@ -91,6 +103,8 @@ public func aasa_options_get_limit(_ pointer: OpaquePointer?, _ name: UnsafePoin
 /// makes one) and gives it back, so concurrent calls never share one and caches stay warm
 /// from call to call.
 final class Rules: @unchecked Sendable {
+    // SAFETY (`@unchecked Sendable`): the `let`s are immutable, `spare` is atomic, and `idle`,
+    // `domainTexts` and `appTexts` are touched only while `lock` is held.
     let rules: ClassifierRules
     let limits: Configuration.Input
     /// Set when the rules hold one domain with a compiled document (`aasa_rules_open_document`).
@@ -100,6 +114,7 @@ final class Rules: @unchecked Sendable {
     private let spare = Atomic<UInt>(0)
     private let lock = NSLock()
     /// Further idle workers, when several threads call at once. Guarded by `lock`.
+    // SAFETY: its only accesses (`take`, `giveBack`) hold `lock`, so no two overlap.
     @exclusivity(unchecked) private var idle: [Worker] = []
 
     init(_ rules: ClassifierRules, limits: Configuration.Input) {
@@ -109,6 +124,8 @@ final class Rules: @unchecked Sendable {
     }
 
     deinit {
+        // SAFETY: a nonzero `spare` is the reference `giveBack` retained and no `take` took; no
+        // call runs during `deinit`, so it is released once, here.
         if let worker = UnsafeRawPointer(bitPattern: spare.load(ordering: .acquiring)) {
             Unmanaged<Worker>.fromOpaque(worker).release()
         }
@@ -125,6 +142,8 @@ final class Rules: @unchecked Sendable {
     }
 
     func take() -> Worker {
+        // SAFETY: a nonzero `spare` is a `Worker` `giveBack` retained; the exchange hands that
+        // reference to this call alone, which takes it over.
         if let spare = UnsafeRawPointer(bitPattern: spare.exchange(0, ordering: .acquiring)) {
             return Unmanaged<Worker>.fromOpaque(spare).takeRetainedValue()
         }
@@ -135,6 +154,8 @@ final class Rules: @unchecked Sendable {
     }
 
     func giveBack(_ worker: Worker) {
+        // SAFETY: the retain is stored in `spare` (taken over by `take` or released by `deinit`),
+        // or released at once when `spare` is full.
         let retained = Unmanaged.passRetained(worker)
         let bits = UInt(bitPattern: retained.toOpaque())
         if spare.compareExchange(expected: 0, desired: bits, ordering: .releasing).exchanged { return }
@@ -215,7 +236,8 @@ final class Worker {
             last != 0x09, last != 0x0D
         else { return false }
         var index = 0
-        // SAFETY: each load reads `index..<index + 8` with `index + 8 <= count`.
+        // SAFETY (every read below): each load reads `index..<index + 8` with `index + 8 <= count`,
+        // and each byte read has `index < count`.
         while url.count - index >= 8 {
             if UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
                 return URLLineReader.isValidUTF8(url)
@@ -233,6 +255,8 @@ final class Worker {
     /// the domain is stored lowercased).
     @inline(__always)
     static func isDomain(_ host: UnsafeBufferPointer<UInt8>, _ solo: Solo) -> Bool {
+        // SAFETY (every read below): `prefix` is `https://` (8 bytes) and the domain, so `8...`
+        // lies within it; `index < host.count == domain.count`.
         let domain = UnsafeBufferPointer(rebasing: solo.prefix[8...])
         guard host.count == domain.count else { return false }
         for index in 0..<host.count {
@@ -252,10 +276,14 @@ final class Worker {
     func decideSolo(_ url: UnsafeBufferPointer<UInt8>, _ solo: Solo, limits: Configuration.Input) -> Bool {
         guard let matcher, let base = url.baseAddress, Self.readsUnchanged(url, limits: limits) else { return false }
         let prefix = solo.prefix
+        // SAFETY (this line and the next, `&&` short-circuiting): `memcmp` reads `prefix.count`
+        // bytes of each only when `url.count >= prefix.count`, and `url[prefix.count]` is read
+        // only when `url.count > prefix.count`.
         let plain = url.count >= prefix.count && prefix.baseAddress.map { memcmp(base, $0, prefix.count) == 0 } ?? false
         if !plain || url.count > solo.prefix.count && !Self.endsAuthority(url[solo.prefix.count]) {
             // Split and routed as `Classifier` does; a URL it cannot split, or of another host,
             // goes to the classifier for its record.
+            // SAFETY: `split` returns ranges within `url` (`hostStart < hostEnd <= url.count`).
             guard let parts = try? URLSplitter.split(url), Self.isDomain(UnsafeBufferPointer(rebasing: url[parts.host]), solo)
             else { return false }
             matcher.decide(bytes: url, parts: parts)
@@ -271,6 +299,8 @@ final class Worker {
 }
 
 private func handOut(_ rules: ClassifierRules, _ configuration: Configuration, into out: UnsafeMutablePointer<OpaquePointer?>) -> aasa_status {
+    // SAFETY: every caller checked `out` is non-NULL; the caller lends it to write (aasa.h). The
+    // handle owns this reference until `aasa_rules_free`.
     out.pointee = OpaquePointer(Unmanaged.passRetained(Rules(rules, limits: configuration.input)).toOpaque())
     return AASA_OK
 }
@@ -279,6 +309,7 @@ private func handOut(_ rules: ClassifierRules, _ configuration: Configuration, i
 /// would name another file (`rules-\xE9` read as `rules-\u{FFFD}`, which may exist) or another
 /// domain.
 private func string(_ pointer: UnsafePointer<CChar>) -> String? {
+    // SAFETY: the caller passes a NUL-terminated string (aasa.h), read only during the call.
     String(validating: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
 }
 
@@ -345,10 +376,14 @@ public func aasa_rules_open_document(
 @_cdecl("aasa_rules_free")
 public func aasa_rules_free(_ rules: OpaquePointer?) {
     guard let rules else { return }
+    // SAFETY: a handle an open call gave, freed once by the caller when no call on it runs
+    // (aasa.h): this drops the reference it held.
     Unmanaged<Rules>.fromOpaque(UnsafeRawPointer(rules)).release()
 }
 
 private func rules(_ pointer: OpaquePointer?) -> Rules? {
+    // SAFETY: a handle an open call gave, which the caller keeps alive for the whole call (aasa.h);
+    // the reference returned holds it meanwhile.
     pointer.map { Unmanaged<Rules>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
 }
 
@@ -399,6 +434,7 @@ private func batch(
 /// call copies one reference, not its arrays; its bytes in buffers of its own, read without a
 /// closure (a closure capturing the result being built cost an exclusivity check per call).
 final class Solo: @unchecked Sendable {
+    // SAFETY (`@unchecked Sendable`): nothing changes after `init`; the buffers are only read.
     let compiled: CompiledDocument
     /// `https://` and the domain.
     let prefix: UnsafeMutableBufferPointer<UInt8>
@@ -429,6 +465,7 @@ final class Solo: @unchecked Sendable {
     }
 
     deinit {
+        // SAFETY: both were allocated in `init` (`heapCopy`) and are freed once, here.
         prefix.deallocate()
         text.deallocate()
     }
@@ -464,10 +501,12 @@ struct ResultsBlock {
     /// Copies `bytes` and a NUL into the text part.
     mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar> {
         assert(bytes.count < textLeft, "the text part was sized for every string")
-        // Never past the block, even if the sizing above were wrong.
+        // Clamped, so that a wrong sizing would cut the string short rather than copy past the
+        // block (its NUL would still need `textLeft >= 1`, which the sizing gives).
         let count = min(bytes.count, max(textLeft - 1, 0))
-        // SAFETY: `count` bytes and a NUL fit in the `textLeft` bytes left of the text part
-        // (which `init` allocates with at least one byte).
+        // SAFETY (the copy, the NUL and `start`): `make` sizes the text part for every string and
+        // its NUL, so `textLeft > bytes.count >= count` (asserted above): `count` bytes and a NUL
+        // fit in what is left. The bytes are `UInt8`, read by C as `char`.
         if let source = bytes.baseAddress, count > 0 { text.update(from: source, count: count) }
         text[count] = 0
         let start = UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self)
@@ -539,6 +578,9 @@ struct ResultsBlock {
         guard decided.count == solo.apps.count, var block = ResultsBlock(count: 1, apps: decided.count, textBytes: solo.text.count)
         else { return nil }
         // The strings in one copy, NULs included; the last NUL is `put`'s own.
+        // SAFETY: `solo.text` holds at least the domain's NUL, so the range lies within it; the
+        // text part has its `count` bytes. The copy then holds all of `solo.text`, so each app's
+        // `offset` below points into it.
         let text = block.put(UnsafeBufferPointer(rebasing: solo.text[0..<(solo.text.count - 1)]))
         var opened = 0
         for index in 0..<decided.count {
@@ -556,6 +598,7 @@ struct ResultsBlock {
             // SAFETY: the block holds `decided.count` app decisions.
             (block.apps + index).initialize(to: decision)
         }
+        // SAFETY: the block holds one result.
         block.results.initialize(
             to: aasa_result(
                 domain: text, domain_length: solo.domainLength, error: nil, error_length: 0, apps: UnsafePointer(block.apps),
@@ -566,6 +609,7 @@ struct ResultsBlock {
 
 private func handOut(_ block: ResultsBlock?, into out: UnsafeMutablePointer<OpaquePointer?>) -> aasa_status {
     guard let block else { return fail(AASA_ERROR_MEMORY, "out of memory for the results") }
+    // SAFETY: every caller checked `out` is non-NULL; the caller lends it to write (aasa.h).
     out.pointee = OpaquePointer(block.base)
     return AASA_OK
 }
@@ -602,6 +646,8 @@ public func aasa_decide(
     // PERF: the handle borrowed, not retained, for the call (the caller keeps it alive, aasa.h),
     // and the worker taken and given back by hand: fewer reference-count operations per URL
     // (decide_bench under callgrind, `make bench-embed`).
+    // SAFETY: `pointer` is a handle an open call gave, which the caller keeps alive for the whole
+    // call (aasa.h).
     return Unmanaged<Rules>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef { rules in
         let worker = rules.take()
         defer { rules.giveBack(worker) }
@@ -627,6 +673,8 @@ public func aasa_classify(
 @_cdecl("aasa_results_count")
 public func aasa_results_count(_ pointer: OpaquePointer?) -> Int {
     guard let pointer else { return 0 }
+    // SAFETY: a block `aasa_decide` or `aasa_classify` gave and the caller has not freed (aasa.h);
+    // its first word is the count `ResultsBlock.init` stored.
     return UnsafeRawPointer(pointer).load(as: Int.self)
 }
 
@@ -639,6 +687,7 @@ public func aasa_results_at(_ pointer: OpaquePointer?, _ index: Int) -> UnsafePo
 
 @_cdecl("aasa_results_free")
 public func aasa_results_free(_ pointer: OpaquePointer?) {
+    // SAFETY: NULL, or a block `ResultsBlock.init` `malloc`ed, freed once by the caller (aasa.h).
     free(UnsafeMutableRawPointer(pointer))
 }
 
@@ -669,6 +718,8 @@ final class Columns {
     /// `urls(index)` is URL `index`'s bytes, for `index` in `0..<count`.
     /// `nil` when the decisions pass `CABI.maxBatchBytes`; `done` then says how many URLs it took.
     init?(rules: Rules, count: Int, done: inout Int, urls: (Int) -> UnsafeBufferPointer<UInt8>) {
+        // SAFETY: each freed once: in `deinit`, or below when the batch is too large (a failed
+        // `init` runs no `deinit`).
         let domain = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(count, 1))
         let error = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(count, 1))
         let first = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count + 1)
@@ -685,7 +736,8 @@ final class Columns {
                 guard !tooLarge else { return }
                 done = index + 1
                 let url = urls(index)
-                // SAFETY: `index` < `count`, the capacity of `domain`, `error` and `first`.
+                // SAFETY (this store and those in the closure below): `index` < `count`, the
+                // capacity of `domain`, `error` and `first`.
                 first[index] = UInt32(truncatingIfNeeded: kinds.count)
                 worker.classifier.withOutcome(ofWholeLine: url, limits: rules.limits) { outcome in
                     domain[index] = outcome.domain.map { Int32(truncatingIfNeeded: $0) } ?? -1
@@ -726,6 +778,8 @@ final class Columns {
         let errorText = heapCopy(texts)
         let errorEnds = heapCopy(ends)
         (self.decision, self.entry, self.rule, self.errorText, self.errorEnds) = (decision, entry, rule, errorText, errorEnds)
+        // SAFETY: allocated and initialized here, freed once in `deinit`; the arrays it points to
+        // live as long as this object, and `errorText` holds `UInt8`s read by C as `char`.
         header = .allocate(capacity: 1)
         header.initialize(to: aasa_columns(
             count: count, domain: UnsafePointer(domain.baseAddress), error: UnsafePointer(error.baseAddress),
@@ -736,6 +790,8 @@ final class Columns {
     }
 
     deinit {
+        // SAFETY: `deinit` runs only after a complete `init`, which allocated each buffer; each is
+        // freed once, here.
         header.deallocate()
         domain.deallocate()
         error.deallocate()
@@ -809,8 +865,11 @@ public func aasa_classify_columns(
     case .failure(let status): return status
     case .success(let ranges):
         var done = 0
+        // SAFETY: `pieces` kept every range within `0...buffer.count`.
         guard let columns = Columns(rules: rules, count: ranges.count, done: &done, urls: { UnsafeBufferPointer(rebasing: buffer[ranges[$0]]) })
         else { return CABI.batchTooLarge(done: done, of: ranges.count) }
+        // SAFETY: `out` is non-NULL (checked above), lent by the caller to write (aasa.h); the
+        // batch handle owns this reference until `aasa_batch_free`.
         out.pointee = OpaquePointer(Unmanaged.passRetained(columns).toOpaque())
         return AASA_OK
     }
@@ -819,12 +878,14 @@ public func aasa_classify_columns(
 @_cdecl("aasa_batch_columns")
 public func aasa_batch_columns(_ pointer: OpaquePointer?) -> UnsafePointer<aasa_columns>? {
     guard let pointer else { return nil }
+    // SAFETY: a batch handle the caller has not freed (aasa.h); `header` lives as long as it.
     return UnsafePointer(Unmanaged<Columns>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue().header)
 }
 
 @_cdecl("aasa_batch_free")
 public func aasa_batch_free(_ pointer: OpaquePointer?) {
     guard let pointer else { return }
+    // SAFETY: a batch handle `aasa_classify_columns` gave, freed once by the caller (aasa.h).
     Unmanaged<Columns>.fromOpaque(UnsafeRawPointer(pointer)).release()
 }
 
@@ -832,15 +893,18 @@ public func aasa_batch_free(_ pointer: OpaquePointer?) {
 
 /// A NUL-terminated copy of a string, alive as long as the handle that keeps it.
 final class CText: @unchecked Sendable {
+    // SAFETY (`@unchecked Sendable`): `bytes` is written in `init` only, then only read.
     private let bytes: UnsafeMutableBufferPointer<CChar>
 
     init(_ string: String) {
         let utf8 = Array(string.utf8CString)
+        // SAFETY: exactly `utf8.count` elements, all initialized here, freed once in `deinit`.
         bytes = .allocate(capacity: utf8.count)
         _ = bytes.initialize(from: utf8)
     }
 
     func text(_ length: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
+        // SAFETY: `length` is NULL or a `size_t` the caller lends for the call (aasa.h).
         length?.pointee = bytes.count - 1
         return UnsafePointer(bytes.baseAddress)
     }
@@ -897,11 +961,13 @@ public func aasa_classify_ndjson(
         }
         if records.count > CABI.maxBatchBytes { return CABI.batchTooLarge(done: done, of: buffers.count) }
         let copy = records.withBytes { bytes -> UnsafeMutableRawPointer? in
+            // SAFETY: the copy has room for the `bytes.count` bytes read from `base`.
             guard let copy = malloc(max(bytes.count, 1)) else { return nil }
             if let base = bytes.baseAddress { copy.copyMemory(from: base, byteCount: bytes.count) }
             return copy
         }
         guard let copy else { return fail(AASA_ERROR_MEMORY, "out of memory for \(records.count) bytes of records") }
+        // SAFETY: both are non-NULL (checked above), lent by the caller to write (aasa.h).
         output.pointee = copy.assumingMemoryBound(to: CChar.self)
         outputLength.pointee = records.count
         return AASA_OK
@@ -910,6 +976,7 @@ public func aasa_classify_ndjson(
 
 @_cdecl("aasa_free")
 public func aasa_free(_ bytes: UnsafeMutableRawPointer?) {
+    // SAFETY: NULL, or what `aasa_classify_ndjson` `malloc`ed, freed once by the caller (aasa.h).
     free(bytes)
 }
 
@@ -929,6 +996,8 @@ enum CABI {
     }
 
     static func options(_ pointer: OpaquePointer?) -> Options? {
+        // SAFETY: a handle `aasa_options_new` gave, which the caller keeps alive for the call
+        // (aasa.h).
         pointer.map { Unmanaged<Options>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
     }
 }
@@ -939,6 +1008,8 @@ extension aasa_status: @retroactive Error {}
 /// `array` in memory the caller owns and frees with `deallocate()` (at least one element, so
 /// the pointer handed to C is never NULL).
 private func heapCopy<Element>(_ array: [Element]) -> UnsafeMutableBufferPointer<Element> {
+    // SAFETY: the first `array.count` slots are initialized; readers read only those (a spare slot
+    // for an empty array is never read), and the owner frees it once.
     let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(array.count, 1))
     _ = buffer.initialize(from: array)
     return buffer

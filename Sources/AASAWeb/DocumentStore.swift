@@ -72,6 +72,8 @@ public struct DocumentStore: Sendable {
     public static func writeAtomically(_ bytes: [UInt8], to path: String) -> String? {
         let (directory, name) = PathName.split(path)
         var template = Array(PathName.join(directory, ".\(name).tmp-XXXXXX").utf8CString)
+        // SAFETY (both uses of `template` below): the path's bytes and a NUL (`utf8CString`),
+        // ending in `XXXXXX`, which `mkstemp` rewrites in place; it writes nothing else.
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard descriptor >= 0 else { return "cannot write in \(directory): \(String(cString: strerror(errno)))" }
         let temporary = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }
@@ -80,6 +82,8 @@ public struct DocumentStore: Sendable {
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             while written < raw.count {
+                // SAFETY: `write` reads `raw.count - written` bytes from `base + written`, inside
+                // `bytes` (`written` only grows by what `write` reports: it stays `<= raw.count`).
                 let count = Foundation.write(descriptor, base + written, raw.count - written)
                 if count < 0 {
                     if errno == EINTR { continue }

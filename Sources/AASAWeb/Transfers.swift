@@ -136,6 +136,9 @@ public final class Transfers {
                         url: requests[next.index].url, failure: .connection, error: "cannot start the transfer")
                     done += 1
                     curl_easy_cleanup(handle)
+                    // The callbacks' reference `configure` took: the handle is gone, so no
+                    // callback can run, and nothing else would give it back.
+                    state.release()
                     continue
                 }
                 active[handle] = state
@@ -144,6 +147,9 @@ public final class Transfers {
             curl_multi_perform(multi, &running)
             var left: Int32 = 0
             while let message = curl_multi_info_read(multi, &left) {
+                // SAFETY: `message` stays valid until its handle is removed or cleaned up
+                // (libcurl's docs); both reads of it, here and `data.result` below, come before
+                // `curl_multi_remove_handle`.
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                     let state = active.removeValue(forKey: handle)
                 else { continue }
@@ -199,6 +205,9 @@ public final class Transfers {
     }
 
     private func configure(_ handle: UnsafeMutableRawPointer, _ state: TransferState) {
+        // SAFETY: the callbacks' reference, given back exactly once (`retained`) by `release()`,
+        // which runs only once the handle is out of the multi handle and reset or cleaned up
+        // (or was never added to it).
         let context = Unmanaged.passRetained(state).toOpaque()
         state.retained = true
         _ = aasa_easy_setopt_string(handle, CURLOPT_URL, state.request.url)
@@ -219,11 +228,15 @@ public final class Transfers {
             // spares parsing some hundred certificates on every handshake.
             _ = aasa_easy_setopt_string(handle, CURLOPT_CAPATH, nil)
         }
+        // SAFETY: `errorBuffer` has the `CURL_ERROR_SIZE` bytes libcurl may write, and lives as
+        // long as `state`, which is alive until the handle is reset or cleaned up (see `context`).
         _ = aasa_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, state.errorBuffer)
         _ = aasa_easy_setopt_callback(handle, CURLOPT_WRITEFUNCTION, bodyCallback)
         _ = aasa_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         _ = aasa_easy_setopt_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
         _ = aasa_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        // SAFETY: libcurl keeps both lists without copying them; `release()` frees them only after
+        // the handle is reset or cleaned up.
         var headers: UnsafeMutablePointer<curl_slist>?
         for header in state.request.headers { headers = curl_slist_append(headers, header) }
         state.headerList = headers
@@ -238,6 +251,8 @@ public final class Transfers {
         var response = Response(
             url: state.request.url, status: status > 0 ? status : nil, headers: state.headers, body: state.body)
         response.attempts = state.attempt.number
+        // SAFETY: the buffer was zeroed in `init`, and libcurl writes a NUL-terminated message
+        // within its `CURL_ERROR_SIZE` bytes.
         let detail = String(cString: state.errorBuffer)
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         if state.tooLarge, status == 200 {
@@ -350,12 +365,15 @@ final class TransferState {
         self.request = request
         self.attempt = attempt
         self.limit = limit
+        // SAFETY: allocated and zeroed here (an empty C string until libcurl writes one), freed
+        // once, in `deinit`.
         errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
 
     /// Drops what libcurl held: the lists and the reference the callbacks used. Called once
-    /// the handle is out of the multi handle and reset, so nothing points here any more.
+    /// the handle is out of the multi handle and reset (or cleaned up), so nothing points here
+    /// any more.
     func release() {
         curl_slist_free_all(headerList)
         curl_slist_free_all(connectToList)
@@ -363,6 +381,8 @@ final class TransferState {
         connectToList = nil
         if retained {
             retained = false
+            // SAFETY: gives back the reference `configure` took, at most once (`configure` set
+            // `retained`, cleared just above); the caller still holds `self`.
             Unmanaged.passUnretained(self).release()
         }
     }
@@ -372,6 +392,8 @@ final class TransferState {
 
 private let bodyCallback: aasa_data_callback = { data, size, count, context in
     guard let context else { return 0 }
+    // SAFETY: `context` is the state `configure` retained for this handle; that reference is given
+    // back only once libcurl no longer calls back for it (see `TransferState.release()`).
     let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     guard length > 0, let data else { return length }
@@ -384,6 +406,8 @@ private let bodyCallback: aasa_data_callback = { data, size, count, context in
     // Grown by doubling up to the limit, never past it: appending alone made a body of the
     // limit hold twice that, for every transfer at once.
     if needed > state.body.capacity { state.body.reserveCapacity(min(state.limit, max(needed, state.body.capacity * 2))) }
+    // SAFETY: libcurl passes `size * count` readable bytes at `data` for this call; `CChar` and
+    // `UInt8` share a layout, and the bytes are copied before the callback returns.
     data.withMemoryRebound(to: UInt8.self, capacity: length) {
         state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
     }
@@ -392,6 +416,7 @@ private let bodyCallback: aasa_data_callback = { data, size, count, context in
 
 private let headerCallback: aasa_data_callback = { data, size, count, context in
     guard let context else { return 0 }
+    // SAFETY: as in `bodyCallback`: the state `configure` retained, alive until `release()`.
     let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     guard length > 0, let data else { return length }
@@ -403,6 +428,7 @@ private let headerCallback: aasa_data_callback = { data, size, count, context in
             return 0
         }
     }
+    // SAFETY: as in `bodyCallback`: `size * count` bytes at `data`, decoded (copied) here.
     let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
         String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
     }.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -26,6 +26,8 @@ public enum TrustStore {
         }
         bundle.append(added)
         var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("aasa-ca-XXXXXX").utf8CString)
+        // SAFETY (both uses of `template` below): the path's bytes and a NUL (`utf8CString`),
+        // ending in `XXXXXX`, which `mkstemp` rewrites in place; it writes nothing else.
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard descriptor >= 0 else { return .failure(TrustStoreError(description: "cannot create a temporary CA bundle")) }
         let path = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }
@@ -49,6 +51,8 @@ public enum TrustStore {
         if let handle = curl_easy_init() {
             defer { curl_easy_cleanup(handle) }
             var path: UnsafeMutablePointer<CChar>?
+            // SAFETY: the string libcurl hands out belongs to `handle` and stays valid until the
+            // `defer` cleans the handle up, after it is copied.
             if aasa_easy_getinfo_string(handle, CURLINFO_CAINFO, &path) == CURLE_OK, let path {
                 return String(cString: path)
             }

@@ -34,6 +34,8 @@ extension LineBatch {
     func forEachLine(maxLineBytes: Int, _ body: (Line) throws -> Void) throws {
         if let preassembled {
             switch preassembled {
+            // SAFETY: the pointer is used only inside the closure that lends it; `body` copies what
+            // it keeps.
             case .url(var bytes): try bytes.withUnsafeMutableBufferPointer { try body(.url(UnsafeBufferPointer($0))) }
             case .invalid(let text, let message): try body(.invalid(text: text, error: message))
             }
@@ -49,6 +51,9 @@ extension LineBatch {
             guard let base = all.baseAddress else { return }
             var start = 0
             while start < all.count {
+                // SAFETY (the search and the slice below): `start < all.count`, so `memchr` reads
+                // the `all.count - start` bytes from `base + start`, all inside `all`; a newline it
+                // finds lies there, so `start <= end <= all.count`.
                 var end = all.count
                 if let found = memchr(base + start, 0x0A, all.count - start) {
                     end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
@@ -93,6 +98,8 @@ struct BatchProcessor {
     func process(_ batch: LineBatch, with classifier: Classifier, into out: RecordBuffer, spill: (RecordBuffer) -> Void = { _ in }) {
         if let preassembled = batch.preassembled {
             switch preassembled {
+            // SAFETY: the pointer is used only inside the closure that lends it; `handle` copies
+            // what it keeps.
             case .url(var bytes): bytes.withUnsafeMutableBufferPointer { handle(.url(UnsafeBufferPointer($0), plain: false), classifier, out) }
             case .invalid(let text, let message): classifier.appendUnreadable(text: text, message: message, extra: parser.blankExtra, into: out)
             }
@@ -102,6 +109,9 @@ struct BatchProcessor {
             guard let base = all.baseAddress else { return }
             var start = 0
             while start < all.count {
+                // SAFETY (the search and the slice below): `start < all.count`, so `memchr` reads
+                // the `all.count - start` bytes from `base + start`, all inside `all`; a newline it
+                // finds lies there, so `start <= end <= all.count`.
                 var end = all.count
                 if let found = memchr(base + start, 0x0A, all.count - start) {
                     end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
@@ -129,6 +139,7 @@ struct BatchProcessor {
         case .url(let bytes, _):
             switch parser.parse(bytes) {
             case .url(var url, let extra):
+                // SAFETY: `view` is used only inside the closure that lends it.
                 url.withUnsafeMutableBufferPointer { url in
                     let view = UnsafeBufferPointer(url)
                     if view.count > limits.maxURLBytes {

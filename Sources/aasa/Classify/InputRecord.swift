@@ -146,6 +146,8 @@ struct InputRecordParser {
         var field: [UInt8] = []
         var quoted = false
         var index = 0
+        // SAFETY (every read below): `index < line.count` by the loop's condition, and `index + 1`
+        // is read only after `index + 1 < line.count` is checked.
         while index < line.count {
             let byte = line[index]
             if quoted {

@@ -29,6 +29,9 @@ final class Pipeline: @unchecked Sendable {
         var writeError: Int32?
     }
 
+    // SAFETY (`@unchecked Sendable`): the reader's fields are touched only under `readLock`
+    // (`readError` read once every worker has stopped), the rest under `state` (`workersLeft` set
+    // before any worker starts); `output` is used only by the worker that set `writing`.
     private let readLock = NSLock()
     private var reader: RawBatchReader
     private var firstBatch: LineBatch?

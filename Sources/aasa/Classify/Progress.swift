@@ -5,6 +5,8 @@ import Foundation
 /// On a timer rather than when records arrive: a slow producer (`tail -f`, a stalled pipe) or
 /// a long first batch would otherwise freeze the line, and a frozen line looks like a hang.
 final class Progress: @unchecked Sendable {
+    // SAFETY (`@unchecked Sendable`): `records`, `stopped` and `finished` are read and written only
+    // while `condition` is locked; the rest is immutable.
     private let condition = NSCondition()
     private let start = Date()
     private var records = 0
@@ -64,6 +66,7 @@ final class Progress: @unchecked Sendable {
 /// so that it never lands in the middle of it, and the next redraw comes below the message.
 enum StandardError {
     private static let lock = NSLock()
+    // SAFETY: read and written only while `lock` is held.
     nonisolated(unsafe) private static var progressShown = false
 
     static func write(_ text: String) {
@@ -94,6 +97,7 @@ enum StandardError {
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { raw in
             guard let base = raw.baseAddress else { return }
+            // SAFETY: `write` reads the `raw.count` bytes of `bytes` from `base`.
             _ = Foundation.write(STDERR_FILENO, base, raw.count)
         }
     }

@@ -93,6 +93,8 @@ struct RawBatchReader {
         var assembler = LineAssembler(maxLineBytes: maxLineBytes)
         var pending = start
         while true {
+            // SAFETY (both closures): `memchr` reads the `all.count` bytes of `pending`, so a
+            // newline it finds is below `pending.count`, and `0..<end` lies within the buffer.
             let newline = pending.withUnsafeBufferPointer { all -> Int? in
                 guard let base = all.baseAddress, let found = memchr(base, 0x0A, all.count) else { return nil }
                 return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
@@ -127,6 +129,8 @@ struct RawBatchReader {
         let count = buffer.withUnsafeMutableBytes { raw -> Int in
             guard let base = raw.baseAddress else { return 0 }
             while true {
+                // SAFETY: `buffer` was just grown by `limit` bytes after `before`, so `read` writes
+                // within it.
                 let n = read(fileDescriptor, base + before, limit)
                 if n < 0, errno == EINTR { continue }
                 return n < 0 ? -Int(errno) : n
@@ -172,6 +176,7 @@ struct RawBatchReader {
             let estimate = offset * batchLines / seen
             guard estimate < all.count - 1 else { return (nil, estimate) }
             var index = estimate
+            // SAFETY (the read below): `0 < offset <= index <= estimate < all.count - 1`.
             while index >= offset {
                 if all[index] == 0x0A { return (index, estimate) }
                 index -= 1

@@ -10,6 +10,7 @@ import Foundation
 // instructions.
 enum UntilExit {
     private static let lock = NSLock()
+    // SAFETY: appended to only while `lock` is held, and never read.
     nonisolated(unsafe) private static var objects: [AnyObject] = []
 
     static func keep(_ object: AnyObject) {

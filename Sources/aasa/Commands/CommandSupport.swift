@@ -145,6 +145,7 @@ enum CommandSupport {
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
         var head = [UInt8](repeating: 0, count: CompiledArtifact.magic.count)
+        // SAFETY: `read` writes at most `raw.count` bytes, the size of `head`.
         let count = head.withUnsafeMutableBytes { raw in raw.baseAddress.map { read(descriptor, $0, raw.count) } ?? -1 }
         return count == head.count && head == CompiledArtifact.magic
     }
@@ -162,6 +163,7 @@ enum CommandSupport {
     static let notUTF8Arguments: Set<String> = {
         var found: Set<String> = []
         for index in 0..<Int(CommandLine.argc) {
+            // SAFETY: `argv` holds `argc` pointers (then a NULL), and `index < argc`.
             guard let argument = CommandLine.unsafeArgv[index] else { continue }
             // SAFETY: `argv[index]` is a NUL-terminated C string of `strlen` bytes, alive for
             // the whole process.

@@ -9,6 +9,8 @@ import Foundation
 enum RemovedOnSignal {
     /// The path as a C string, written once before the handlers are installed and only read
     /// in them (`unlink` is async-signal-safe; nothing else is done there).
+    // SAFETY: written once, by `register` on the main thread (command setup) before the handlers
+    // that read it are installed; never changed or freed after (the `nil` check).
     nonisolated(unsafe) private static var path: UnsafeMutablePointer<CChar>?
 
     static func register(_ file: String) {

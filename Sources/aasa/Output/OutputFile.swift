@@ -57,6 +57,8 @@ final class OutputFile {
             guard let base = raw.baseAddress else { return nil }
             var offset = 0
             while offset < raw.count {
+                // SAFETY: `write` reads `raw.count - offset` bytes from `base + offset`, inside
+                // `bytes`: `offset` only grows by what `write` reports, so it stays `<= raw.count`.
                 let written = Foundation.write(fileDescriptor, base + offset, raw.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
@@ -158,6 +160,8 @@ final class AtomicOutputFile {
             // named one; a directory that cannot be written fails again below, with its reason.
         }
         var template = Array(PathName.join(directory, ".aasa-XXXXXX").utf8CString)
+        // SAFETY (both uses of `template` below): the path's bytes and a NUL (`utf8CString`),
+        // ending in `XXXXXX`, which `mkstemp` rewrites in place; it writes nothing else.
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard descriptor >= 0 else { return .failure(OutputFileError(path: path, code: errno)) }
         let temporary = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }

@@ -55,6 +55,8 @@ final class OutputStream {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
+            // SAFETY: `write` reads `bytes.count - offset` bytes from `base + offset`, inside
+            // `bytes`: `offset` only grows by what `write` reports, so it stays `<= bytes.count`.
             let written = Foundation.write(fileDescriptor, base + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }

@@ -80,6 +80,8 @@ struct ReadFiles {
 
     /// `path` with every symbolic link and `.`/`..` resolved; nil when it leads nowhere.
     static func realPath(_ path: String) -> String? {
+        // SAFETY: with no buffer `realpath` returns a `malloc`ed NUL-terminated path, copied before
+        // the `defer` frees it, once.
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
