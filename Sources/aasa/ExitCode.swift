@@ -33,6 +33,7 @@ enum ExitCode: Int32, Error {
           3  a document, the rules or the compiled artifact could not be read
           4  diff found no difference but could not prove equivalence
           5  the input could not be read, or an output (-o, --stats, standard output) could not
-             be written; a closed standard output (| head) is not an error and ends with 0
+             be written; a standard output closed by its reader (| head) is not an error and
+             ends with 0 (one never opened, >&-, is 5)
         """
 }

@@ -138,6 +138,38 @@ final class DiffCoverCLITests: XCTestCase {
         XCTAssertTrue(output.stderr.contains("not proven"), output.stderr)
     }
 
+    /// Classes shown by a search that is no proof (here its state budget ran out) may not be all:
+    /// the count says "at least" and standard error says why; a proven list says neither.
+    func test_diff_classesFromASearchThatIsNoProofAreCalledAtLeastThat() throws {
+        let one = try write("one.json", document(#"[{"/": "/a/*"}, {"/": "/b/*"}, {"/": "/c/*"}]"#))
+        let other = try write("other.json", document(#"[{"/": "/a/x"}, {"/": "/b/x"}, {"/": "/c/x"}]"#))
+        let proven = try CLIRunner.run(["diff", one, other])
+        XCTAssertEqual(proven.status, 1, proven.stderr)
+        XCTAssertTrue(proven.stdout.hasSuffix("\n3 classes of URLs decided differently\n"), proven.stdout)
+        XCTAssertEqual(proven.stderr, "")
+        // 14 states: the walk stops after showing one of the three classes.
+        let starved = try CLIRunner.run(["diff", one, other, "--limit", "analysis-states=14"])
+        XCTAssertEqual(starved.status, 1, starved.stdout + starved.stderr)
+        XCTAssertTrue(starved.stdout.hasSuffix("\nat least 1 class of URLs decided differently\n"), starved.stdout)
+        XCTAssertTrue(starved.stderr.contains("may not be all: the exploration hit its state budget"), starved.stderr)
+        let json = try CLIRunner.run(["diff", one, other, "--limit", "analysis-states=14", "--format", "json"])
+        XCTAssertTrue(json.stderr.contains("may not be all"), json.stderr)
+    }
+
+    func test_diffCoverAndLint_takeABracketedIPv6DomainAsMatchDoes() throws {
+        let one = try write("v6-one.json", document(#"[{"/": "/a/*"}]"#))
+        let other = try write("v6-other.json", document(#"[{"/": "/b/*"}]"#))
+        let cover = try CLIRunner.run(["cover", one, "--domain", "[::1]"])
+        XCTAssertEqual(cover.status, 0, cover.stderr)
+        XCTAssertTrue(cover.stdout.contains("https://[::1]/a"), cover.stdout)
+        let diff = try CLIRunner.run(["diff", one, other, "--domain", "[::1]"])
+        XCTAssertEqual(diff.status, 1, diff.stderr)
+        XCTAssertTrue(diff.stdout.contains("  https://[::1]/a"), diff.stdout)
+        XCTAssertNotEqual(try CLIRunner.run(["lint", one, "--domain", "[::1]"]).status, 2)
+        // Brackets around anything but an IPv6 literal stay refused.
+        XCTAssertEqual(try CLIRunner.run(["cover", one, "--domain", "[a b]"]).status, 2)
+    }
+
     func test_diffAndCover_refuseADomainWithAPortAndAnAppNeitherDocumentNames() throws {
         let file = try write("doc.json", document(#"[{"/": "/a/*"}]"#))
         XCTAssertEqual(try CLIRunner.run(["cover", file, "--domain", "example.com:8080"]).status, 2)

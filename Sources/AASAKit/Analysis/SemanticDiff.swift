@@ -25,6 +25,10 @@ public struct SemanticDiff: Sendable {
 
     public let changes: [Change]
     public let verdict: Verdict
+    /// Why `changes` may not be every class of changed URLs (a budget the walk hit, modes or
+    /// query shapes it could not model exactly), for people; nil when the list is proven
+    /// complete. Each class listed holds either way: its URLs were confirmed by the matcher.
+    public let incompleteness: String?
 
     /// Compares `old` and `new` on `domain`, keeping up to `witnesses` URLs per class, and only
     /// app `app` when given, within `configuration`'s automaton limits.
@@ -42,6 +46,7 @@ public struct SemanticDiff: Sendable {
         if RuleIdentity.sameRules(old, new, apps: apps) {
             changes = []
             verdict = .equivalent
+            incompleteness = nil
             return
         }
         let limits = configuration.automata
@@ -160,15 +165,16 @@ public struct SemanticDiff: Sendable {
             (appOrder[ExactString(lhs.app)] ?? 0, lhs.urls.first?.utf8.count ?? Int.max, lhs.urls.first ?? "")
                 < (appOrder[ExactString(rhs.app)] ?? 0, rhs.urls.first?.utf8.count ?? Int.max, rhs.urls.first ?? "")
         }
+        let reasons = result.isProof
+            ? ["some outcomes differ but no URL with them could be confirmed (for instance decoded text no URL normalises to, or texts of different modes or query shapes that no one URL has)"]
+            : result.incompleteness(sides)
+        incompleteness = result.isProof && !unconfirmed ? nil : reasons.joined(separator: "; ")
         if !changes.isEmpty {
             verdict = .different
-        } else if result.isProof && !unconfirmed {
-            verdict = .equivalent
+        } else if let incompleteness {
+            verdict = .noDifferenceFound(reason: incompleteness)
         } else {
-            let reasons = result.isProof
-                ? ["some outcomes differ but no URL with them could be confirmed (for instance decoded text no URL normalises to, or texts of different modes or query shapes that no one URL has)"]
-                : result.incompleteness(sides)
-            verdict = .noDifferenceFound(reason: reasons.joined(separator: "; "))
+            verdict = .equivalent
         }
     }
 }

@@ -56,7 +56,7 @@ enum ClassifyCommand {
             EXIT STATUS: 0 every input line got its record, error records included; 1 with
             --strict, some records are errors; 2 usage error; 3 the rules or the artifact cannot
             be read; 5 the input cannot be read or an output cannot be written (the reason is on
-            stderr). A closed standard output (| head) ends the run quietly with status 0, and
+            stderr). A standard output closed by its reader (| head) ends the run quietly with status 0, and
             --stats is still written ("complete": false). Output is written in whole records,
             so a run killed midway leaves a prefix of the full output: whole records in input
             order, and at most one cut record at the end.

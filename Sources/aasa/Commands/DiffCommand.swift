@@ -19,7 +19,10 @@ enum DiffCommand {
             reordered keys, hoisted defaults or renumbered rules that decide every URL the same
             way are "equivalent". Otherwise each class of changed URLs (one app, its old decision
             and rule, its new decision and rule) is listed with up to N example URLs, shortest
-            first; every example was re-checked by the matcher against both documents.
+            first; every example was re-checked by the matcher against both documents. When the
+            search could not show that the classes listed are all (it hit its budget, or the
+            rules mix text modes or query shapes), the last line says "at least" and standard
+            error says why; the classes listed hold either way.
             json: one line per example URL:
               {"app": …, "url": …, "old": {"decision": …, "entry"?: i, "rule"?: j}, "new": {…}}
 
@@ -86,7 +89,14 @@ enum DiffCommand {
         case .equivalent:
             if format == "text" { text += "equivalent: every URL gets the same decision for every app\n" }
         case .different:
-            if format == "text" { text += "\(diff.changes.count) class\(diff.changes.count == 1 ? "" : "es") of URLs decided differently\n" }
+            let classes = "\(diff.changes.count) class\(diff.changes.count == 1 ? "" : "es")"
+            if let reason = diff.incompleteness {
+                // Every class listed holds; the search could not show there are no others.
+                if format == "text" { text += "at least \(classes) of URLs decided differently\n" }
+                printError("aasa diff: the classes of changed URLs listed may not be all: \(reason)")
+            } else if format == "text" {
+                text += "\(classes) of URLs decided differently\n"
+            }
         case .noDifferenceFound(let reason):
             printError("aasa diff: no difference found, but equivalence is not proven: \(reason)")
         }
