@@ -26,6 +26,34 @@ final class DebugPlanCLITests: XCTestCase {
             + (split + literal).joined(separator: ",") + "]}]}}"
     }
 
+    /// Query-item automata tag predicates, not rules: they are shown as `pN`, each with its rule
+    /// in a legend of their own (shown as `rN`, they named the wrong rules).
+    func test_dumps_tagQueryItemPredicatesApartFromRules() throws {
+        let path = try write(
+            #"{"applinks":{"details":[{"appID":"ABCDE12345.x","components":[{"/":"/a"},{"/":"/c","?":{"id":"1"}},{"/":"/d","?":{"id":"2","k":"v"}}]}]}}"#,
+            "items.json")
+        for kind in ["nfa", "dfa"] {
+            let dump = try CLIRunner.run(["debug", kind, path])
+            XCTAssertEqual(dump.status, 0, dump.stderr)
+            XCTAssertTrue(dump.stdout.contains("query item predicates:\n  p0 = r1\n  p1 = r2\n  p2 = r2\n"), dump.stdout)
+            let items = try XCTUnwrap(dump.stdout.range(of: "== query-item")).lowerBound
+            let tail = dump.stdout[items...]
+            XCTAssertFalse(tail.contains("match r") || tail.contains("{r"), "\(kind): predicates shown as rules: \(tail)")
+            XCTAssertTrue(dump.stdout[items...].contains(kind == "nfa" ? "match p0" : "accept {p0}"), String(dump.stdout[items...]))
+        }
+    }
+
+    /// A variable's name is any string: the NFA dump shows it on its own line, escaped.
+    func test_nfaDump_showsAVariableNameWithALineBreakOnOneLine() throws {
+        let path = try write(
+            #"{"applinks":{"substitutionVariables":{"v\nx":["a"]},"details":[{"appIDs":["ABCDE12345.x"],"components":[{"/":"/$(v\nx)"}]}]}}"#,
+            "variable.json")
+        let dump = try CLIRunner.run(["debug", "nfa", path])
+        XCTAssertEqual(dump.status, 0, dump.stderr)
+        XCTAssertTrue(dump.stdout.contains("variable $(v\\u{A}x): start "), dump.stdout)
+        XCTAssertTrue(dump.stdout.contains("call $(v\\u{A}x) then "), dump.stdout)
+    }
+
     /// The rule legend of `debug nfa|dfa` quotes app IDs from the document: one line each.
     func test_dumps_showAppIDsWithControlCharactersEscaped() throws {
         let document = try write(#"{"applinks": {"details": [{"appIDs": ["T.a\n== path raw/exact ==\u001b[2J"], "components": [{"/": "/a"}]}]}}"#, "app.json")

@@ -49,4 +49,12 @@ final class HostileArgumentsCLITests: XCTestCase {
         XCTAssertEqual(wide.status, 0, wide.stderr)
         XCTAssertTrue(wide.stdout.contains(#""a.31999":"x""#), String(wide.stdout.suffix(200)))
     }
+
+    func test_compile_refusesStandardOutputAsTheArtifact() throws {
+        let corpus = CaseSuite.packageRoot.appendingPathComponent("corpus").path
+        // Before, this wrote a file named "-" into the current directory and exited 0.
+        let run = try CLIRunner.run(["compile", corpus, "-o", "-"])
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertTrue(run.stderr.contains("not to standard output"), run.stderr)
+    }
 }

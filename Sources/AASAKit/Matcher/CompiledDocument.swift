@@ -17,6 +17,13 @@ public final class CompiledDocument: Sendable {
         public var mode: TextMode
         var queryKind: QueryKind
         var fragmentIsUniversal: Bool
+
+        /// The query item predicates of this rule's dictionary (the tags of the query-item
+        /// automata), empty when its query is not a dictionary.
+        public var queryItemPredicates: [Int32] {
+            if case .items(let predicates) = queryKind { return predicates }
+            return []
+        }
     }
 
     enum QueryKind: Sendable {

@@ -43,6 +43,11 @@ enum CompileCommand {
         }
         guard parsed.positionals.count == 1 else { return CommandSupport.usageError(spec, "expected one <file|dir>") }
         guard let output = parsed.value("output") else { return CommandSupport.usageError(spec, "missing --output") }
+        // `classify -o -` means standard output; an artifact is a file that is mapped, renamed
+        // into place whole, so `-` would otherwise quietly name a file called "-".
+        guard output != "-" else {
+            return CommandSupport.usageError(spec, "--output - : an artifact is written to a file (it is mapped, and renamed into place whole), not to standard output")
+        }
         var domain: String?
         if let given = parsed.value("domain") {
             switch CommandSupport.documentDomain(given) {

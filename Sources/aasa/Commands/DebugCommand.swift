@@ -15,8 +15,9 @@ enum DebugCommand {
         discussion: """
             One section per automaton: path, query and fragment patterns per text mode
             (raw|decoded / exact|folded), and one automaton per query item name. Tags rN are
-            rule numbers in evaluation order; the legend maps them to entry and rule indices
-            (query-item automata tag predicates, listed the same way). The dumps are stable:
+            rule numbers in evaluation order; the legend maps them to entry and rule indices.
+            Query-item automata tag predicates, pN, one per item of a rule's query dictionary;
+            a second legend maps each to its rule. The dumps are stable:
             the same document always prints the same text.
 
             plan prints one line for the document's path (how a path's matches become
@@ -74,10 +75,16 @@ enum DebugCommand {
             for (id, rule) in compiled.rules.enumerated() {
                 try output.write("  r\(id) = entry \(rule.entryIndex) rule \(rule.ruleIndex)\(rule.exclude ? " exclude" : "") \(rule.mode) [\(shownApps(rule.apps, of: compiled))]\n")
             }
+            let predicates = compiled.rules.enumerated().flatMap { id, rule in rule.queryItemPredicates.map { ($0, id) } }
+            if !predicates.isEmpty {
+                try output.write("query item predicates:\n")
+                for (predicate, rule) in predicates.sorted(by: { $0.0 < $1.0 }) { try output.write("  p\(predicate) = r\(rule)\n") }
+            }
             for (label, dfa) in compiled.labelledAutomata {
                 try output.write("\n== \(label) ==\n")
+                let tag = label.hasPrefix("query-item ") ? "p" : "r"
                 if parsed.positionals[0] == "nfa" {
-                    try output.write(AutomatonDump.describe(dfa.nfa))
+                    try output.write(AutomatonDump.describe(dfa.nfa, tag: tag))
                 } else {
                     // States alone do not bound the work: each can hold thousands of NFA
                     // positions (a variable of thousands of `*…*` values), so the positions
@@ -85,7 +92,7 @@ enum DebugCommand {
                     let dump: String
                     do {
                         let dense = try DenseDFA(nfa: dfa.nfa, maxStates: 10_000, maxWork: 1 << 24)
-                        dump = AutomatonDump.describe(parsed.has("minimize") ? dense.minimized() : dense)
+                        dump = AutomatonDump.describe(parsed.has("minimize") ? dense.minimized() : dense, tag: tag)
                     } catch {
                         dump = "(\(error))\n"
                     }

@@ -2,19 +2,23 @@
 ///
 /// Byte sets are printed as ranges of hex bytes (`[2f]`, `[61-7a]`); printable ASCII is shown
 /// beside them so a person can read a pattern back from its automaton.
+///
+/// Accepting states show their tags as `r` + the tag (rule numbers), or with another `tag`
+/// prefix: query-item automata tag predicates, `p`.
 public enum AutomatonDump {
-    public static func describe(_ nfa: NFA) -> String {
+    public static func describe(_ nfa: NFA, tag prefix: String = "r") -> String {
         var lines = ["nfa: \(nfa.stateCount) states, start \(nfa.start), \(nfa.byteClasses().count) byte classes"]
         for (id, name) in nfa.variableNames.enumerated() {
             let start = nfa.variableStarts[id]
-            lines.append("variable $(\(name)): " + (start >= 0 ? "start \(start)" : "undefined (never matches)"))
+            // A variable's name is any JSON string: shown on one line, its controls escaped.
+            lines.append("variable $(\(VisibleText.escapedLine(name))): " + (start >= 0 ? "start \(start)" : "undefined (never matches)"))
         }
         for state in 0..<nfa.stateCount {
             var parts: [String] = []
             switch nfa.kinds[state] {
             case .plain: break
-            case .match(let tag): parts.append("match r\(tag)")
-            case .call(let variable, let next): parts.append("call $(\(nfa.variableNames[Int(variable)])) then \(next)")
+            case .match(let tag): parts.append("match \(prefix)\(tag)")
+            case .call(let variable, let next): parts.append("call $(\(VisibleText.escapedLine(nfa.variableNames[Int(variable)]))) then \(next)")
             case .ret: parts.append("return")
             }
             for transition in nfa.transitions(of: Int32(state)) {
@@ -27,7 +31,7 @@ public enum AutomatonDump {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    public static func describe(_ dfa: DenseDFA) -> String {
+    public static func describe(_ dfa: DenseDFA, tag prefix: String = "r") -> String {
         var lines = ["dfa: \(dfa.stateCount) states (0 dead, 1 start), \(dfa.classes.count) byte classes"]
         var classLine: [String] = []
         for cls in 0..<dfa.classes.count {
@@ -41,7 +45,7 @@ public enum AutomatonDump {
                 if target != DenseDFA.dead { targets[target, default: []].append(UInt8(byte)) }
             }
             let edges = targets.keys.sorted().map { "\(byteSet(targets[$0] ?? [])) -> \($0)" }
-            let accept = dfa.accepts[state].isEmpty ? "" : " accept {" + dfa.accepts[state].map { "r\($0)" }.joined(separator: ", ") + "}"
+            let accept = dfa.accepts[state].isEmpty ? "" : " accept {" + dfa.accepts[state].map { "\(prefix)\($0)" }.joined(separator: ", ") + "}"
             lines.append("\(state)\(accept): " + (edges.isEmpty ? "(no edges)" : edges.joined(separator: "; ")))
         }
         return lines.joined(separator: "\n") + "\n"
