@@ -128,11 +128,13 @@ extension Agreement {
     }
 
     /// Checks `urls[start...]` on `threads` threads (a `DFAMatcher` each) until done or until
-    /// `deadline` (a `Clock.now()` value) passes. Returns how many URLs were checked (from
-    /// `start`, a prefix) and the disagreements in URL order.
+    /// `deadline` (a `Clock.now()` value) passes, but at least the first `minimum` URLs of the
+    /// stream whatever the time (so a loaded machine cannot bring a workload's check down to
+    /// nothing). Returns how many URLs were checked (from `start`, a prefix) and the
+    /// disagreements in URL order.
     public static func checkParallel(
         suite: String, document: String, compiled: CompiledDocument, reference: ReferenceMatcher, urls: [String],
-        start: Int = 0, deadline: UInt64, threads: Int = 2
+        start: Int = 0, deadline: UInt64, minimum: Int = 0, threads: Int = 2
     ) -> (checked: Int, disagreements: [Disagreement]) {
         guard start < urls.count else { return (0, []) }
         let run = ParallelRun(start: start)
@@ -141,7 +143,7 @@ extension Agreement {
             let matcher = DFAMatcher(compiled)
             while true {
                 run.lock.lock()
-                if run.next >= urls.count || Clock.now() > deadline {
+                if run.next >= urls.count || (run.next >= minimum && Clock.now() > deadline) {
                     run.lock.unlock()
                     return
                 }
