@@ -5,18 +5,11 @@ import _AASATestSupport
 /// Arguments and headers written to hurt get an answer, not a crash or minutes of work: a
 /// `--witnesses` count at `Int.max`, a CSV header of one name written 32 000 times.
 final class HostileArgumentsCLITests: XCTestCase {
-    private var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = try makeTemporaryFolder("aasa-hostile-arguments")
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
+    /// One test's folder, made on first use and removed when the test ends.
+    private lazy var folder: URL? = try? makeTemporaryFolder("aasa-hostile-arguments")
 
     private func write(_ name: String, _ text: String) throws -> String {
-        let url = folder.appendingPathComponent(name)
+        let url = try XCTUnwrap(folder).appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
         return url.path
     }

@@ -242,7 +242,8 @@ final class ArtifactLimitsTests: XCTestCase {
         for apps in [1, 20_000] {
             let source = try document(json(apps: apps), configuration: large)
             let rules = ClassifierRules(artifact: [CompiledArtifact.Domain(name: "x.example", file: "test", state: .compiled(source))])
-            let decoded = try compiled(try decode(CompiledArtifact.encode(rules)))
+            // Decoded under the `document-bytes` it was compiled under: its app IDs are held to it.
+            let decoded = try compiled(try decode(CompiledArtifact.encode(rules), configuration: large))
             XCTAssertTrue(decoded.path.compactMap { $0 }.allSatisfy(\.isPrebuilt))
             XCTAssertEqual(decoded.pathPlan.decisionRows == nil, apps > 1, "\(apps) apps")
             let a = DFAMatcher(source)
