@@ -98,9 +98,9 @@ public struct DomainDocuments: Sendable {
         let sortedNames = names.map { (bytes: Array($0.utf8), name: $0) }.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
         for name in sortedNames.map(\.name) where !name.hasPrefix(".") {
             // A name that is not UTF-8 is listed with U+FFFD in its place: it names no domain
-            // (hosts are ASCII), and reading it by that name would open nothing, or another file.
+            // (a URL is UTF-8 text), and reading it by that name would open nothing, or another file.
             if name.unicodeScalars.contains("\u{FFFD}") {
-                warnings.append("\(name) is skipped: its name is not UTF-8, and a domain's is ASCII")
+                warnings.append("\(name) is skipped: its name is not UTF-8, so no URL's host can equal it")
                 continue
             }
             let full = (path as NSString).appendingPathComponent(name)
