@@ -1,3 +1,4 @@
+import AASAKit
 @testable import BenchmarkKit
 import XCTest
 
@@ -91,6 +92,29 @@ final class BenchmarkHonestyTests: XCTestCase {
         // even `--seed` gave the draws the same seed.
         let seeds = [2, 4, 6, 8].map { URLStream.randomSeed(UInt64($0) + 1, ruleCount: 20, documentSeed: UInt64($0)) }
         XCTAssertEqual(Set(seeds).count, 4)
+    }
+
+    func test_agreement_checksItsMinimumWhateverTheDeadline() throws {
+        let workload = try SyntheticWorkload(kind: .paths, rules: 10, urlCount: 100, seed: 3)
+        let (checked, found) = Agreement.checkParallel(
+            suite: "test", document: "paths-10", compiled: workload.compiled, reference: workload.reference, urls: workload.urls.urls,
+            deadline: 0, minimum: 16, threads: 2)
+        XCTAssertEqual(checked, 16)
+        XCTAssertEqual(found.count, 0)
+    }
+
+    func test_agreement_holdsTheTimedMatcherToTheReferenceToo() throws {
+        let workload = try SyntheticWorkload(kind: .paths, rules: 10, urlCount: 200, seed: 3)
+        // A "timed" matcher of another document stands for one whose warm caches went wrong.
+        let other = try SyntheticWorkload(kind: .paths, rules: 10, urlCount: 1, seed: 4)
+        let urls = workload.urls.urls
+        XCTAssertEqual(
+            Agreement.check(suite: "test", document: "d", dfa: DFAMatcher(workload.compiled), reference: workload.reference, urls: urls).count, 0)
+        let found = Agreement.check(
+            suite: "test", document: "d", dfa: DFAMatcher(workload.compiled), timed: DFAMatcher(other.compiled), reference: workload.reference,
+            urls: urls)
+        XCTAssertFalse(found.isEmpty)
+        XCTAssertTrue(found.allSatisfy { $0.document.hasSuffix("(the timed matcher)") })
     }
 
     func test_realSuite_timesAnOddNumberOfRepetitions() {
