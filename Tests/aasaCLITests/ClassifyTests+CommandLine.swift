@@ -126,7 +126,8 @@ extension ClassifyTests {
 
     /// `compile` replaces its output whole by renaming a new file over it. Over its own input that
     /// would destroy the documents; inside a rules directory it would be read as a document; over
-    /// a device it would replace the device. A symbolic link is followed to the file it names.
+    /// a device it would replace the device. A symbolic link is followed to the file it names;
+    /// one that leads to a pipe is refused as a pipe.
     func test_compile_refusesToReplaceItsInputOrAnythingButAFile() throws {
         let document = try writeDocument()
         let original = try Data(contentsOf: document)
@@ -144,7 +145,9 @@ extension ClassifyTests {
 
         let fifo = folder.appendingPathComponent("fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-        for device in ["/dev/null", fifo] {
+        // `/dev/stdout` here is a link through /proc to the runner's pipe, a link with no file
+        // name at its end.
+        for device in ["/dev/null", fifo, "/dev/stdout"] {
             let run = try CLIRunner.run(["compile", document.path, "--domain", "ex.com", "-o", device])
             XCTAssertEqual(run.status, 5, run.stderr)
             XCTAssertTrue(run.stderr.contains("not a regular file"), run.stderr)

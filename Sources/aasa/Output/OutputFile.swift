@@ -137,15 +137,12 @@ final class AtomicOutputFile {
     /// and removed if the run is stopped by a signal.
     static func open(_ path: String) -> Result<AtomicOutputFile, OutputFileError> {
         if path.hasSuffix("/") { return .failure(OutputFileError(path: path, code: EISDIR)) }
-        guard let target = resolved(path) else { return .failure(OutputFileError(path: path, code: errno)) }
+        // What the path leads to is judged before its links are resolved by name: a link that
+        // leads to a pipe (`/dev/stdout` in `| cat`) has no name to resolve to.
         var info = stat()
-        if stat(target, &info) == 0 {
-            switch info.st_mode & S_IFMT {
-            case S_IFREG: break
-            case S_IFDIR: return .failure(OutputFileError(path: path, code: EISDIR))
-            default: return .failure(OutputFileError(path: path, reason: "not a regular file (an artifact replaces a file whole)"))
-            }
-        }
+        if stat(path, &info) == 0, let refusal = refusal(path, info) { return .failure(refusal) }
+        guard let target = resolved(path) else { return .failure(OutputFileError(path: path, code: errno)) }
+        if stat(target, &info) == 0, let refusal = refusal(path, info) { return .failure(refusal) }
         let directory = PathName.split(target).directory
         // Naming an unnamed file goes through /proc/self/fd; without /proc, a named one.
         if access("/proc/self/fd", X_OK) == 0 {
@@ -170,6 +167,15 @@ final class AtomicOutputFile {
         RemovedOnSignal.register(temporary)
         return .success(
             AtomicOutputFile(path: target, temporary: OutputFile(path: temporary, fileDescriptor: descriptor, created: true), unnamed: false))
+    }
+
+    /// Why an existing `path` whose file is `info` cannot be replaced: nil for a regular file.
+    private static func refusal(_ path: String, _ info: stat) -> OutputFileError? {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return OutputFileError(path: path, code: EISDIR)
+        default: return OutputFileError(path: path, reason: "not a regular file (an artifact replaces a file whole)")
+        }
     }
 
     /// Links the unnamed temporary file into the target's directory under a fresh hidden name
