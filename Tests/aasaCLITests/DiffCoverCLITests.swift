@@ -128,6 +128,50 @@ final class DiffCoverCLITests: XCTestCase {
         XCTAssertEqual(try CLIRunner.run(["match", spaced, "--domain", "example.com", url]).stdout.contains(#""decision": "match""#), true)
     }
 
+    /// `--app` walks only the entries naming the app, which alone decide it (SPEC 3): a hundred
+    /// other apps' query items, each a phase of the walk, spent the whole state budget before it
+    /// reached a two-byte path, and a one-rule change exited 4. The change is still numbered
+    /// as in the whole document (entry 40, not the first entry naming the app).
+    func test_diff_appSpendsNoBudgetOnOtherAppsRulesAndKeepsTheDocumentsNumbering() throws {
+        func version(_ path: String) throws -> String {
+            var entries = (0..<100).map { #"{"appIDs": ["T1234567890.o\#($0)"], "components": [{"/": "/p\#($0)/*", "?": {"k\#($0)": "v\#($0)*"}}]}"# }
+            entries.insert(#"{"appIDs": ["T1234567890.a"], "components": [{"/": "/help", "exclude": true}, {"/": "\#(path)"}]}"#, at: 40)
+            return try write("version\(path.dropFirst()).json", #"{"applinks": {"details": [\#(entries.joined(separator: ", "))]}}"#)
+        }
+        let old = try version("/ab")
+        let new = try version("/ac")
+        let output = try CLIRunner.run(["diff", old, new, "--app", "T1234567890.a"])
+        XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
+        XCTAssertEqual(
+            output.stdout,
+            """
+            T1234567890.a: match (entry 40 rule 1) -> no_match
+              https://example.com/ab
+            T1234567890.a: no_match -> match (entry 40 rule 1)
+              https://example.com/ac
+            2 classes of URLs decided differently
+
+            """)
+        XCTAssertEqual(output.stderr, "")
+        let json = try CLIRunner.run(["diff", old, new, "--app", "T1234567890.a", "--format", "json"])
+        XCTAssertEqual(json.status, 1, json.stderr)
+        let lines = json.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, json.stdout)
+        for line in lines {
+            let record = try object(line)
+            let url = try XCTUnwrap(record["url"] as? String)
+            let sides = try [old, new].map { side in try XCTUnwrap(reference(side, url).first { $0.app == "T1234567890.a" }) }
+            for (key, decision) in zip(["old", "new"], sides) {
+                let claimed = try XCTUnwrap(record[key] as? [String: Any])
+                XCTAssertEqual(claimed["decision"] as? String, decision.kind.rawValue, url)
+                XCTAssertEqual(claimed["entry"] as? Int, decision.entry, url)
+                XCTAssertEqual(claimed["rule"] as? Int, decision.rule, url)
+            }
+        }
+        // Another app of the document: its own rule is the same on both sides.
+        XCTAssertEqual(try CLIRunner.run(["diff", old, new, "--app", "T1234567890.o7"]).status, 0)
+    }
+
     func test_diff_disjointRulesOfTwoModesSwappedAreNotProvenEquivalent() throws {
         // No URL has decoded path "/a" and raw path "/b", but the walk reads the two modes on
         // texts of their own, so it meets that pairing and cannot show it is impossible.

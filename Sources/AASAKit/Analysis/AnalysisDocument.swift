@@ -36,7 +36,24 @@ struct AnalysisDocument {
     var fragment: [NFA?] { nfas.fragment }
     var items: [[ExactString: DocumentNFAs.ItemAutomaton]] { nfas.items }
 
-    /// The rules compiled into the automata: all of them, or the one asked for.
+    /// Which rules an analysis compiles into its automata. The others keep their ids, their
+    /// entry and rule numbers and their apps, so that whatever is printed numbers rules as the
+    /// whole document does, but never match: a walk spends none of its budget on them.
+    enum Scope {
+        /// Every rule: lint and cover ask about all of them.
+        case all
+        /// One rule, to look for URLs that it matches when the whole document is too big to
+        /// explore (`Coverage`).
+        case rule(Int)
+        /// The rules of the entries naming this app (compared scalar by scalar), for a diff of
+        /// that app alone: SPEC 3 decides an app by the first matching rule among the entries
+        /// naming it, in order, so no other rule can change its decision, whatever matches.
+        /// The entries kept are whole (exclusions, their order, every entry naming the app, and
+        /// their other apps, whose decisions are then partial and must not be read).
+        case app(String)
+    }
+
+    /// The rules compiled into the automata (`Scope`), ascending.
     let compiledRules: [Int]
 
     /// The text modes some compiled rule compares in.
@@ -59,36 +76,54 @@ struct AnalysisDocument {
         })
     }
 
-    /// Prepares `document`; with `onlyRule`, only that rule is compiled (the others never
-    /// match), to look for URLs that one rule matches when the whole document is too big to
-    /// explore.
+    /// Prepares `document`, compiling the rules of `scope` (the others never match).
     /// `resolved` is the document's rules when the caller has them (`DocumentNFAs`). `limits`:
     /// the `nfa-states` and `variable-positions` the matcher is held to hold here too, so that
-    /// an analysis refuses what `match` refuses and follows a raised limit as far; and
+    /// an analysis refuses what `match` refuses and follows a raised limit as far (for the
+    /// rules it compiles: a diff of one app is not refused for another app's variables); and
     /// `analysis-pairs`, which only analyses have.
     init(
-        document: AASADocument, domain: String, limits: Configuration.Automata, onlyRule: Int? = nil,
+        document: AASADocument, domain: String, limits: Configuration.Automata, scope: Scope = .all,
         resolved: [EffectiveRule]? = nil
     ) throws(AutomatonError) {
         self.document = document
         self.domain = domain
         appIDs = document.appIDs
+        let rules = resolved ?? EffectiveRule.resolve(document)
+        let compiledRules: [Int]
+        switch scope {
+        case .all:
+            compiledRules = Array(rules.indices)
+        case .rule(let rule):
+            compiledRules = [rule]
+        case .app(let app):
+            // `EffectiveRule.apps` indexes `appIDs`; an app the document does not name has no rule.
+            let index = appIDs.firstIndex { $0.isExactly(app) }
+            compiledRules = index.map { index in rules.indices.filter { rules[$0].apps.contains(index) } } ?? []
+        }
+        self.compiledRules = compiledRules
+        var only: Bitset?
+        if compiledRules.count < rules.count {
+            var set = Bitset(capacity: rules.count)
+            for rule in compiledRules { set.insert(rule) }
+            only = set
+        }
         let nfas = try DocumentNFAs(
             document: document, maxNFAStates: limits.maxNFAStates, maxVariablePositions: limits.maxVariablePositions,
-            onlyRule: onlyRule, resolved: resolved)
+            onlyRules: only, resolved: rules)
         self.nfas = nfas
-        let rules = nfas.rules
-        // What an analysis keeps and prints grows with each rule's apps, whatever its automata
-        // cost: refused here, before any walk. A search for one rule's URLs (`onlyRule`) is
-        // part of an analysis of the whole document, already held to it.
-        if onlyRule == nil {
-            let pairs = rules.reduce(0) { $0 + $1.apps.count }
+        // What an analysis keeps and prints grows with each compiled rule's apps, whatever its
+        // automata cost: refused here, before any walk.
+        switch scope {
+        case .rule:
+            break  // A search for one rule's URLs is part of an analysis of the whole document, already held to it.
+        case .all, .app:
+            let pairs = compiledRules.reduce(0) { $0 + rules[$1].apps.count }
             if pairs > limits.maxAnalysisPairs {
                 throw .overLimit(.analysisPairs, found: pairs, maximum: limits.maxAnalysisPairs, location: nil)
             }
         }
         let resolve = nfas.resolve
-        compiledRules = onlyRule.map { [$0] } ?? Array(rules.indices)
         foldedLiteralsAreASCII = compiledRules.allSatisfy { id in
             let rule = rules[id]
             guard rule.mode.folded else { return true }

@@ -117,7 +117,7 @@ public struct Coverage: Sendable {
         _ rule: Int, of analysis: AnalysisDocument, limits: Configuration.Automata, maxWork: Int
     ) throws(AutomatonError) -> (urls: [String], work: Int) {
         let alone = try AnalysisDocument(
-            document: analysis.document, domain: analysis.domain, limits: limits, onlyRule: rule,
+            document: analysis.document, domain: analysis.domain, limits: limits, scope: .rule(rule),
             resolved: analysis.rules)
         let result = URLExplorer(
             // Each search rule by rule stores at most 5 000 states, and never more than the

@@ -723,7 +723,9 @@ extension URLExplorer {
             self.tally = tally
             // Dropping costs the apps of every live rule per finished text: past a few apps per
             // rule on average (an entry naming hundreds of apps), the walk goes without it.
-            let appsPerRule = explorer.sides.map { side in side.rules.reduce(0) { $0 + $1.apps.count } / max(side.rules.count, 1) }
+            let appsPerRule = explorer.sides.map { side in
+                side.compiledRules.reduce(0) { $0 + side.rules[$1].apps.count } / max(side.compiledRules.count, 1)
+            }
             guard decisionsOnly, appsPerRule.allSatisfy({ $0 <= 8 }) else {
                 lastPhase = nil
                 return

@@ -10,7 +10,7 @@ enum DiffCommand {
         usage: "aasa diff <old> <new> [--domain <domain>] [--app <app-id>] [--witnesses <n>] [--format text|json]",
         options: [
             .init(name: "domain", valueName: "domain", help: "The domain of the example URLs (default example.com)."),
-            .init(name: "app", valueName: "app-id", help: "Compare the decisions of this app only."),
+            .init(name: "app", valueName: "app-id", help: "Compare the decisions of this app only: only the entries naming it are analysed."),
             .init(name: "witnesses", valueName: "n", help: "Example URLs per class of changed URLs (default 3)."),
             .init(name: "format", valueName: "format", help: "text (default) or json (one object per example URL)."),
         ] + CommandSupport.configurationOptions,

@@ -220,4 +220,44 @@ final class SemanticDiffTests: XCTestCase {
         XCTAssertEqual(try SemanticDiff(old: old, new: new, domain: F.domain, app: F.app).verdict, .equivalent)
         XCTAssertEqual(try SemanticDiff(old: old, new: new, domain: F.domain, app: F.clip).changes.map(\.app), [F.clip])
     }
+
+    /// A diff of one app compiles only the entries naming it; what it reports is what the diff
+    /// of the whole document reports for that app: the same classes, with the document's own
+    /// entry and rule numbers. Here the app is named by two entries, one shared with another
+    /// app, an exclusion in the shared entry changes, and other apps' rules change too (the
+    /// example URLs may differ: the walks differ).
+    func testOneAppsDiffReportsTheClassesAndRuleNumbersOfTheWholeDocumentsDiff() throws {
+        let other = "ABCDE12345.com.example.other"
+        func document(help: String, shop: String, other otherPath: String) throws -> AASADocument {
+            try F.document(
+                ##"{"applinks": {"details": [{"appIDs": ["\##(other)"], "components": [{"/": "\##(otherPath)"}, {"/": "/shop/*", "#": "x"}]}, "##
+                    + ##"{"appIDs": ["\##(F.app)", "\##(F.clip)"], "components": [{"/": "\##(help)", "exclude": true}, {"/": "/help/*"}]}, "##
+                    + ##"{"appIDs": ["\##(F.clip)"], "components": [{"/": "/clip/*", "caseSensitive": false}]}, "##
+                    + ##"{"appIDs": ["\##(F.app)"], "components": [{"/": "/a", "?": {"id": "?*"}}, {"/": "\##(shop)"}, {"/": "/help/faq"}]}]}}"##)
+        }
+        let old = try document(help: "/help/private/*", shop: "/shop/*", other: "/o/*")
+        let new = try document(help: "/help/p*", shop: "/shop/item/*", other: "/o/x")
+        let whole = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(whole.verdict, .different)
+        XCTAssertNil(whole.incompleteness)
+        func classes(_ changes: [SemanticDiff.Change]) -> Set<[AppDecision]> { Set(changes.map { [$0.old, $0.new] }) }
+        for app in [F.app, F.clip, other] {
+            let alone = try SemanticDiff(old: old, new: new, domain: F.domain, app: app)
+            XCTAssertNil(alone.incompleteness, app)
+            XCTAssertEqual(alone.verdict, .different, app)
+            XCTAssertEqual(classes(alone.changes), classes(whole.changes.filter { $0.app == app }), app)
+            for change in alone.changes {
+                XCTAssertFalse(change.urls.isEmpty, app)
+                for url in change.urls {
+                    XCTAssertEqual(try F.oracle(old, url, app: app), change.old, url)
+                    XCTAssertEqual(try F.oracle(new, url, app: app), change.new, url)
+                }
+            }
+        }
+        // The app's changes come from both its entries, numbered as in the document: the
+        // shared entry's exclusion (entry 1 rule 0) and its own entry's rule 1 (entry 3).
+        let app = try SemanticDiff(old: old, new: new, domain: F.domain, app: F.app)
+        let rules = Set(app.changes.flatMap { [$0.old, $0.new] }.compactMap { decision in decision.entry.map { [$0, decision.rule ?? -1] } })
+        XCTAssertTrue(rules.isSuperset(of: [[1, 0], [1, 1], [3, 1]]), "\(rules)")
+    }
 }

@@ -39,7 +39,7 @@ struct DocumentNFAs {
     let items: [[ExactString: ItemAutomaton]]
     let resolve: NFACompiler.VariableResolver
 
-    /// Compiles `document`; with `onlyRule`, only that rule's patterns go into the automata (the
+    /// Compiles `document`; with `onlyRules`, only those rules' patterns go into the automata (the
     /// other rules keep their ids and constraints but never match).
     ///
     /// With `splitMinimum`, a mode's path patterns of the shape `literal * literal` go to a
@@ -51,7 +51,7 @@ struct DocumentNFAs {
     /// - Throws: `AutomatonError` past `maxNFAStates` in all the automata together.
     init(
         document: AASADocument, maxNFAStates: Int,
-        maxVariablePositions: Int = Configuration.Automata().maxVariablePositions, onlyRule: Int? = nil,
+        maxVariablePositions: Int = Configuration.Automata().maxVariablePositions, onlyRules: Bitset? = nil,
         resolved: [EffectiveRule]? = nil, splitMinimum: Int? = nil
     ) throws(AutomatonError) {
         let rules = resolved ?? EffectiveRule.resolve(document)
@@ -74,7 +74,7 @@ struct DocumentNFAs {
         for rule in rules {
             let tag = Int32(rule.id)
             let mode = rule.mode.index
-            let compiled = onlyRule == nil || onlyRule == rule.id
+            let compiled = onlyRules?.contains(rule.id) ?? true
             if compiled {
                 for alternative in rule.path { pathPatterns[mode].append((alternative, tag)) }
             }
