@@ -108,7 +108,7 @@ final class LintCLITests: XCTestCase {
             }
             XCTAssertTrue(text.hasPrefix(finding.message), text)
             let region = #"{"startLine":\#(finding.line ?? 1)}"#
-            let location = #"{"physicalLocation":{"artifactLocation":{"uri":"\#(file)"},"region":\#(region)},"logicalLocations":[{"fullyQualifiedName":\#(JSONWriter.escape(finding.path.description))}]}"#
+            let location = #"{"physicalLocation":{"artifactLocation":{"uri":"file://\#(file)"},"region":\#(region)},"logicalLocations":[{"fullyQualifiedName":\#(JSONWriter.escape(finding.path.description))}]}"#
             XCTAssertEqual(object["locations"]?.serialized(), "[\(location)]")
         }
     }
@@ -144,6 +144,26 @@ final class LintCLITests: XCTestCase {
         XCTAssertTrue(invalid.stdout.hasPrefix("::error file=\(broken),line=3,title=invalid-json::"), invalid.stdout)
     }
 
+    /// An absolute name is a `file:` URI, which GitHub maps into the repository through its
+    /// checkout path; `//tmp/x.json` written as it is was a network-path reference to a host
+    /// `tmp`. A relative name stays relative (GitHub reads it from the repository's root),
+    /// percent-encoded so that a space, `#` or `:` cannot end it or make it a scheme.
+    func test_sarif_absoluteNameIsAFileURIWithOneLeadingSlashAndARelativeOneStaysRelative() throws {
+        let file = try write("flawed.json", Self.flawed)
+        XCTAssertTrue(file.hasPrefix("/"), file)
+        for given in [file, "/" + file, "///" + file] {
+            let output = try CLIRunner.run(["lint", given, "--format", "sarif"])
+            XCTAssertEqual(output.status, 1, output.stderr)
+            let uris = Set(output.stdout.components(separatedBy: #""uri":""#).dropFirst().map { $0.prefix { $0 != "\"" } })
+            XCTAssertEqual(uris, ["file://\(file)"], given)
+        }
+        _ = try write("a b#:.json", Self.flawed)
+        let relative = try CLIRunner.runShell(
+            "cd '\(try folder().path)' && exec '\(CLIRunner.executable.path)' lint --format sarif 'a b#:.json'")
+        XCTAssertEqual(relative.status, 1, relative.stderr)
+        XCTAssertTrue(relative.stdout.contains(#""uri":"a%20b%23%3A.json""#), relative.stdout)
+    }
+
     func test_sarif_unreadableFileIsAToolNotificationAndTheRunFailed() throws {
         let output = try CLIRunner.run(["lint", try folder().appendingPathComponent("missing.json").path, "--format", "sarif"])
         XCTAssertEqual(output.status, 3)
@@ -174,6 +194,24 @@ final class LintCLITests: XCTestCase {
         XCTAssertTrue(output.stdout.hasPrefix("::error file=\(escapedFile),line=1,title=invalid-app-id::webcredentials.apps[0]: "), output.stdout)
         XCTAssertTrue(output.stdout.contains(#"app ID "100%25.x""#), output.stdout)
         XCTAssertEqual(output.stdout.filter { $0 == "\n" }.count, 1)
+    }
+
+    /// `file=` names the real file: GitHub's runner turns `%0D` and `%0A` back into CR and LF
+    /// (`cr\u{D}x.json` named a file that does not exist). Other controls, which the runner does
+    /// not decode, are percent-escaped too rather than written raw, so the line stays safe to show.
+    func test_github_fileNameWithACarriageReturnOrControlIsPercentEscaped() throws {
+        let folder = try folder().path
+        let names = ["cr\rx.json": "cr%0Dx.json", "lf\nx.json": "lf%0Ax.json", "esc\u{1B}[2Jx.json": "esc%1B[2Jx.json",
+            "c1\u{9B}x.json": "c1%C2%9Bx.json"]
+        for (name, escaped) in names {
+            let file = try write(name, Self.flawed)
+            let output = try CLIRunner.run(["lint", file, "--format", "github"])
+            let lines = output.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            XCTAssertEqual(lines.count, expectedFindings(Self.flawed).count, output.stdout)
+            for line in lines {
+                XCTAssertTrue(line.contains("file=\(folder)/\(escaped),line="), "\(name.debugDescription): \(line)")
+            }
+        }
     }
 
     // MARK: Exit statuses

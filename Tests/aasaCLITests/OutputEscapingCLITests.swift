@@ -127,6 +127,32 @@ final class OutputEscapingCLITests: XCTestCase {
         XCTAssertEqual(obeyed(run.stderr), [], run.stderr)
     }
 
+    /// "cannot read NAME" on stderr shows the name escaped on one line: a file name may hold an
+    /// escape sequence (one cleared the screen) or a line break (one printed a forged line).
+    func test_cannotRead_namesAHostileFileEscapedOnOneLine() throws {
+        let folder = try makeTemporaryFolder("aasa-escaping")
+        let rules = try write(folder, "rules/ex.com.json", #"{"applinks":{"details":[]}}"#)
+        let plist = folder.appendingPathComponent("app.entitlements")
+        let contents: [String: Any] = ["application-identifier": app, "com.apple.developer.associated-domains": ["applinks:ex.com"]]
+        try PropertyListSerialization.data(fromPropertyList: contents, format: .xml, options: 0).write(to: plist)
+        let rulesFolder = URL(fileURLWithPath: rules).deletingLastPathComponent().path
+        let missing = folder.appendingPathComponent("nonexist\u{1B}[2Jx\nfake: error").path
+        let shown = #"nonexist\u{1B}[2Jx\u{A}fake: error"#
+        let runs: [[String]] = [
+            ["lint", missing], ["match", missing, "--domain", "ex.com", "https://ex.com/"],
+            ["explain", missing, "--domain", "ex.com", "--app", app, "https://ex.com/"], ["classify", "--rules", missing],
+            ["classify", "--rules", rulesFolder, "--input", missing], ["entitlements", missing, "--rules", rulesFolder],
+            ["entitlements", plist.path, "--rules", rulesFolder, "--matrix", missing], ["check", "ex.com", "--matrix", missing],
+        ]
+        for arguments in runs {
+            let run = try CLIRunner.run(arguments)
+            XCTAssertNotEqual(run.status, 0, "\(arguments): \(run.stderr)")
+            XCTAssertEqual(obeyed(run.stderr), [], "\(arguments): \(run.stderr)")
+            XCTAssertFalse(run.stderr.contains("\nfake: error"), "\(arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("cannot read") && run.stderr.contains(shown), "\(arguments): \(run.stderr)")
+        }
+    }
+
     private func jsonArray(_ strings: [String]) -> String {
         "[" + strings.map(jsonString).joined(separator: ",") + "]"
     }

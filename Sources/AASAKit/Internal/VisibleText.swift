@@ -50,7 +50,7 @@ public enum VisibleText {
 
     /// C0 controls but line feed and tab, DEL, the C1 controls (which terminals also obey), and
     /// the bidirectional embeddings, overrides and isolates, which reorder what is shown after them.
-    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x0A, 0x09: return false
         case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: return true

@@ -40,9 +40,20 @@ public enum Linter {
             if case .invalidJSON = error, DocumentLint.startsWithFrontMatter(bytes) {
                 finding.hint = DocumentLint.frontMatterHint
             }
-            if case .rootNotObject = error {
+            switch error {
+            case .rootNotObject:
                 // Valid JSON, only not an object: the parser notes the line its root starts on.
                 finding.line = (try? JSONParser.parseNotingLines(bytes, maxDepth: configuration.document.maxJSONDepth))?.lines[[]]
+            case .overLimit:
+                // Thrown after the whole document was parsed and decoded, so every byte its path
+                // names is in `bytes` and this parse succeeds as that one did: it costs what linting
+                // a document within the limits costs. (A document over `document-bytes` is
+                // `too-large`, found from its size before it is read, and points at no path.)
+                if let parsed = try? JSONParser.parseNotingLines(bytes, maxDepth: configuration.document.maxJSONDepth) {
+                    finding.line = line(of: finding.path, in: JSONTree(parsed.value), lines: parsed.lines)
+                }
+            case .invalidJSON, .tooLarge:
+                break
             }
             return [finding]
         }
@@ -56,16 +67,22 @@ public enum Linter {
             DocumentLint.findings(document: document, tree: tree)
             + SemanticLint.findings(document: document, domain: domain, configuration: configuration)
         return sorted(findings, in: tree).map { finding in
-            // The line of the path's deepest step the file has (a missing key: its object's).
             var located = finding
-            var positions = tree.sourceOrder(of: finding.path)
-            while let last = positions.last, last == Int.max { positions.removeLast() }
-            while located.line == nil {
-                located.line = lines[positions]
-                if positions.isEmpty { break }
-                positions.removeLast()
-            }
+            if located.line == nil { located.line = line(of: finding.path, in: tree, lines: lines) }
             return located
+        }
+    }
+
+    /// The line of `path`'s deepest step the file has (a missing key: its object's), so that a
+    /// finding about something absent still points into the file; `nil` only when `lines` has
+    /// not even the root.
+    static func line(of path: JSONPath, in tree: JSONTree, lines: [[Int]: Int]) -> Int? {
+        var positions = tree.sourceOrder(of: path)
+        while let last = positions.last, last == Int.max { positions.removeLast() }
+        while true {
+            if let line = lines[positions] { return line }
+            if positions.isEmpty { return nil }
+            positions.removeLast()
         }
     }
 

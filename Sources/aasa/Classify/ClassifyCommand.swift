@@ -148,7 +148,7 @@ enum ClassifyCommand {
             let problem = input < 0 ? errno : fstat(input, &info) != 0 ? errno : info.st_mode & S_IFMT == S_IFDIR ? EISDIR : 0
             if problem != 0 {
                 if input >= 0 { close(input) }
-                printError("aasa classify: cannot read the input \(inputPath): \(CommandSupport.reason(problem))")
+                printError("aasa classify: cannot read the input \(VisibleText.escapedLine(inputPath)): \(CommandSupport.reason(problem))")
                 return .inputOutput
             }
         }

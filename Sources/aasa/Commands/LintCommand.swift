@@ -56,7 +56,9 @@ enum LintCommand {
         }
         let report = LintReport.make(files: parsed.positionals, domain: domain, configuration: configuration)
         for file in report.files {
-            if let reason = file.unreadable { printError("aasa lint: cannot read \(file.name): \(reason)") }
+            // Escaped: a name is any bytes but NUL and `/`, and stderr is a terminal too (a name
+            // holding ESC [2J or a line break could clear it or print a line of its own).
+            if let reason = file.unreadable { printError("aasa lint: cannot read \(VisibleText.escapedLine(file.name)): \(reason)") }
         }
         let output = OutputStream(fileDescriptor: STDOUT_FILENO)
         do {

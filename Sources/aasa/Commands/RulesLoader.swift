@@ -16,12 +16,12 @@ enum RulesLoader {
         threads: Int = 1, lazy: Bool = false, retainsDocuments: Bool = true
     ) -> Result<ClassifierRules, ExitCode> {
         if CommandSupport.isNotUTF8(path) {
-            printError("aasa \(command): cannot read the rules \(path): \(CommandSupport.notUTF8Path)")
+            printError("aasa \(command): cannot read the rules \(VisibleText.escapedLine(path)): \(CommandSupport.notUTF8Path)")
             return .failure(.unreadableDocument)
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            printError("aasa \(command): cannot read the rules \(path): no such file or directory")
+            printError("aasa \(command): cannot read the rules \(VisibleText.escapedLine(path)): no such file or directory")
             return .failure(.unreadableDocument)
         }
         if isDirectory.boolValue, lazy {

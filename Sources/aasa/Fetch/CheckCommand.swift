@@ -98,7 +98,7 @@ enum CheckCommand {
                 let grouped = unclaimedExpectations(value, checked: Set(options.domains))
                 expectations = grouped.byDomain
                 unclaimed = grouped.findings
-            case .failure(let message): return CommandSupport.usageError(spec, "cannot read the matrix \(path): \(message)")
+            case .failure(let message): return CommandSupport.usageError(spec, "cannot read the matrix \(VisibleText.escapedLine(path)): \(message)")
             }
         }
         var state: DifferenceState?

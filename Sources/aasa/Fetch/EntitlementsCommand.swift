@@ -75,19 +75,19 @@ enum EntitlementsCommand {
         if let path = parsed.value("matrix") {
             switch TestCommand.loadMatrix(path) {
             case .success(let value): expectations = value
-            case .failure(let message): return CommandSupport.usageError(spec, "cannot read the matrix \(path): \(message)")
+            case .failure(let message): return CommandSupport.usageError(spec, "cannot read the matrix \(VisibleText.escapedLine(path)): \(message)")
             }
         }
         let file = parsed.positionals[0]
         if CommandSupport.isNotUTF8(file) {
-            printError("aasa entitlements: cannot read \(file): \(CommandSupport.notUTF8Path)")
+            printError("aasa entitlements: cannot read \(VisibleText.escapedLine(file)): \(CommandSupport.notUTF8Path)")
             return .unreadableDocument
         }
         let plist: [String: Any]
         switch readPlist(file) {
         case .success(let value): plist = value
         case .failure(let problem):
-            printError("aasa entitlements: cannot read \(file): \(problem)")
+            printError("aasa entitlements: cannot read \(VisibleText.escapedLine(file)): \(problem)")
             return .unreadableDocument
         }
         var fileFindings: [CheckCommand.Finding] = []

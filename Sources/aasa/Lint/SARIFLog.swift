@@ -6,12 +6,12 @@ import AASAKit
 /// One run; the tool driver is `aasa` with one rule per code that occurs (sorted, with the
 /// catalog's one-line summary when the code has one); one result per finding with `ruleId`,
 /// `ruleIndex`, `level` (SARIF's levels are exactly ours: error, warning, note), the message and
-/// hint, and a location: the file as `artifactLocation.uri` with the line where the finding's
-/// JSON path starts as `region.startLine`, and the JSON path as a logical
-/// location's `fullyQualifiedName` (SARIF has no notion of a JSON path; a logical location is
-/// what it offers for "a named place inside the artifact"). A witness URL goes in the result's
-/// `properties`. Files that could not be read become tool execution notifications, and the run
-/// then says `executionSuccessful: false`.
+/// hint, and a location: the file as `artifactLocation.uri` (a `file:` URI when its name is
+/// absolute) with the line where the finding's JSON path starts as `region.startLine`, and the
+/// JSON path as a logical location's `fullyQualifiedName` (SARIF has no notion of a JSON path; a
+/// logical location is what it offers for "a named place inside the artifact"). A witness URL
+/// goes in the result's `properties`. Files that could not be read become tool execution
+/// notifications, and the run then says `executionSuccessful: false`.
 ///
 /// Built as a `JSONValue` and written by `JSONWriter`, so escaping is the project's one escaper.
 enum SARIFLog {
@@ -80,9 +80,19 @@ enum SARIFLog {
         .object(JSONObject(members: members))
     }
 
-    /// A file name as a SARIF URI reference: bytes outside RFC 3986's unreserved set and `/`
-    /// are percent-encoded, so a name with spaces or `#` stays one relative reference.
+    /// A file name as a SARIF `artifactLocation.uri`. A relative name stays a relative reference,
+    /// which GitHub code scanning reads from the repository's root. An absolute name becomes a
+    /// `file:` URI, the absolute form GitHub maps back into the repository through the checkout
+    /// path (its SARIF documentation, "Specifying the root for source files"); written bare,
+    /// `//tmp/x.json` was a network-path reference to a host `tmp`. A leading run of slashes is
+    /// one, as Linux and macOS read `//tmp`. Bytes outside RFC 3986's unreserved set and `/` are
+    /// percent-encoded, so a name with spaces, `#` or `:` stays one reference.
     static func uriReference(_ path: String) -> String {
+        guard path.hasPrefix("/") else { return percentEncoded(path) }
+        return "file:///" + percentEncoded(String(path.drop { $0 == "/" }))
+    }
+
+    private static func percentEncoded(_ path: String) -> String {
         var text = ""
         for byte in path.utf8 {
             let scalar = Unicode.Scalar(byte)

@@ -228,6 +228,19 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(error?.message, "expected a value, found 'é' (U+00E9)")
     }
 
+    /// A character that shows nothing between quotes (a second byte-order mark, a zero-width
+    /// space, a no-break space, a lone combining mark) is named by its code point alone: quoted,
+    /// the message would show `''` or a mark sitting on the quote.
+    func test_utf8_invisibleCharacterIsNamedNotQuoted() {
+        for (text, name) in [
+            ("\u{FEFF}\u{FEFF}{}", "U+FEFF"), ("[\u{200B}]", "U+200B"), ("[\u{A0}1]", "U+00A0"), ("[\u{301}]", "U+0301"),
+            ("[\u{E000}]", "U+E000"),
+        ] {
+            XCTAssertEqual(failure(text)?.message, "expected a value, found \(name)", name)
+        }
+        XCTAssertEqual(failure("[\u{2603}]")?.message, "expected a value, found '\u{2603}' (U+2603)")
+    }
+
     func test_utf8_validFourByteInString() {
         XCTAssertEqual(try JSONParser.parse([0x22, 0xF0, 0x9F, 0x98, 0x80, 0x22]), .string("😀"))
         XCTAssertEqual(

@@ -77,6 +77,64 @@ final class LinterTests: XCTestCase {
         }
     }
 
+    // MARK: Lines
+
+    /// A finding about an object member points at its key: an unknown or repeated key is what
+    /// the reader must find, and its value may start lines further on.
+    func test_lines_keyFindingsPointAtTheKeyNotAtItsValue() {
+        let text = """
+            {
+              "applinks": {
+                "details": [
+                  {
+                    "appIDs": ["ABCDE12345.com.x"],
+                    "bogus":
+                      1,
+                    "paths"
+                      :
+                      ["/a"],
+                    "paths":
+                      ["/b"]
+                  }
+                ]
+              }
+            }
+            """
+        XCTAssertEqual(
+            lint(text).map { "\($0.code) \($0.path) \($0.line ?? 0)" },
+            ["unknown-key applinks.details[0].bogus 6", "duplicate-key applinks.details[0].paths 11"])
+    }
+
+    /// An over-limit finding names the pattern that passed the limit; it points at that
+    /// pattern's line as other findings do (it had none, and SARIF then said line 1).
+    func test_lines_overLimitPointsAtTheLineOfThePatternThatPassedTheLimit() {
+        let text = """
+            {
+              "applinks": {
+                "details": [
+                  {
+                    "appIDs": ["ABCDE12345.com.x"],
+                    "components": [
+                      {"/": "/a/*"},
+                      {"/": "/a/b"}
+                    ]
+                  }
+                ]
+              }
+            }
+            """
+        var patterns = Configuration()
+        patterns.document.maxPatterns = 1
+        var patternBytes = Configuration()
+        patternBytes.document.maxPatternBytes = 3
+        for (configuration, path, line) in [
+            (patterns, #"applinks.details[0].components[1]["/"]"#, 8), (patternBytes, #"applinks.details[0].components[0]["/"]"#, 7),
+        ] {
+            let findings = lint(text, configuration: configuration)
+            XCTAssertEqual(findings.map { "\($0.code) \($0.path) \($0.line ?? 0)" }, ["over-limit \(path) \(line)"])
+        }
+    }
+
     // MARK: Hints
 
     func test_unknownKeyHint_suggestsTheNearMissOrListsTheKeysAllowedThere() {

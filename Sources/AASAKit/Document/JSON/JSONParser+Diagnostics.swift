@@ -126,11 +126,25 @@ extension JSONParser.Scanner {
             return "byte 0x\(Self.hex2(byte))"
         }
         let text = bytes.string(offset..<(offset + length))
-        let scalar = text.unicodeScalars.first.map { $0.value } ?? 0
-        // A C1 control, a line separator or a bidirectional override is named, not quoted: a
-        // terminal would obey it.
-        guard VisibleText.escapedLine(text) == text else { return Self.scalarName(scalar) }
-        return "'\(text)' (\(Self.scalarName(scalar)))"
+        let scalar = text.unicodeScalars.first ?? "\0"
+        guard Self.showsByItself(scalar) else { return Self.scalarName(scalar.value) }
+        return "'\(text)' (\(Self.scalarName(scalar.value)))"
+    }
+
+    /// Whether `scalar` quoted alone shows what it is. Not a control (a terminal obeys a C1
+    /// control), a format character (a second byte-order mark U+FEFF, a zero-width space, a
+    /// bidirectional override), a separator other than U+0020 (a no-break space looks like the
+    /// space JSON allows, a line separator breaks the line), a combining mark (it lands on the
+    /// quote) or a code point with no glyph: between quotes the reader would see nothing, or
+    /// something else, so those are named by their code point alone.
+    static func showsByItself(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .nonspacingMark, .spacingMark,
+            .enclosingMark, .privateUse, .surrogate, .unassigned:
+            return false
+        default:
+            return !scalar.properties.isDefaultIgnorableCodePoint
+        }
     }
 
     static func scalarName(_ scalar: UInt32) -> String {
