@@ -143,6 +143,7 @@ final class OutputEscapingCLITests: XCTestCase {
             ["explain", missing, "--domain", "ex.com", "--app", app, "https://ex.com/"], ["classify", "--rules", missing],
             ["classify", "--rules", rulesFolder, "--input", missing], ["entitlements", missing, "--rules", rulesFolder],
             ["entitlements", plist.path, "--rules", rulesFolder, "--matrix", missing], ["check", "ex.com", "--matrix", missing],
+            ["test", rules, "--domain", "ex.com", "--matrix", missing],
         ]
         for arguments in runs {
             let run = try CLIRunner.run(arguments)

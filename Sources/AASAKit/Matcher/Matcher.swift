@@ -183,8 +183,8 @@ public final class DFAMatcher: DecisionEngine {
         return appIndexes?[ExactString(app)]
     }
 
-    public func decide(_ url: String, app: String?) throws(URLSplitError) -> URLDecision {
-        let appIndex = try decideRow(url, app: app)
+    public func decide(_ url: String, app: String?, host: ServingHost) throws(URLSplitError) -> URLDecision {
+        let appIndex = try decideRow(url, app: app, host: host)
         if let app {
             guard let appIndex else { return URLDecision(decisions: [AppDecision(app: app, kind: .noMatch)]) }
             return URLDecision(decisions: [decision(forApp: appIndex)])
@@ -194,12 +194,16 @@ public final class DFAMatcher: DecisionEngine {
 
     /// Decides `url` into `decisions` (for `app` alone when given): that app's index, if the
     /// document names it.
-    func decideRow(_ url: String, app: String?) throws(URLSplitError) -> Int? {
+    func decideRow(_ url: String, app: String?, host: ServingHost = .domain) throws(URLSplitError) -> Int? {
         var url = url
         let appIndex = app.flatMap { indexOfApp($0) }
         let result: Result<Void, URLSplitError> = url.withUTF8 { bytes in
             do throws(URLSplitError) {
-                try decide(view: ByteView(bytes), onlyApp: app == nil ? nil : (appIndex ?? -1))
+                let onlyApp = app == nil ? nil : (appIndex ?? -1)
+                switch host {
+                case .domain: try decide(view: ByteView(bytes), onlyApp: onlyApp)
+                case .urlHost: try decide(onItsHost: ByteView(bytes), onlyApp: onlyApp)
+                }
                 return .success(())
             } catch {
                 return .failure(error)
@@ -212,8 +216,8 @@ public final class DFAMatcher: DecisionEngine {
     /// As `decide(_:app:)` followed by `matchedApps`, reading the row of rule ids: a matrix URL
     /// costs no decision value per app (an entry of 9 400 apps made `aasa test` build 9 400 per
     /// URL).
-    public func opensApp(_ url: String, app: String?) throws(URLSplitError) -> Bool {
-        let appIndex = try decideRow(url, app: app)
+    public func opensApp(_ url: String, app: String?, host: ServingHost) throws(URLSplitError) -> Bool {
+        let appIndex = try decideRow(url, app: app, host: host)
         func opens(_ index: Int) -> Bool {
             let rule = decisions[app: index]
             return rule >= 0 && !compiled.rules[Int(rule)].exclude
@@ -270,6 +274,14 @@ public final class DFAMatcher: DecisionEngine {
     func decide(view bytes: ByteView, onlyApp: Int? = nil) throws(URLSplitError) {
         meter.begin()
         try decideWithinBudget(bytes: bytes, onlyApp: onlyApp)
+        if meter.exceeded { throw .workLimitExceeded(limit: meter.limit) }
+    }
+
+    /// As `decide(view:onlyApp:)` for a URL served by its own host (`ServingHost.urlHost`):
+    /// the host check is taken as passed, as for a URL `classify` routed by its host.
+    func decide(onItsHost bytes: ByteView, onlyApp: Int?) throws(URLSplitError) {
+        meter.begin()
+        decide(bytes: bytes, parts: try URLSplitter.split(bytes), onlyApp: onlyApp, hostChecked: true, pathSearched: false)
         if meter.exceeded { throw .workLimitExceeded(limit: meter.limit) }
     }
 

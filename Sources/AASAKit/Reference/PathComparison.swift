@@ -5,10 +5,11 @@ enum PathComparison {
         slashNormalized(Glob(pattern, text: text, variables: variables).tokens).map { Glob(tokens: $0) }
     }
 
-    static func evaluate(_ globs: [Glob], pattern: String, _ urlPath: String, text: ReferenceText) -> ComponentEvaluation {
-        let compared = trimmingTrailingSlashes(text.normalize(urlPath))
-        let matched = globs.contains { $0.matches(compared) }
-        return ComponentEvaluation(component: "/", comparedText: compared, pattern: pattern, matched: matched)
+    /// `path`: the URL's path normalised for the rule, its trailing slashes dropped
+    /// (`ComparedURL`).
+    static func evaluate(_ globs: [Glob], pattern: String, _ path: ComparedURL.Text) -> ComponentEvaluation {
+        let matched = globs.contains { $0.matches(path.scalars) }
+        return ComponentEvaluation(component: "/", comparedText: path.string, pattern: pattern, matched: matched)
     }
 
     /// The pattern's token lists after the slash rules: the leading run of `/` becomes one `/`

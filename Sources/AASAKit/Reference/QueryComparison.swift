@@ -19,12 +19,13 @@ enum QueryComparison {
         }
     }
 
-    static func evaluate(_ pattern: Prepared, _ query: String, text: ReferenceText) -> [ComponentEvaluation] {
+    /// `texts`: the URL's components normalised for the rule (`ComparedURL`); `query`, the raw
+    /// query that a voided dictionary shows.
+    static func evaluate(_ pattern: Prepared, _ query: String, texts: ComparedURL.Texts) -> [ComponentEvaluation] {
         switch pattern {
         case .text(let pattern, let glob):
-            let compared = text.normalize(query)
-            let matched = glob.matches(compared)
-            return [ComponentEvaluation(component: "?", comparedText: compared, pattern: pattern, matched: matched)]
+            let matched = glob.matches(texts.query.scalars)
+            return [ComponentEvaluation(component: "?", comparedText: texts.query.string, pattern: pattern, matched: matched)]
         case .voided:
             return [
                 ComponentEvaluation(
@@ -32,34 +33,35 @@ enum QueryComparison {
                     matched: true)
             ]
         case .items(let predicates):
-            // Split on the raw text first, then normalise each name and value: `%26` and `%3D`
-            // never split. An empty query has no items.
-            // Scalar-wise, not Character-wise: "&" followed by a combining mark is one Character
-            // but still two scalars, and SPEC splits on the "&" scalar.
-            let items: [(name: String, value: String)] =
-                query.isEmpty
-                ? []
-                : query.unicodeScalars.split(separator: "&", omittingEmptySubsequences: false).map { item in
-                    if let equals = item.firstIndex(of: "=") {
-                        return (
-                            text.normalize(String(Substring(item[..<equals]))),
-                            text.normalize(String(Substring(item[item.index(after: equals)...])))
-                        )
-                    }
-                    return (text.normalize(String(Substring(item))), "")
-                }
             return predicates.map { predicate in
-                let name = predicate.normalizedName
-                let glob = predicate.glob
-                // Names compare scalar by scalar (String == would equate NFC and NFD spellings).
-                let values = items.filter { $0.name.unicodeScalars.elementsEqual(name.unicodeScalars) }.map(\.value)
+                let values = texts.items[ExactString(predicate.normalizedName)]
                 // A missing item counts as present with an empty value; every repetition must match.
-                let compared = values.isEmpty ? [""] : values
+                let compared = values?.values.map(\.scalars) ?? [[]]
                 return ComponentEvaluation(
                     component: "?\(predicate.name)",
-                    comparedText: values.isEmpty ? "" : values.joined(separator: " & "),
+                    comparedText: values?.joined ?? "",
                     pattern: predicate.pattern,
-                    matched: compared.allSatisfy { glob.matches($0) })
+                    matched: compared.allSatisfy { predicate.glob.matches($0) })
+            }
+        }
+    }
+
+    /// The most cells `evaluate` computes against `texts` (`Glob.cells(texts:scalars:)`): every
+    /// item value a predicate names is compared, or "" for a missing item, and looking a name up
+    /// reads it.
+    static func cells(_ pattern: Prepared, texts: ComparedURL.Texts) -> Int {
+        switch pattern {
+        case .text(_, let glob):
+            return glob.cells(texts: 1, scalars: texts.query.scalars.count)
+        case .voided:
+            return 0
+        case .items(let predicates):
+            return predicates.reduce(0) { total, predicate in
+                let values = texts.items[ExactString(predicate.normalizedName)]
+                let compared =
+                    values.map { predicate.glob.cells(texts: $0.values.count, scalars: $0.scalars) }
+                    ?? predicate.glob.cells(texts: 1, scalars: 0)
+                return ReferenceWork.sum(total, predicate.normalizedName.utf8.count, Glob.cellsPerRow, compared)
             }
         }
     }

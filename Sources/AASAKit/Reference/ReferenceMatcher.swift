@@ -5,7 +5,9 @@ import Foundation
 /// Every fast path of the engine is checked against this type, so it trades all speed for
 /// obviousness. It scans entries and rules in order (SPEC 3), resolves each rule against the
 /// defaults chain on the spot (SPEC 10), normalises the URL text and the pattern for that rule
-/// (SPEC 11, 12), and runs a glob matcher that tries variable alternatives one by one (SPEC 9).
+/// (SPEC 11, 12; the URL once per pair of flags, `ComparedURL`, since every rule with those
+/// flags compares the same text), and runs a glob matcher that tries variable alternatives one
+/// by one (SPEC 9).
 /// It shares nothing with the compiled engine except the document model and `URLSplitter`: if
 /// both were built on the same helper, a bug in the helper would agree with itself.
 ///
@@ -27,19 +29,19 @@ public struct ReferenceMatcher: Sendable {
     let prepared: [(entry: Entry, rules: [PreparedRule])]
     /// Per app, the positions in `prepared` of the entries naming it, in order.
     let entriesByApp: [ExactString: [Int]]
-    /// Per app, the glob rows (`Glob.weight`) of all its rules, per component: a URL's work
-    /// for the app is at most each times the component's length plus one.
-    let weightsByApp: [ExactString: (path: Int, query: Int, fragment: Int)]
     /// The `url-work` this matcher answers to (`Configuration.Automata.maxURLWork`).
     public let workLimit: Int
 
     /// Glob table cells a URL may cost per unit of `url-work` (NFA positions): a cell is a
-    /// comparison of one pattern token with one character, far cheaper than a position.
+    /// comparison of one pattern token with one character, far cheaper than a position. The
+    /// other work of a decision is charged in cells too, at about their cost: a row's allocation
+    /// (`Glob.cellsPerRow`), a rule's evaluation (`PreparedRule.cellsPerRule`), a byte normalised
+    /// (`ComparedURL.cellsPerNormalizedByte`).
     public static let cellsPerWorkUnit = 1_000
 
-    /// `workLimit`: a URL whose evaluation could compute more than `cellsPerWorkUnit` times this
-    /// many glob table cells is refused (`URLSplitError.workLimitExceeded`) before any is
-    /// computed. Hostile documents (a variable of thousands of `*x*` values called from dozens
+    /// `workLimit`: a URL whose evaluation would compute more than `cellsPerWorkUnit` times this
+    /// many glob table cells is refused (`URLSplitError.workLimitExceeded`) before the rule that
+    /// would pass the budget is evaluated (`evaluate(_:against:work:)`). Hostile documents (a variable of thousands of `*x*` values called from dozens
     /// of rules) would otherwise take minutes for one long URL.
     public init(document: AASADocument, domain: String, workLimit: Int = Configuration.default.automata.maxURLWork) {
         self.document = document
@@ -79,37 +81,6 @@ public struct ReferenceMatcher: Sendable {
             for app in Set(entry.appIDs.map(ExactString.init)) { entriesByApp[app, default: []].append(position) }
         }
         self.entriesByApp = entriesByApp
-        let prepared = self.prepared
-        weightsByApp = entriesByApp.mapValues { positions in
-            positions.flatMap { prepared[$0].rules }.reduce((0, 0, 0)) { total, rule in
-                let weight = rule.weight
-                return (total.0 &+ weight.path, total.1 &+ weight.query, total.2 &+ weight.fragment)
-            }
-        }
-    }
-
-    /// Refuses `url` when deciding it for `apps` could cost more than the budget (`init`).
-    private func checkWork(_ url: SplitURL, apps: [String]) throws(URLSplitError) {
-        guard hostMatches(url) else { return }
-        let budget = workLimit.multipliedReportingOverflow(by: Self.cellsPerWorkUnit)
-        let limit = budget.overflow ? Int.max : budget.partialValue
-        // UTF-8 bytes bound the scalars each row runs over; the items of a query add at most
-        // one row length each (every value is compared, and a missing item as "").
-        let path = url.path.utf8.count + 1
-        let query = 2 * (url.query.utf8.count + 1)
-        let fragment = url.fragment.utf8.count + 1
-        var cells = 0
-        for app in apps {
-            guard let weight = weightsByApp[ExactString(app)] else { continue }
-            for (rows, length) in [(weight.path, path), (weight.query, query), (weight.fragment, fragment)] {
-                let product = rows.multipliedReportingOverflow(by: length)
-                let sum = cells.addingReportingOverflow(product.partialValue)
-                guard !product.overflow, !sum.overflow, sum.partialValue <= limit else {
-                    throw .workLimitExceeded(limit: workLimit)
-                }
-                cells = sum.partialValue
-            }
-        }
     }
 
     /// The decision for every app of the document (or for `app` alone), in app order.
@@ -117,19 +88,32 @@ public struct ReferenceMatcher: Sendable {
     /// - Throws: `URLSplitError` when the URL cannot be split; an error is never a `no_match`.
     /// - Complexity: O(rules × (URL length × pattern length + variable alternatives)).
     public func decide(_ url: String, app: String? = nil) throws(URLSplitError) -> URLDecision {
-        let split = try URLSplitter.split(url)
-        let apps = app.map { [$0] } ?? document.appIDs
-        try checkWork(split, apps: apps)
-        return URLDecision(decisions: apps.map { decide(split, app: $0).decision })
+        try decide(url, app: app, host: .domain)
+    }
+
+    /// As `decide(_:app:)`, the document served by `host`.
+    public func decide(_ url: String, app: String?, host: ServingHost) throws(URLSplitError) -> URLDecision {
+        let compared = ComparedURL(try URLSplitter.split(url), onItsHost: host == .urlHost)
+        var work = ReferenceWork(workLimit: workLimit)
+        var decisions: [AppDecision] = []
+        for app in app.map({ [$0] }) ?? document.appIDs {
+            decisions.append(try decide(compared, app: app, work: &work).decision)
+        }
+        return URLDecision(decisions: decisions)
     }
 
     /// The decision for one app with the evaluation of every rule that was tried, in order, for
     /// `aasa explain`.
     public func explain(_ url: String, app: String) throws(URLSplitError) -> ReferenceExplanation {
-        let split = try URLSplitter.split(url)
-        try checkWork(split, apps: [app])
-        let (decision, trail) = decide(split, app: app)
-        return ReferenceExplanation(url: split, hostMatches: hostMatches(split), decision: decision, trail: trail)
+        let compared = ComparedURL(try URLSplitter.split(url), onItsHost: false)
+        var work = ReferenceWork(workLimit: workLimit)
+        let (decision, trail) = try decide(compared, app: app, work: &work)
+        return ReferenceExplanation(url: compared.url, hostMatches: hostMatches(compared.url), decision: decision, trail: trail)
+    }
+
+    /// Whether the rules apply to `url` at all (SPEC 3).
+    private func serves(_ url: ComparedURL) -> Bool {
+        url.onItsHost || hostMatches(url.url)
     }
 
     func hostMatches(_ url: SplitURL) -> Bool {
@@ -137,13 +121,16 @@ public struct ReferenceMatcher: Sendable {
         asciiLowercased(url.host).utf8.elementsEqual(asciiLowercased(domain).utf8)
     }
 
-    private func decide(_ url: SplitURL, app: String) -> (decision: AppDecision, trail: [RuleEvaluation]) {
-        guard hostMatches(url) else { return (AppDecision(app: app, kind: .noMatch), []) }
+    /// `work`: what deciding the URL has cost so far, for every app asked about.
+    private func decide(
+        _ url: ComparedURL, app: String, work: inout ReferenceWork
+    ) throws(URLSplitError) -> (decision: AppDecision, trail: [RuleEvaluation]) {
+        guard serves(url) else { return (AppDecision(app: app, kind: .noMatch), []) }
         var trail: [RuleEvaluation] = []
         for position in entriesByApp[ExactString(app)] ?? [] {
             let (entry, rules) = prepared[position]
             for rule in rules {
-                let evaluation = evaluate(rule, against: url)
+                let evaluation = try evaluate(rule, against: url, work: &work)
                 trail.append(evaluation)
                 if evaluation.matched {
                     let kind: DecisionKind = evaluation.rule.exclude ? .exclude : .match
@@ -154,17 +141,20 @@ public struct ReferenceMatcher: Sendable {
         return (AppDecision(app: app, kind: .noMatch), trail)
     }
 
-    /// Evaluates every component of one rule; the rule matches when all of them do.
-    func evaluate(_ rule: PreparedRule, against url: SplitURL) -> RuleEvaluation {
-        let text = rule.text
+    /// Evaluates every component of one rule; the rule matches when all of them do. What that
+    /// may cost is charged to `work` first (`PreparedRule.cells(against:)`), and the URL is
+    /// refused once `work` passes the budget: the charges follow the rules in order, so the
+    /// refusal depends only on the document and the URL.
+    func evaluate(_ rule: PreparedRule, against url: ComparedURL, work: inout ReferenceWork) throws(URLSplitError) -> RuleEvaluation {
+        let texts = try url.texts(rule.text, work: &work)
+        try work.charge(rule.cells(against: texts))
         var components: [ComponentEvaluation] = []
-        components.append(PathComparison.evaluate(rule.path, pattern: rule.rule.path, url.path, text: text))
-        components += QueryComparison.evaluate(rule.query, url.query, text: text)
-        let fragmentText = text.normalize(url.fragment)
+        components.append(PathComparison.evaluate(rule.path, pattern: rule.rule.path, texts.path))
+        components += QueryComparison.evaluate(rule.query, url.url.query, texts: texts)
         components.append(
             ComponentEvaluation(
-                component: "#", comparedText: fragmentText, pattern: rule.rule.fragment,
-                matched: rule.fragment.matches(fragmentText)))
+                component: "#", comparedText: texts.fragment.string, pattern: rule.rule.fragment,
+                matched: rule.fragment.matches(texts.fragment.scalars)))
         return RuleEvaluation(entry: rule.entryIndex, ruleIndex: rule.ruleIndex, rule: rule.rule, components: components)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The oracle's text normalisation for one rule (SPEC 11, 12): percent-decoding of URL text,
 /// NFC, and simple lowercase folding, in that order.
-struct ReferenceText: Sendable {
+struct ReferenceText: Sendable, Hashable {
     var caseSensitive: Bool
     var percentEncoded: Bool
 

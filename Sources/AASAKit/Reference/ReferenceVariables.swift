@@ -3,7 +3,7 @@
 ///
 /// Each variable's alternatives are parsed into glob tokens once per text mode, when the matcher
 /// is made: re-parsing `$(lang)`'s 631 values for every rule and URL made the oracle too slow to
-/// run 100,000 differential comparisons in the test suite.
+/// run 100,000 differential comparisons in the test suite. Every call site shares that parse.
 struct ReferenceVariables: Sendable {
     struct Key: Hashable {
         var name: ExactString
@@ -12,11 +12,11 @@ struct ReferenceVariables: Sendable {
     }
 
     let custom: SubstitutionVariables
-    private let parsed: [Key: [[Glob.Token]]]
+    private let parsed: [Key: Glob.Alternatives]
 
     init(custom: SubstitutionVariables, referencedNames: Set<ExactString>) {
         self.custom = custom
-        var parsed: [Key: [[Glob.Token]]] = [:]
+        var parsed: [Key: Glob.Alternatives] = [:]
         let unparsed = ReferenceVariables(custom: custom, parsed: [:])
         for name in referencedNames {
             guard let values = unparsed.values(of: name.string) else { continue }
@@ -24,14 +24,14 @@ struct ReferenceVariables: Sendable {
                 for percentEncoded in [true, false] {
                     let text = ReferenceText(caseSensitive: caseSensitive, percentEncoded: percentEncoded)
                     parsed[Key(name: name, caseSensitive: caseSensitive, percentEncoded: percentEncoded)] =
-                        values.map { Glob.tokens(of: $0, allowVariables: false, text: text, variables: unparsed) }
+                        Glob.Alternatives(values.map { Glob.tokens(of: $0, allowVariables: false, text: text, variables: unparsed) })
                 }
             }
         }
         self.parsed = parsed
     }
 
-    private init(custom: SubstitutionVariables, parsed: [Key: [[Glob.Token]]]) {
+    private init(custom: SubstitutionVariables, parsed: [Key: Glob.Alternatives]) {
         self.custom = custom
         self.parsed = parsed
     }
@@ -41,10 +41,12 @@ struct ReferenceVariables: Sendable {
     }
 
     /// The alternatives of `name` as tokens for `text`'s flags; `nil` when undefined.
-    func alternatives(of name: String, text: ReferenceText) -> [[Glob.Token]]? {
+    func alternatives(of name: String, text: ReferenceText) -> Glob.Alternatives? {
         if let cached = parsed[Key(name: ExactString(name), caseSensitive: text.caseSensitive, percentEncoded: text.percentEncoded)] {
             return cached
         }
-        return values(of: name)?.map { Glob.tokens(of: $0, allowVariables: false, text: text, variables: self) }
+        return values(of: name).map { values in
+            Glob.Alternatives(values.map { Glob.tokens(of: $0, allowVariables: false, text: text, variables: self) })
+        }
     }
 }
