@@ -197,6 +197,10 @@ enum CommandSupport {
     /// The reason for `errno`, as a person reads it ("Permission denied").
     static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 
+    /// A host's or domain's bytes with ASCII letters lowered, as the engines compare hosts
+    /// (SPEC 3: case-insensitive, and only in ASCII).
+    static func asciiLowered(_ host: String) -> [UInt8] { host.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 } }
+
     static let engineNames = ["dfa", "reference"]
 
     /// Builds the named engine; a document the compiler cannot handle within its limits is

@@ -178,7 +178,7 @@ enum TestCommand {
             let reason: String
             if !reasons.isEmpty {
                 reason = reasons.joined(separator: "; ")
-            } else if let domain, !lowered(split.host).elementsEqual(lowered(domain)) {
+            } else if let domain, CommandSupport.asciiLowered(split.host) != CommandSupport.asciiLowered(domain) {
                 reason = "its host \(VisibleText.excerpt(split.host, limit: 100)) is not the domain \(VisibleText.excerpt(domain, limit: 100)), so no rule applies"
             } else {
                 reason = "no rule matched"
@@ -196,11 +196,6 @@ enum TestCommand {
 
     /// The most characters of a URL a failure line shows.
     static let shownURLCharacters = 200
-
-    /// A host's bytes with ASCII letters lowered, as the engines compare hosts (SPEC 3).
-    static func lowered(_ host: String) -> [UInt8] {
-        host.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
-    }
 
     /// The most deciding apps one failure line names.
     static let shownDecisions = 10

@@ -288,7 +288,7 @@ enum EntitlementsCommand {
                 }
             case .rules(let path, let files):
                 return keys.map { key in
-                    guard let file = files[EntitlementsCommand.lowered(key)] else {
+                    guard let file = files[CommandSupport.asciiLowered(key)] else {
                         return .failure(Problem("no document for \(key) in \(path)"))
                     }
                     do {
@@ -302,8 +302,6 @@ enum EntitlementsCommand {
         }
     }
 
-    static func lowered(_ domain: String) -> [UInt8] { domain.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 } }
-
     /// A rules directory's documents by domain (ASCII-lowercased); they are read as entries
     /// need them.
     static func rulesFiles(_ path: String) -> Result<[[UInt8]: String], DomainDocuments.LoadFailure> {
@@ -315,7 +313,7 @@ enum EntitlementsCommand {
         }
         for warning in listing.warnings { printError("aasa entitlements: \(warning)") }
         var files: [[UInt8]: String] = [:]
-        for (domain, file) in listing.files { files[lowered(domain)] = file }
+        for (domain, file) in listing.files { files[CommandSupport.asciiLowered(domain)] = file }
         return .success(files)
     }
 

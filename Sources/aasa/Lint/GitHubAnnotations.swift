@@ -62,9 +62,6 @@ enum GitHubAnnotations {
     }
 
     private static func percentEscaped(_ scalar: Unicode.Scalar) -> String {
-        String(scalar).utf8.map { byte in
-            let digits = String(byte, radix: 16, uppercase: true)
-            return "%" + (digits.count == 1 ? "0" + digits : digits)
-        }.joined()
+        String(scalar).utf8.map(LintFormat.percentEscaped).joined()
     }
 }

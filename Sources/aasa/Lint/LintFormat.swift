@@ -21,6 +21,13 @@ enum LintFormat: String, CaseIterable {
         case .github: return GitHubAnnotations.render(report)
         }
     }
+
+    /// `%` and a byte's two upper-case hex digits: how the SARIF URIs and the GitHub properties
+    /// write a byte they may not show.
+    static func percentEscaped(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return "%" + (digits.count == 1 ? "0" + digits : digits)
+    }
 }
 
 extension LintFinding {

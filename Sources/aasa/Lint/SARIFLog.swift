@@ -101,13 +101,10 @@ enum SARIFLog {
             {
                 text.unicodeScalars.append(scalar)
             } else {
-                text += "%" + String(byte, radix: 16, uppercase: true).leftPadded
+                text += LintFormat.percentEscaped(byte)
             }
         }
         return text
     }
 }
 
-extension String {
-    fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
-}
