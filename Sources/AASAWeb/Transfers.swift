@@ -254,7 +254,12 @@ public final class Transfers {
         // SAFETY: the buffer was zeroed in `init`, and libcurl writes a NUL-terminated message
         // within its `CURL_ERROR_SIZE` bytes.
         let detail = String(cString: state.errorBuffer)
-        let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        var reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if code == CURLE_OUT_OF_MEMORY, detail.isEmpty {
+            // libcurl refuses a header line past its 100 KB this way, with no message of its
+            // own: "Out of memory" alone would blame this machine for what the server sent.
+            reason = "a header line is longer than libcurl accepts (100 KB), or memory ran out"
+        }
         if state.tooLarge, status == 200 {
             response.failure = .tooLarge
             response.error = "the body is larger than \(options.limit) bytes; refused"

@@ -7,6 +7,21 @@ import Foundation
 
 signal(SIGPIPE, SIG_IGN)
 
+/// A standard descriptor the caller closed (`>&-`, `2>&-`, `<&-`) is the number the next file
+/// or socket gets: in `aasa fetch` and `aasa check` libcurl's wake-up socket pair took
+/// descriptor 1, and the records went into it, lost, with status 0; under `2>&-`, the file of
+/// `classify -o FILE` took descriptor 2 and got the run's summary. Each closed one is held by
+/// `/dev/null` opened the other way round (read-only for an output), so that using it still
+/// fails as a closed descriptor does (EBADF: "cannot write the output", status 5) and no other
+/// file can take its number.
+for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+    let held = open("/dev/null", descriptor == STDIN_FILENO ? O_WRONLY : O_RDONLY)
+    if held >= 0, held != descriptor {
+        dup2(held, descriptor)
+        close(held)
+    }
+}
+
 let commands: [String: (ArraySlice<String>) -> ExitCode] = [
     "match": MatchCommand.run,
     "explain": ExplainCommand.run,

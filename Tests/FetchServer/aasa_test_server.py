@@ -243,6 +243,13 @@ class Handler(BaseHTTPRequestHandler):
                              + b"Content-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
             self.close_connection = True
             return
+        if kind == "longheader" and well_known:
+            # One header line of 200 KB, past libcurl's 100 KB for a line (which libcurl reports
+            # as out of memory, with no message).
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Long: " + b"l" * (200 * 1024)
+                             + b"\r\nContent-Length: %d\r\n\r\n" % len(DOC_A) + DOC_A)
+            self.close_connection = True
+            return
         if kind == "escape" and well_known:
             location = "https://x.example/\x1b]0;pwned\x07\x1b[2J\x1b[31mFAKE: ok"
             return self.send(301, b"", "text/html", [("Location", location)])

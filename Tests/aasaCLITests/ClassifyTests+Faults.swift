@@ -116,6 +116,21 @@ extension ClassifyTests {
         XCTAssertTrue(try String(contentsOf: target, encoding: .utf8).hasPrefix(#"{"records":1,"#))
     }
 
+    /// A standard error the caller closed (`2>&-`) is not the next file's number: `-o FILE`
+    /// took descriptor 2, and the run's summary line ("classified 1 records …") was written
+    /// into the records.
+    func test_classify_closedStandardErrorWritesNothingIntoTheOutputFile() throws {
+        let input = folder.appendingPathComponent("closed-stderr-input.txt")
+        try Data("https://museum.example/exhibitions/x\n".utf8).write(to: input)
+        let output = folder.appendingPathComponent("closed-stderr-records.ndjson")
+        let run = try CLIRunner.runShell(
+            "'\(CLIRunner.executable.path)' classify --rules '\(corpus.path)' -o '\(output.path)' < '\(input.path)' 2>&-")
+        XCTAssertEqual(run.status, 0)
+        let records = try String(contentsOf: output, encoding: .utf8)
+        XCTAssertEqual(records.split(separator: "\n").count, 1, records)
+        XCTAssertFalse(records.contains("classified"), records)
+    }
+
     func test_classify_closedPipeKeepsTheFirstRecordsExactly() throws {
         let input = try writeLargeInput(lines: 200_000)
         for jobs in ["1", "2"] {

@@ -475,6 +475,41 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(broken[3]["outcome"] as? String, "fetched", "a thousand 100 Continue lines before the answer are still an answer")
     }
 
+    /// A header line past libcurl's 100 KB is the server's fault and said so: libcurl reports it
+    /// as out of memory with no message, and "Out of memory" alone blamed this machine.
+    func test_fetch_aHeaderLinePastLibcurlsLimitIsNamedAsSuch() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let (output, records) = try fetch([domain("longheader")], out: out, ["--retries", "0"])
+        XCTAssertEqual(output.status, 1, output.stderr)
+        XCTAssertEqual(records[0]["failure"] as? String, "invalid-response", output.stdout)
+        let error = records[0]["error"] as? String ?? ""
+        XCTAssertTrue(error.contains("a header line is longer than libcurl accepts (100 KB)"), error)
+    }
+
+    /// A standard output the caller closed (`>&-`) is an output error, status 5, as on every
+    /// command: the web commands' descriptor 1 was taken by libcurl's wake-up socket pair, and
+    /// their records went into it, lost, with status 0 (`check`) or 1.
+    func test_webCommands_aClosedStandardOutputIsAnOutputErrorNotASilentLoss() throws {
+        let server = try loopback()
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let file = out.appendingPathComponent("app.entitlements")
+        let contents: [String: Any] = [
+            "application-identifier": "ABCDE12345.com.example.app", "com.apple.developer.associated-domains": ["applinks:\(domain("good"))"],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: contents, format: .xml, options: 0).write(to: file)
+        let commands = [
+            ["fetch", domain("good"), "--out", out.appendingPathComponent("rules").path] + network(server),
+            ["check", domain("good")] + network(server),
+            ["entitlements", file.path, "--fetch"] + network(server, cdn: false),
+        ]
+        for arguments in commands {
+            let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+            let run = try CLIRunner.runShell("'\(CLIRunner.executable.path)' \(quoted) >&-")
+            XCTAssertEqual(run.status, 5, "\(arguments[0]): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("cannot write the output"), "\(arguments[0]): \(run.stderr)")
+        }
+    }
+
     /// The CA bundle `--ca-file` makes in the temporary directory goes when `timeout` (or
     /// cron, or ^C) stops a run, not only when the command returns.
     func test_fetch_stoppedRunLeavesNoCABundleBehind() throws {
