@@ -42,6 +42,41 @@ extension ClassifyTests {
         XCTAssertEqual(try String(contentsOf: input, encoding: .utf8), "https://ex.com/a\n")
     }
 
+    /// Standard output appending to the input read the run's own records back without end (an
+    /// audit: 4 GB in 10 s), and a pipe named by another name was not known for what it is:
+    /// `--stats /dev/stdin` (or `-o`) held a writer of the run's own input, which never ended,
+    /// and `--stats /dev/stdout` put the summary among the records. All are refused at once.
+    func test_classify_refusesStandardOutputOnTheInputAndPipesByAnotherName() throws {
+        let document = try writeDocument()
+        let input = try writeInput()
+        let aasa = "'\(CLIRunner.executable.path)' classify --rules '\(document.path)' --domain ex.com --quiet"
+        // The file size limit (10 MB) bounds what a run that loops could write.
+        let run = try CLIRunner.runShell(
+            """
+            ulimit -f 10000
+            timeout 10 \(aasa) < '\(input.path)' >> '\(input.path)'; echo "appending from stdin: $?"
+            timeout 10 \(aasa) --input '\(input.path)' >> '\(input.path)'; echo "appending from --input: $?"
+            echo https://ex.com/a | timeout 10 \(aasa) --stats /dev/stdin; echo "stats on the input pipe: $?"
+            echo https://ex.com/a | timeout 10 \(aasa) -o /dev/stdin; echo "output on the input pipe: $?"
+            echo https://ex.com/a | timeout 10 \(aasa) --stats /dev/stdout | cat; echo "stats on the records pipe: ${PIPESTATUS[1]}"
+            echo https://ex.com/a | timeout 10 \(aasa) --stats /dev/stderr 2>/dev/null | wc -l; echo "stats on stderr: ${PIPESTATUS[1]}"
+            """)
+        XCTAssertEqual(
+            run.stdout,
+            """
+            appending from stdin: 2
+            appending from --input: 2
+            stats on the input pipe: 2
+            output on the input pipe: 2
+            stats on the records pipe: 2
+            1
+            stats on stderr: 0
+
+            """, run.stderr)
+        XCTAssertTrue(run.stderr.contains("standard output is the input; refusing to write into it"), run.stderr)
+        XCTAssertEqual(try String(contentsOf: input, encoding: .utf8), "https://ex.com/a\n", "the input is left as it was")
+    }
+
     func test_classify_refusesStatsOnTheRecordsFileAndOutputsInsideTheRulesDirectory() throws {
         let input = try writeInput()
         let rules = folder.appendingPathComponent("rules")

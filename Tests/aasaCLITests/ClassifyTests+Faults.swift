@@ -116,21 +116,6 @@ extension ClassifyTests {
         XCTAssertTrue(try String(contentsOf: target, encoding: .utf8).hasPrefix(#"{"records":1,"#))
     }
 
-    /// A standard error the caller closed (`2>&-`) is not the next file's number: `-o FILE`
-    /// took descriptor 2, and the run's summary line ("classified 1 records …") was written
-    /// into the records.
-    func test_classify_closedStandardErrorWritesNothingIntoTheOutputFile() throws {
-        let input = folder.appendingPathComponent("closed-stderr-input.txt")
-        try Data("https://museum.example/exhibitions/x\n".utf8).write(to: input)
-        let output = folder.appendingPathComponent("closed-stderr-records.ndjson")
-        let run = try CLIRunner.runShell(
-            "'\(CLIRunner.executable.path)' classify --rules '\(corpus.path)' -o '\(output.path)' < '\(input.path)' 2>&-")
-        XCTAssertEqual(run.status, 0)
-        let records = try String(contentsOf: output, encoding: .utf8)
-        XCTAssertEqual(records.split(separator: "\n").count, 1, records)
-        XCTAssertFalse(records.contains("classified"), records)
-    }
-
     func test_classify_closedPipeKeepsTheFirstRecordsExactly() throws {
         let input = try writeLargeInput(lines: 200_000)
         for jobs in ["1", "2"] {
@@ -142,6 +127,36 @@ extension ClassifyTests {
             XCTAssertEqual(run.stdoutData.count, 300_000)
             assertPrefix(run.stdoutData, of: complete, "| head with --jobs \(jobs)")
         }
+    }
+
+    /// A standard error closed by the caller (`2>&-`) is not a number for the next file opened:
+    /// the summary of `classify -o FILE` went into FILE after its records, and `compile -o`'s
+    /// warnings into the artifact, which then failed to load. A closed standard output or input
+    /// is still a write or read error (status 5).
+    func test_classify_closedStandardErrorKeepsMessagesOutOfTheFilesWritten() throws {
+        let rules = folder.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        let document = try Data(contentsOf: corpus.appendingPathComponent("museum.example/apple-app-site-association"))
+        // Two files claiming one domain: a warning on stderr from both commands.
+        try document.write(to: rules.appendingPathComponent("Museum.example.json"))
+        try document.write(to: rules.appendingPathComponent("museum.example.json"))
+        let aasa = CLIRunner.executable.path
+        let records = folder.appendingPathComponent("records.ndjson")
+        let artifact = folder.appendingPathComponent("rules.aasac")
+        let run = try CLIRunner.runShell(
+            """
+            printf 'https://museum.example/exhibitions/x\\n' | '\(aasa)' classify --rules '\(rules.path)' -o '\(records.path)' 2>&- || exit 10
+            '\(aasa)' compile '\(rules.path)' -o '\(artifact.path)' 2>&- || exit 11
+            printf 'https://museum.example/exhibitions/x\\n' | '\(aasa)' classify --compiled '\(artifact.path)' --quiet || exit 12
+            printf 'https://museum.example/exhibitions/x\\n' | '\(aasa)' classify --rules '\(rules.path)' >&- 2>/dev/null; echo "stdout closed: $?"
+            '\(aasa)' classify --rules '\(rules.path)' <&- 2>/dev/null; echo "stdin closed: $?"
+            """)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let written = try String(contentsOf: records, encoding: .utf8)
+        XCTAssertEqual(written.split(separator: "\n").count, 1, written)
+        XCTAssertTrue(written.hasPrefix(#"{"url": "https://museum.example/exhibitions/x", "domain": "museum.example""#), written)
+        XCTAssertTrue(run.stdout.hasPrefix(#"{"url": "https://museum.example/exhibitions/x", "domain": "museum.example""#), run.stdout)
+        XCTAssertTrue(run.stdout.hasSuffix("stdout closed: 5\nstdin closed: 5\n"), run.stdout)
     }
 
     /// The last line needs no LF. Its terminator would be LF or CRLF (SPEC 14), so a CR with no

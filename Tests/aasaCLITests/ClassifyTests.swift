@@ -264,6 +264,37 @@ final class ClassifyTests: XCTestCase {
         XCTAssertEqual(refused.status, 2, refused.stderr)
     }
 
+    /// A quote opens a quoted field only at the field's start, as Python's `csv` and pandas read
+    /// it: inside an unquoted field it is part of the URL. An audit found `…/"x"` classified as
+    /// `…/x`, a URL not in the input, which the museum's rule matched. A line of an odd number
+    /// of quotes is still refused: it may be a piece of a field broken across lines.
+    func test_classify_csvQuoteInsideAnUnquotedFieldIsPartOfTheURL() throws {
+        let csv = folder.appendingPathComponent("quotes.csv")
+        let text = #"""
+            id,url,note
+            1,https://museum.example/exhibitions/"x",a
+            2,https://museum.example/a"b"c,b
+            3,"https://museum.example/exhibitions/q,1","c, ""d"""
+            4,https://museum.example/a"b,odd
+            5, "https://museum.example/exhibitions/q,2", e
+
+            """#
+        try Data(text.utf8).write(to: csv)
+        let run = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", csv.path, "--input-format", "csv"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let records = run.stdout.split(separator: "\n")
+        XCTAssertEqual(records.count, 5, run.stdout)
+        XCTAssertTrue(records[0].hasPrefix(#"{"url": "https://museum.example/exhibitions/\"x\"", "domain": "museum.example", "apps""#), run.stdout)
+        XCTAssertTrue(records[0].hasSuffix(#""fields": {"id":"1","note":"a"}}"#), run.stdout)
+        XCTAssertTrue(records[1].hasPrefix(#"{"url": "https://museum.example/a\"b\"c", "domain": "museum.example", "apps""#), run.stdout)
+        // A field that starts with a quote is still read as RFC 4180 quotes it.
+        XCTAssertTrue(records[2].hasPrefix(#"{"url": "https://museum.example/exhibitions/q,1", "domain": "museum.example", "apps""#), run.stdout)
+        XCTAssertTrue(records[2].hasSuffix(#""fields": {"id":"3","note":"c, \"d\""}}"#), run.stdout)
+        XCTAssertTrue(records[3].contains(#""error": "the row has an unterminated quote"#), run.stdout)
+        // Blanks before the opening quote do not make it a character of the field.
+        XCTAssertTrue(records[4].hasPrefix(#"{"url": "https://museum.example/exhibitions/q,2", "domain": "museum.example", "apps""#), run.stdout)
+    }
+
     /// A TSV or CSV output is a table whatever rows come in: a short row's missing fields are
     /// empty, a long row is an error record cut to the header's columns, an unreadable line
     /// keeps the columns too; and no two columns (or JSON keys) share a name.

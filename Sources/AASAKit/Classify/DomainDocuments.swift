@@ -87,7 +87,12 @@ public struct DomainDocuments: Sendable {
     public static func listing(_ path: String) throws(LoadFailure) -> Listing {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: path) else {
-            throw LoadFailure(description: "cannot list the rules directory \(path)")
+            // The reason as the system gives it ("Permission denied"): the message named none,
+            // and a directory that exists but cannot be read looked like a wrong path.
+            let directory = opendir(path)
+            let reason = directory == nil ? String(cString: strerror(errno)) : "it cannot be read"
+            if let directory { closedir(directory) }
+            throw LoadFailure(description: "cannot list the rules directory \(path): \(reason)")
         }
         var candidates: [(domain: String, rank: Int, file: String, name: String)] = []
         var warnings: [String] = []

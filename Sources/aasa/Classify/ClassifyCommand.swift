@@ -50,8 +50,8 @@ enum ClassifyCommand {
             which pandas and Python's csv read back. A summary goes to stderr (and a progress
             line on a terminal). Every file named on the command line is checked before the run:
             an output that is the input, the artifact, the rules or a document in them (by any
-            name: a link, a hard link) is refused, and an existing output keeps its contents
-            until the run begins.
+            name: a link, a hard link, /dev/stdin) is refused, as is standard output appending
+            to the input, and an existing output keeps its contents until the run begins.
 
             EXIT STATUS: 0 every input line got its record, error records included; 1 with
             --strict, some records are errors; 2 usage error; 3 the rules or the artifact cannot
@@ -188,6 +188,11 @@ enum ClassifyCommand {
             outputFile = file
             readFiles.add(descriptor: file.fileDescriptor, as: "the output (-o)")
         } else {
+            // Standard output appending to a file the run reads (`< urls.txt >> urls.txt`): the
+            // run read its own records back as input without end (4 GB in 10 s).
+            if let clash = readFiles.clash(descriptor: STDOUT_FILENO) {
+                return refused(CommandSupport.usageError(spec, "standard output is \(clash); refusing to write into it"))
+            }
             // Standard output redirected to a file (`> out.ndjson --stats out.ndjson`): the
             // stats would be written over the records' start.
             readFiles.add(descriptor: STDOUT_FILENO, as: "standard output")

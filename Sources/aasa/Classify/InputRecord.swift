@@ -140,20 +140,31 @@ struct InputRecordParser {
     static let unterminatedQuote = "the row has an unterminated quote (a CSV record is one line: no line breaks inside quotes)"
 
     /// Splits one CSV line (RFC 4180 quoting, no line breaks inside quotes); nil when a quote
-    /// is still open at its end, so that a field cut by a line break is never taken whole.
+    /// is still open at its end, or when the line holds an odd number of quotes, so that no
+    /// piece of a field cut by a line break (`"multi` and `line"`) is ever taken as a row.
+    ///
+    /// A quote opens a quoted field only at the field's start (after blanks, if any); anywhere
+    /// else it is a character of the field, as Python's `csv` and pandas read a quote inside a
+    /// field. A URL such as
+    /// `https://a.example/"x"` in an unquoted field was otherwise classified as
+    /// `https://a.example/x`, a URL the input does not hold.
     static func csvFields(_ line: UnsafeBufferPointer<UInt8>) -> [[UInt8]]? {
         var fields: [[UInt8]] = []
         var field: [UInt8] = []
         var quoted = false
+        var atFieldStart = true
+        var quotes = 0
         var index = 0
         // SAFETY (every read below): `index < line.count` by the loop's condition, and `index + 1`
         // is read only after `index + 1 < line.count` is checked.
         while index < line.count {
             let byte = line[index]
+            if byte == UInt8(ascii: "\"") { quotes += 1 }
             if quoted {
                 if byte == UInt8(ascii: "\"") {
                     if index + 1 < line.count, line[index + 1] == UInt8(ascii: "\"") {
                         field.append(byte)
+                        quotes += 1
                         index += 1
                     } else {
                         quoted = false
@@ -161,17 +172,21 @@ struct InputRecordParser {
                 } else {
                     field.append(byte)
                 }
-            } else if byte == UInt8(ascii: "\"") {
+            } else if byte == UInt8(ascii: "\""), atFieldStart {
                 quoted = true
+                atFieldStart = false
             } else if byte == UInt8(ascii: ",") {
                 fields.append(field)
                 field = []
+                atFieldStart = true
             } else {
                 field.append(byte)
+                // Blanks before the opening quote keep the field's start (`1, "a, b"`).
+                if byte != UInt8(ascii: " "), byte != UInt8(ascii: "\t") { atFieldStart = false }
             }
             index += 1
         }
-        if quoted { return nil }
+        if quoted || quotes % 2 == 1 { return nil }
         fields.append(field)
         return fields
     }

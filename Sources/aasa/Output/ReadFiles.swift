@@ -15,11 +15,24 @@ struct ReadFiles {
     /// The exit status of the refusal, once `clash` found one.
     private(set) var refusal: ExitCode?
 
-    /// Adds the regular file open as `descriptor` (a pipe or a terminal cannot be overwritten).
+    /// Adds the regular file or pipe open as `descriptor` (a terminal or a device is written in
+    /// place, and a socket, which no path opens, may carry both input and output). A pipe
+    /// counts by its identity too: `--stats /dev/stdin` opened a writer of the run's own input,
+    /// which then never ended (a hang), and `--stats /dev/stdout` put the summary among the
+    /// records downstream.
     mutating func add(descriptor: Int32, as name: String) {
         var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        guard fstat(descriptor, &info) == 0, [S_IFREG, S_IFIFO].contains(info.st_mode & S_IFMT) else { return }
         files.append((UInt64(info.st_dev), UInt64(info.st_ino), name))
+    }
+
+    /// Which of the files added the one open as `descriptor` is (standard output appending to
+    /// the input), or nil. By identity only: the shell has already made the file, so a place
+    /// inside the rules directory is no reason to refuse it, as it is for `-o`.
+    func clash(descriptor: Int32) -> String? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return files.first { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }?.name
     }
 
     /// Adds the regular file or directory at `path`, if there is one.

@@ -37,4 +37,16 @@ final class RulesDirectoryListingTests: XCTestCase {
                 "two files claim x.com: using \(folder.path)/X.COM.json, ignoring \(folder.path)/x.com.json",
             ])
     }
+
+    /// A directory that cannot be listed is refused with the system's reason: the message once
+    /// named only the path, so a directory without read permission looked like a wrong path.
+    func test_unlistableDirectory_saysWhy() throws {
+        let folder = try makeTemporaryFolder("listing")
+        for (path, reason) in [(folder.appendingPathComponent("absent").path, "No such file or directory"), (folder.path + "/file", "Not a directory")] {
+            if reason == "Not a directory" { try Data().write(to: URL(fileURLWithPath: path)) }
+            XCTAssertThrowsError(try DomainDocuments.listing(path)) { error in
+                XCTAssertEqual("\(error)", "cannot list the rules directory \(path): \(reason)")
+            }
+        }
+    }
 }
