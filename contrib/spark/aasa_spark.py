@@ -42,7 +42,7 @@ import shutil
 import subprocess
 import threading
 from collections import deque
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence, Tuple
 
 from pyspark import SparkFiles
 from pyspark.sql import DataFrame, functions as F
@@ -120,19 +120,30 @@ def classify(
     Returns:
         The columns url, domain, apps, decisions, error (as `RECORD_SCHEMA`), then the input's
         columns other than `url_col`, their values untouched: one row per input row, in the
-        input's partitions and order.
+        input's partitions and order. A document of a `rules` directory that cannot be used is
+        named in its URLs' error records by the path given here, as `aasa classify --rules`
+        names it, not by the executor's copy.
 
     Raises:
+        TypeError: `url_col` is not a column's name (a str), or `extra_args` is one str.
         ValueError: both or neither of `compiled` and `rules`; no column `url_col`, or one that
             does not hold strings; a column name clash (compared as Spark compares names:
             without case unless `spark.sql.caseSensitive`); a column of a type Spark cannot
             hand to Arrow; an unknown engine; `"inprocess"` with an option it does not know;
-            `--domain` with `compiled` (an artifact names its own domains).
+            `--domain` with `compiled` (an artifact names its own domains) or with a local rules
+            directory, or a local single rules file without `--domain`.
         FileNotFoundError: `binary`, `compiled` or `rules` does not exist on the driver.
         AasaFailed: (inside the Spark job, so wrapped by Spark's own exception when an action
             runs) `aasa` exited with a non-zero status (a bad option, an unreadable artifact), or
             its output did not have one record per input line.
     """
+    # Refused by type, before either is iterated or compared: a Column for url_col failed in
+    # `in df.columns` with "Cannot convert column into bool", and a str of options was passed
+    # on character by character ("-", "-", "l", …), failing every task with a usage error.
+    if not isinstance(url_col, str):
+        raise TypeError(f"url_col is the URL column's name (a str), not {type(url_col).__name__}")
+    if isinstance(extra_args, (str, bytes)):
+        raise TypeError(f"extra_args is a list of arguments ({extra_args.split()!r}), not one str")
     if (compiled is None) == (rules is None):
         raise ValueError("give exactly one of compiled= and rules=")
     if url_col not in df.columns:
@@ -156,6 +167,14 @@ def classify(
             "drop them or cast them (to string, say) first")
     if compiled is not None and _names_domain(extra_args):
         raise ValueError("--domain names a single --rules file's domain; an artifact names its own")
+    if rules is not None and "://" not in rules and os.path.exists(rules):
+        # Judged here as `aasa classify` judges it: otherwise every task failed, each saying why
+        # only in its own traceback (the pipe's status 2; in process "Is a directory", or
+        # "cannot list the rules directory" for a single file).
+        if os.path.isdir(rules) and _names_domain(extra_args):
+            raise ValueError("--domain names a single --rules file's domain; a directory's documents are named by their files")
+        if not os.path.isdir(rules) and not _names_domain(extra_args):
+            raise ValueError("a single --rules file needs --domain (extra_args=['--domain', HOST]), or give a directory of documents")
 
     sc = spark.sparkContext
     if compiled is not None:
@@ -170,6 +189,9 @@ def classify(
     # The executors find shipped files by name: the names travel, the driver's paths do not.
     sc.addFile(rules_path, recursive="://" in rules_path or os.path.isdir(rules_path))
     rules_name = _shipped_name(rules_path)
+    # A directory's documents are named in error records as `aasa classify --rules` names them
+    # on the driver, not by where the executor keeps its copy.
+    shown = None if rules is None else rules.rstrip("/") or rules
     # The columns travel under names of their own (`_aasa_0`, …) and get theirs back at the
     # end: Spark's own mapInArrow cannot name a column holding a backquote, nor tell apart two
     # of the same name.
@@ -180,9 +202,9 @@ def classify(
         [StructField(_RECORD, StringType(), False), *[StructField(_travelling(n), f.dataType, f.nullable) for n, f in enumerate(fields)]])
     if chosen == "inprocess":
         assert settings is not None  # choose_engine refused "inprocess" otherwise
-        paired = _paired_inprocess(travelling, url_index, paired_schema, rules_option, rules_name, settings)
+        paired = _paired_inprocess(travelling, url_index, paired_schema, rules_option, rules_name, shown, settings)
     else:
-        paired = _paired_pipe(travelling, url_index, paired_schema, binary, rules_option, rules_name, extra_args)
+        paired = _paired_pipe(travelling, url_index, paired_schema, binary, rules_option, rules_name, shown, extra_args)
     record = F.from_json(F.col(_RECORD), RECORD_SCHEMA, {"mode": "FAILFAST"})
     return paired.select(
         # A null URL went as "", for the plain "empty URL" record; its url stays null.
@@ -290,7 +312,7 @@ def _inprocess_settings(extra_args: Sequence[str]) -> Optional[dict]:
     return {"limits": limits, "domain": domain}
 
 
-def _paired_pipe(df, url_index, paired_schema, binary, rules_option, rules_name, extra_args) -> DataFrame:
+def _paired_pipe(df, url_index, paired_schema, binary, rules_option, rules_name, shown, extra_args) -> DataFrame:
     """`(record, *columns)` batches from one `aasa classify` process per partition."""
     spark = df.sparkSession
     binary_path = _shippable(shutil.which(binary) or binary, "the aasa binary")
@@ -304,20 +326,24 @@ def _paired_pipe(df, url_index, paired_schema, binary, rules_option, rules_name,
         if first is None:
             return
         # Resolved here, on the executor, where the shipped files are.
-        arguments = [rules_option, SparkFiles.get(rules_name), *options]
-        yield from _run_aasa(SparkFiles.get(binary_name), arguments, itertools.chain([first], batches), url_index)
+        shipped = SparkFiles.get(rules_name)
+        arguments = [rules_option, shipped, *options]
+        paths = None if shown is None else (shipped, shown)
+        yield from _run_aasa(SparkFiles.get(binary_name), arguments, itertools.chain([first], batches), url_index, paths)
 
     return df.mapInArrow(run_partition, paired_schema)
 
 
-def _paired_inprocess(df, url_index, paired_schema, rules_option, rules_name, settings) -> DataFrame:
+def _paired_inprocess(df, url_index, paired_schema, rules_option, rules_name, shown, settings) -> DataFrame:
     """`(record, *columns)` batches from the `aasa` package on the executors: per Arrow batch,
     one `Rules.classify_ndjson` call."""
 
     def run_batches(batches):
-        rules = _executor_rules(rules_option, SparkFiles.get(rules_name), settings)
+        shipped = SparkFiles.get(rules_name)
+        rules = _executor_rules(rules_option, shipped, settings)
+        paths = None if shown is None else (shipped, shown)
         for batch in batches:
-            yield _paired(_records_inprocess(rules, _urls(batch, url_index)), batch)
+            yield _paired(_records_inprocess(rules, _urls(batch, url_index)), batch, paths)
 
     return df.mapInArrow(run_batches, paired_schema)
 
@@ -338,9 +364,19 @@ def _urls(batch, url_index: int) -> list:
     return [None if url is None else url.decode("utf-8", "replace") for url in column.to_pylist()]
 
 
-def _paired(records: list, batch):
-    """The records beside the batch's own columns, which pass through as Spark sent them."""
+def _paired(records: list, batch, paths: Optional[Tuple[str, str]] = None):
+    """The records beside the batch's own columns, which pass through as Spark sent them.
+
+    `paths`: the rules directory where this executor has it and as the caller named it. A
+    document that could not be loaded is named in its URLs' error records by the caller's path,
+    as `aasa classify --rules` names it: by the executor's copy, a Spark temporary directory,
+    the same error read differently on every executor and in every run."""
     import pyarrow
+
+    if paths is not None and paths[0] != paths[1]:
+        loaded = '"error": "the document could not be loaded: '
+        shipped, given = (loaded + json.dumps(path, ensure_ascii=False)[1:-1] + "/" for path in paths)
+        records = [record.replace(shipped, given, 1) if shipped in record else record for record in records]
 
     return pyarrow.RecordBatch.from_arrays(
         [pyarrow.array(records, pyarrow.string()), *batch.columns], names=[_RECORD, *batch.schema.names])
@@ -416,7 +452,7 @@ def _shipped_name(path: str) -> str:
     return os.path.basename(path.rstrip("/"))
 
 
-def _run_aasa(binary: str, options: list[str], batches: Iterable, url_index: int) -> Iterator:
+def _run_aasa(binary: str, options: list[str], batches: Iterable, url_index: int, paths: Optional[Tuple[str, str]] = None) -> Iterator:
     """Pipes one partition's Arrow batches through `aasa classify`; yields each batch with its
     records beside it, in order.
 
@@ -424,7 +460,7 @@ def _run_aasa(binary: str, options: list[str], batches: Iterable, url_index: int
     files where this executor has them (`SparkFiles.get` on the driver gives the driver's
     directory, which on a cluster is not the executor's), and because each record must be
     paired with its row. The exit status is checked as `checkCode=True` would, with `aasa`'s
-    message in the exception.
+    message in the exception. `paths` as `_paired` takes them.
     """
     # Spark's file fetch sets the executable bit, but a local-mode copy may not keep it.
     if not os.access(binary, os.X_OK):
@@ -475,7 +511,7 @@ def _run_aasa(binary: str, options: list[str], batches: Iterable, url_index: int
         for raw in process.stdout:
             # A batch without rows has no record to wait for.
             while pending and len(records) == pending[0].num_rows:
-                yield _paired(records, pending.popleft())
+                yield _paired(records, pending.popleft(), paths)
                 records = []
             record = raw.decode("utf-8").rstrip("\n")
             if not pending:
@@ -483,7 +519,7 @@ def _run_aasa(binary: str, options: list[str], batches: Iterable, url_index: int
             records.append(_with_id(record, number))
             number += 1
             if len(records) == pending[0].num_rows:
-                yield _paired(records, pending.popleft())
+                yield _paired(records, pending.popleft(), paths)
                 records = []
         writer.join()
         status = process.wait()
@@ -495,7 +531,7 @@ def _run_aasa(binary: str, options: list[str], batches: Iterable, url_index: int
         if status != 0:
             raise AasaFailed(f"aasa classify exited with status {status}: {message}")
         while pending and len(records) == pending[0].num_rows:
-            yield _paired(records, pending.popleft())
+            yield _paired(records, pending.popleft(), paths)
             records = []
         if pending:
             missing = sum(batch.num_rows for batch in pending) - len(records)
@@ -510,12 +546,16 @@ def _run_aasa(binary: str, options: list[str], batches: Iterable, url_index: int
 def _with_id(record: str, expected: int) -> str:
     """The record, checked to carry `expected` in its fields.
 
-    A line `aasa` could not read as JSON (one over its line limit) gets an error record without
-    fields; the id is known from the record's position, so it is added here.
+    A line `aasa` could not read as JSON (one over its line limit) gets an error record with
+    empty fields (`"fields": {}`, as every unreadable line of an NDJSON input does); the id is
+    known from the record's position, so it is put there. (Taken for a record out of place,
+    such a record failed the task: any URL over 64 KiB failed its whole job through the pipe.)
     """
     suffix = f'"fields": {{"id":{expected}}}}}'
     if record.endswith(suffix):
         return record
-    if '"fields": ' in record or not record.endswith("}"):
-        raise AasaFailed(f"record out of place: expected the line with id {expected}, got {record[:200]}")
-    return record[:-1] + ", " + suffix
+    # Inside a JSON string every quote is escaped: `"fields": ` is only ever the record's key.
+    unread = '"fields": {}}'
+    if record.endswith(unread) and record.count('"fields": ') == 1:
+        return record[: -len(unread)] + suffix
+    raise AasaFailed(f"record out of place: expected the line with id {expected}, got {record[:200]}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import array
 import ctypes
 import itertools
+import operator
 import os
 import struct
 from collections.abc import Mapping as MappingABC
@@ -206,6 +207,17 @@ class Result:
         return {"domain": self.domain, "apps": self.apps, "decisions": [d.record() for d in self.decisions]}
 
 
+def _whole(value: Any) -> Optional[int]:
+    """``value`` as an int when it is an integer (Python's or numpy's), else None; a bool of
+    either is no count."""
+    if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):  # numpy 1 and 2
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
 class _Options:
     def __init__(self, limits: Optional[Mapping[str, int]]) -> None:
         # Every name and value checked before the handle exists, so that a refusal leaks nothing.
@@ -214,10 +226,13 @@ class _Options:
         checked = []
         for name, value in (limits or {}).items():
             # ctypes would wrap a value past 64 bits silently into another value, and True is
-            # an int to Python but no count.
-            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << 64:
+            # an int to Python but no count. Any integer type counts (`operator.index`): a
+            # limit read from a DataFrame or a config is numpy's int64, which was refused as
+            # "needs a whole number ..., got 5".
+            number = _whole(value)
+            if number is None or not 0 <= number < 1 << 64:
                 raise AASAError(2, f"the limit {name} needs a whole number from 0 to 2**64 - 1, got {value!r}")
-            checked.append((_c_text(name, "limit name"), value))
+            checked.append((_c_text(name, "limit name"), number))
         self.handle = _lib.aasa_options_new()
         if not self.handle:
             raise MemoryError("aasa_options_new")

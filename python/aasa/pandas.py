@@ -32,8 +32,16 @@ def classify(series: "pandas.Series", rules: Rules) -> "pandas.DataFrame":
     holding a lone surrogate gets its error record, and ``url`` shows it with U+FFFD for each
     invalid sequence, as the tool's record does. Any other value that is not text (a number, a
     list) raises ``TypeError`` naming its index label, and nothing is classified: convert the
-    column first (``series.astype(str)``) or drop those values."""
+    column first (``series.astype(str)``) or drop those values. A ``series`` that is no Series
+    (a DataFrame, a list) or ``rules`` that are no ``Rules`` (a path) raise ``TypeError`` too,
+    not the ``AttributeError`` of a method they lack."""
     import pandas
+
+    if not isinstance(series, pandas.Series):
+        hint = " (give one column: frame['url'])" if isinstance(series, pandas.DataFrame) else ""
+        raise TypeError(f"classify takes a pandas Series of URLs, not {type(series).__name__}{hint}")
+    if not isinstance(rules, Rules):
+        raise TypeError(f"the rules are aasa.Rules (Rules.from_directory(path), ...), not {type(rules).__name__}")
 
     def url(label, value):
         if isinstance(value, (str, bytes)):

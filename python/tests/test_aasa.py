@@ -492,3 +492,37 @@ def test_arguments_of_the_wrong_type_are_type_errors_and_bad_limits_refused_befo
         aasa.Rules.from_document(1 << 20, "museum.example")
     with pytest.raises(ValueError):
         aasa.Rules.from_document(document, "museum.example", limits={"url-\ud800bytes": 5})
+
+
+def test_a_limit_given_as_a_numpy_integer_is_that_number():
+    """A limit read from a DataFrame or a config is numpy's int64: it was refused as "needs a
+    whole number ..., got 5". numpy's bool is no count, as Python's is not."""
+    numpy = pytest.importorskip("numpy")
+    document = (ROOT / "corpus" / "museum.example" / "apple-app-site-association").read_bytes()
+    url = "https://museum.example/" + "a" * 40
+    with aasa.Rules.from_document(document, "museum.example", limits={"url-bytes": 40}) as rules:
+        expected = rules.decide(url).error
+    assert expected is not None
+    for value in (numpy.int64(40), numpy.uint64(40), numpy.int32(40)):
+        with aasa.Rules.from_document(document, "museum.example", limits={"url-bytes": value}) as rules:
+            assert rules.decide(url).error == expected
+    for value in (numpy.True_, numpy.int64(-1), numpy.float64(40)):
+        with pytest.raises(aasa.AASAError) as raised:
+            aasa.Rules.from_document(document, "museum.example", limits={"url-bytes": value})
+        assert raised.value.status == 2
+
+
+def test_pandas_classify_of_no_series_or_no_rules_is_a_type_error_not_an_attribute_error():
+    pandas = pytest.importorskip("pandas")
+    import aasa.pandas
+
+    urls = ["https://museum.example/"]
+    with aasa.Rules.from_directory(ROOT / "corpus") as rules:
+        for given in (urls, pandas.DataFrame({"url": urls}), "https://museum.example/"):
+            with pytest.raises(TypeError, match="pandas Series"):
+                aasa.pandas.classify(given, rules)
+        with pytest.raises(TypeError, match="frame\\['url'\\]"):
+            aasa.pandas.classify(pandas.DataFrame({"url": urls}), rules)
+    for given_rules in (str(ROOT / "corpus"), ROOT / "corpus", None):
+        with pytest.raises(TypeError, match="aasa.Rules"):
+            aasa.pandas.classify(pandas.Series(urls), given_rules)

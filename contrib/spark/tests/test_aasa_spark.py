@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -262,6 +263,40 @@ def test_blank_and_invalid_lines_of_a_text_file_stay_aligned(spark, aasa, small_
     assert out[7]["apps"] == ["NEWS123456.org.example.news"]
 
 
+@pytest.mark.parametrize("engine", ["pipe", "inprocess"])
+def test_a_url_over_the_line_limit_gets_its_error_record_through_either_engine(spark, aasa, small_compiled, engine):
+    """`aasa classify` gives a line over its limit an error record with empty fields
+    (`"fields": {}`): the pipe must put the row's id there, not fail the task as if the record
+    were out of place (every URL over 64 KiB failed its whole job)."""
+    long = "https://shop.example/products/" + "x" * 70_000
+    urls = ["https://shop.example/products/1", long, "https://shop.example/products/2", long + "y"]
+    df = spark.createDataFrame([(n, url) for n, url in enumerate(urls)], "n long, link string").coalesce(1)
+    out = rows_by_number(classify(df, "link", binary=aasa, compiled=str(small_compiled), engine=engine))
+    assert sorted(out) == list(range(len(urls)))
+    for n in (1, 3):
+        assert out[n]["error"].startswith("line of ") and "over the limit of 65536 bytes" in out[n]["error"], out[n]
+        assert out[n]["domain"] is None and out[n]["apps"] is None
+    for n in (0, 2):
+        assert out[n]["error"] is None and out[n]["url"] == urls[n]
+        assert out[n]["apps"] == ["ABCDE12345.com.example.shop", "ABCDE12345.com.example.shop.beta"]
+
+
+@pytest.mark.parametrize("engine", ["pipe", "inprocess"])
+def test_a_document_that_cannot_be_loaded_is_named_by_the_rules_path_given_as_the_cli_names_it(spark, aasa, small_rules, tmp_path, engine):
+    """Its URLs' error records named the executor's copy (a Spark temporary directory): another
+    text on every executor and in every run, and not the CLI's."""
+    rules = tmp_path / "rules"
+    shutil.copytree(small_rules, rules)
+    (rules / "broken.example.json").write_text('{"applinks": {"details": [')
+    urls = ["https://broken.example/x", "https://shop.example/products/1", "https://broken.example/y"]
+    expected = plain_records(aasa, rules, urls, tmp_path)
+    assert expected[0]["error"].startswith(f"the document could not be loaded: {rules}/broken.example.json: ")
+    df = spark.createDataFrame([(n, url) for n, url in enumerate(urls)], "n long, link string").repartition(2)
+    for given in (str(rules), str(rules) + "/"):
+        out = rows_by_number(classify(df, "link", binary=aasa, rules=given, engine=engine))
+        assert [record_of(out[n]) for n in range(len(urls))] == [normalised(record) for record in expected], given
+
+
 def test_error_records_do_not_fail_the_job(spark, aasa, small_compiled):
     # The URL column may itself be called "url": the record's url takes its place.
     df = spark.createDataFrame([("not a url", 1), ("", 2), ("ftp://x", 3)], "url string, n int")
@@ -303,6 +338,33 @@ def test_exactly_one_source_of_rules_and_no_column_clash(spark, aasa, small_rule
         classify(df.select("link"), "link", binary=aasa, compiled=str(small_compiled), rules=str(small_rules))
     with pytest.raises(ValueError, match="clash"):
         classify(df, "link", binary=aasa, compiled=str(small_compiled))
+
+
+def test_a_column_for_url_col_or_a_str_of_options_is_a_type_error_before_the_job(spark, aasa, small_compiled):
+    """`df.link` for the name failed with "Cannot convert column into bool"; a str of options
+    went to aasa character by character and failed every task with a usage error."""
+    df = spark.createDataFrame([("https://shop.example/products/1",)], "link string")
+    with pytest.raises(TypeError, match="url_col"):
+        classify(df, df.link, binary=aasa, compiled=str(small_compiled))
+    for engine in ("auto", "pipe", "inprocess"):
+        with pytest.raises(TypeError, match="extra_args is a list"):
+            classify(df, "link", binary=aasa, compiled=str(small_compiled), extra_args="--limit url-bytes=40", engine=engine)
+
+
+@pytest.mark.parametrize("engine", ["pipe", "inprocess"])
+def test_domain_beside_a_rules_directory_or_missing_for_a_single_file_fails_before_the_job(spark, aasa, small_rules, tmp_path, engine):
+    """As `aasa classify` refuses them (status 2), on the driver: every task failed instead,
+    in process with "Is a directory" or "cannot list the rules directory"."""
+    df = spark.createDataFrame([("https://shop.example/products/1",)], "link string")
+    single = tmp_path / "shop.json"
+    single.write_text(json.dumps(SHOP_DOCUMENT))
+    with pytest.raises(ValueError, match="a directory's documents are named by their files"):
+        classify(df, "link", binary=aasa, rules=str(small_rules), extra_args=["--domain", "shop.example"], engine=engine)
+    with pytest.raises(ValueError, match="needs --domain"):
+        classify(df, "link", binary=aasa, rules=str(single), engine=engine)
+    # Rightly given, the single file decides.
+    row = classify(df, "link", binary=aasa, rules=str(single), extra_args=["--domain=shop.example"], engine=engine).collect()[0]
+    assert row["apps"] == ["ABCDE12345.com.example.shop", "ABCDE12345.com.example.shop.beta"]
 
 
 @pytest.mark.parametrize("engine", ["pipe", "inprocess"])
