@@ -321,7 +321,12 @@ struct DocumentDecoder {
             return SubstitutionVariables()
         }
         var variables = SubstitutionVariables()
-        for member in object.members {
+        // A name written twice keeps its last value, as every other key does (`JSONObject`):
+        // `{"v": ["a"], "v": 5}` leaves `v` wrong-typed, hence undefined, not `["a"]`.
+        // Diagnostics still come in document order, one per value kept.
+        var lastIndex: [ExactString: Int] = [:]
+        for (index, member) in object.members.enumerated() { lastIndex[ExactString(member.key)] = index }
+        for (index, member) in object.members.enumerated() where lastIndex[ExactString(member.key)] == index {
             let memberPath = path / member.key
             if member.key.unicodeScalars.contains(where: { $0 == "$" || $0 == "(" || $0 == ")" }) {
                 diagnostics.append(
