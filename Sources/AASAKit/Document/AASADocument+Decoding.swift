@@ -142,8 +142,10 @@ struct DocumentDecoder {
             // The oldest form: app ID → entry. Evaluated in sorted key order (SPEC 2); byte order
             // of the UTF-8 keys, so the order never depends on locale or normalisation.
             let sorted = legacy.members.enumerated().sorted { lhs, rhs in
+                // Ties by bytes too: `String ==` holds canonically equivalent keys (NFC `é`, NFD
+                // `e` + U+0301) equal, and the comparison was then no ordering at all.
                 lhs.element.key.utf8.lexicographicallyPrecedes(rhs.element.key.utf8)
-                    || (lhs.element.key == rhs.element.key && lhs.offset < rhs.offset)
+                    || (lhs.element.key.utf8.elementsEqual(rhs.element.key.utf8) && lhs.offset < rhs.offset)
             }
             var entries: [Entry] = []
             var seenKeys = Set<ExactString>()
