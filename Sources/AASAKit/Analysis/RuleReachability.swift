@@ -20,6 +20,11 @@ struct RuleReachability {
     private(set) var shadowedBy: [[Int: Evidence]]
     /// Per exclude rule: a URL it excludes that a later rule would have opened.
     private(set) var excludeEffect: [Evidence?]
+    /// Per exclude rule: the later exclusions that, without it, would be the next rule to match
+    /// some URL it excludes (so that URL would stay excluded).
+    private(set) var laterExclusions: [Set<Int>]
+    /// Per exclude rule: some URL it excludes is matched by no later rule for that app.
+    private(set) var excludesWithNoLaterRule: [Bool]
     /// Per rule: whether it matches in every outcome, that is on every URL.
     private(set) var matchesEverything: [Bool]
     /// Sets of apps (indexes) that all open some URL.
@@ -36,6 +41,8 @@ struct RuleReachability {
         deciding = Array(repeating: [:], count: count)
         shadowedBy = Array(repeating: [:], count: count)
         excludeEffect = Array(repeating: nil, count: count)
+        laterExclusions = Array(repeating: [], count: count)
+        excludesWithNoLaterRule = Array(repeating: false, count: count)
         matchesEverything = Array(repeating: !result.outcomes.isEmpty, count: count)
         var overlapIndex: [[Int]: Int] = [:]
         for outcome in result.outcomes {
@@ -60,9 +67,13 @@ struct RuleReachability {
                 // An exclusion matters where, without it, the next matching rule would open the app.
                 if analysis.rules[rule].exclude, decidesHere, excludeEffect[rule]?.url == nil {
                     for app in apps where decided[app] == Int32(rule) {
-                        if let later = members.first(where: { $0 > rule && analysis.rules[$0].apps.contains(app) }),
-                            !analysis.rules[later].exclude
-                        {
+                        guard let later = members.first(where: { $0 > rule && analysis.rules[$0].apps.contains(app) }) else {
+                            excludesWithNoLaterRule[rule] = true
+                            continue
+                        }
+                        if analysis.rules[later].exclude {
+                            laterExclusions[rule].insert(later)
+                        } else {
                             excludeEffect[rule] = evidence
                         }
                     }

@@ -82,9 +82,17 @@ public enum SemanticLint {
                 continue
             }
             if result.isProof, rules[rule].exclude, !facts.deciding[rule].isEmpty, facts.excludeEffect[rule] == nil {
+                // Where a later exclusion is what would take its URLs, the message names it:
+                // "as no_match" was wrong there, and the exclusion to keep is that one.
+                let later = facts.laterExclusions[rule].sorted().map(name)
+                let instead =
+                    later.isEmpty
+                    ? ", as no_match instead of exclude: no later rule for its apps opens one"
+                    : ": the next rule for its apps that matches one is \(later.count == 1 ? "the exclusion" : "one of the exclusions") \(later.joined(separator: ", "))"
+                        + (facts.excludesWithNoLaterRule[rule] ? ", or there is none" : "")
                 findings.append(
                     LintCatalog.uselessExclude.finding(
-                        at: path, "this exclusion keeps no URL from opening an app: without it, every URL it excludes would still stay on the web, as no_match instead of exclude (no later rule for its apps opens it, or a later exclusion takes it first)",
+                        at: path, "this exclusion keeps no URL from opening an app: without it, every URL it excludes would still stay on the web\(instead)",
                         hint: "remove it (one at a time: lint again after each removal), or check the patterns of the rules it was meant to carve from",
                         witness: facts.deciding[rule].values.lazy.compactMap(\.url).first))
             }
@@ -97,7 +105,9 @@ public enum SemanticLint {
                 let hint =
                     exclusions == 0
                     ? "restrict its path, or put exclude rules for the pages that must stay on the web before it"
-                    : "the \(exclusions == 1 ? "exclusion" : "\(exclusions) exclusions") before it keep their URLs on the web: check they name every page that must stay there, such as sign-in, account and payment pages"
+                    : exclusions == 1
+                        ? "the exclusion before it keeps its URLs on the web: check it names every page that must stay there, such as sign-in, account and payment pages"
+                        : "the \(exclusions) exclusions before it keep their URLs on the web: check they name every page that must stay there, such as sign-in, account and payment pages"
                 findings.append(
                     LintCatalog.catchAll.finding(
                         at: path, "this rule matches every URL of the domain\(comment): every URL no earlier rule decides opens \(apps)",

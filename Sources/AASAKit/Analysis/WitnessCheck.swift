@@ -44,11 +44,13 @@ struct WitnessCheck {
     static let maxJudgedURLs = 4_096
 
     /// The URLs of `urls` to judge short of a proof: each also with an empty query item
-    /// (`WitnessURL.withEmptyItem`), those not in `seen` yet, until `seen` holds
+    /// (`WitnessURL.withEmptyItem`) and with its item names in the other letter case
+    /// (`WitnessURL.withItemNamesInOtherCase`), those not in `seen` yet, until `seen` holds
     /// `maxJudgedURLs`.
     static func toJudge(_ urls: [String], seen: inout Set<String>) -> [String] {
         var fresh: [String] = []
-        for url in urls.flatMap(WitnessURL.withEmptyItem) where seen.count < maxJudgedURLs && seen.insert(url).inserted {
+        let spellings = urls.flatMap { url in WitnessURL.withEmptyItem(url) + [WitnessURL.withItemNamesInOtherCase(url)].compactMap { $0 } }
+        for url in spellings where seen.count < maxJudgedURLs && seen.insert(url).inserted {
             fresh.append(url)
         }
         return fresh

@@ -67,6 +67,33 @@ struct WitnessURL {
         return [url, url[..<fragment] + "&" + url[fragment...]]
     }
 
+    /// `url` with the ASCII letters of its query item names in the other case (`?Key=a` for
+    /// `?kEY=a`), or `nil` when no name has one. A rule comparing names case-insensitively
+    /// reads it as it reads `url`, one comparing them as written does not (SPEC 7, 11); the
+    /// walks spell each name only as the documents do, so without it a diff that only makes an
+    /// item name case-insensitive found no URL to show (an audit's finding).
+    static func withItemNamesInOtherCase(_ url: String) -> String? {
+        var bytes = Array(url.utf8)
+        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")),
+            bytes[..<mark].allSatisfy({ $0 != UInt8(ascii: "#") })
+        else { return nil }
+        var inName = true
+        var changed = false
+        for index in (mark + 1)..<bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "&") {
+                inName = true
+            } else if byte == UInt8(ascii: "=") {
+                inName = false
+            } else if inName, (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) {
+                bytes[index] = byte ^ 0x20
+                changed = true
+            }
+        }
+        return changed ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+
     /// The escape `%XY` of `byte`, upper-case hex as RFC 3986 recommends.
     static func escape(_ byte: UInt8) -> [UInt8] {
         let hex = Array("0123456789ABCDEF".utf8)

@@ -214,6 +214,25 @@ final class SemanticDiffTests: XCTestCase {
         }
     }
 
+    /// Making a rule with a query item case-insensitive opens `?KEY=a` as well as `?key=a`
+    /// (SPEC 7, 11); the walks spell the name only as the file does, so the diff found no URL
+    /// and exited "not proven" (an audit's finding, on a real document with `caseSensitive:
+    /// false` added to its defaults).
+    func testACaseFlipThatOnlyAnItemNameShowsIsShownWithTheNameInTheOtherCase() throws {
+        let old = try F.components(#"[{"/": "/", "?": {"key": "?*"}}]"#)
+        let new = try F.components(#"[{"/": "/", "?": {"key": "?*"}, "caseSensitive": false}]"#)
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertEqual(diff.verdict, .different)
+        let change = try XCTUnwrap(diff.changes.first)
+        XCTAssertEqual(change.old.kind, .noMatch)
+        XCTAssertEqual(change.new.kind, .match)
+        XCTAssertFalse(change.urls.isEmpty)
+        for url in change.urls {
+            XCTAssertEqual(try F.oracle(old, url), change.old, url)
+            XCTAssertEqual(try F.oracle(new, url), change.new, url)
+        }
+    }
+
     func testAppFilterKeepsOnlyThatApp() throws {
         let old = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)", "\#(F.clip)"], "components": [{"/": "/a"}]}]}}"#)
         let new = try F.document(#"{"applinks": {"details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/a"}]}]}}"#)

@@ -68,6 +68,19 @@ final class SemanticLintTests: XCTestCase {
         XCTAssertEqual(findings("useless-exclude", in: document), [])
     }
 
+    /// An exclusion whose URLs a later exclusion would take (`/embed` before `/embed/*`, which
+    /// also matches `/embed`, in a real file) is useless, but its URLs would not become
+    /// no_match, as the message said: it names the later exclusion instead.
+    func testUselessExclusionShadowingALaterExclusionNamesIt() throws {
+        let document = try F.components(#"[{"/": "/embed", "exclude": true}, {"/": "/embed/*", "exclude": true}, {"/": "/*"}]"#)
+        let found = findings("useless-exclude", in: document)
+        XCTAssertEqual(found.map(\.path.description), ["applinks.details[0].components[0]"])
+        XCTAssertTrue(found[0].message.contains("the exclusion applinks.details[0].components[1]"), found[0].message)
+        XCTAssertFalse(found[0].message.contains("no_match"), found[0].message)
+        let plain = findings("useless-exclude", in: try F.components(#"[{"/": "/private", "exclude": true}, {"/": "/shop/*"}]"#))
+        XCTAssertTrue(plain.first?.message.contains("as no_match instead of exclude") ?? false, "\(plain)")
+    }
+
     func testRuleMatchingEveryURLIsACatchAllQuotingItsComment() throws {
         let document = try F.components(#"[{"/": "/help", "exclude": true}, {"/": "*", "comment": "open everything"}]"#)
         let found = findings("catch-all", in: document)
@@ -89,6 +102,15 @@ final class SemanticLintTests: XCTestCase {
         let carved = findings("catch-all", in: try F.components(#"[{"/": "/login", "exclude": true}, {"/": "/account/*", "exclude": true}, {"/": "*"}]"#))
         XCTAssertEqual(carved.count, 1)
         XCTAssertTrue(carved.first?.hint?.hasPrefix("the 2 exclusions before it keep their URLs on the web") ?? false, "\(carved)")
+    }
+
+    /// One exclusion before a catch-all is named in the singular ("the exclusion before it keep
+    /// their URLs" was printed for 6 real files).
+    func test_catchAll_afterOneExclusionNamesItInTheSingular() throws {
+        let found = findings("catch-all", in: try F.components(#"[{"/": "/login", "exclude": true}, {"/": "*"}]"#))
+        XCTAssertEqual(
+            found.first?.hint,
+            "the exclusion before it keeps its URLs on the web: check it names every page that must stay there, such as sign-in, account and payment pages")
     }
 
     func testAppsOfDifferentEntriesClaimingOneURLOverlapWithWitness() throws {
