@@ -202,15 +202,23 @@ final class SemanticDiffTests: XCTestCase {
         // down; the walk over raw items keeps every rule, and the matcher judges its URLs.
         let old = try F.components(#"[{"/": "/*", "?": "k=*"}, {"/": "/a", "?": {"id": "x"}, "caseSensitive": false}]"#)
         let new = try F.components(#"[{"/": "/*", "?": "k=*"}, {"/": "/a", "?": {"id": "x"}}]"#)
+        try assertFirstChange(old: old, new: new, from: .match, to: .noMatch)
+    }
+
+    /// The diff of `old` and `new` is different, and its first change goes `from` → `to` with
+    /// URLs the oracle decides so on each document.
+    private func assertFirstChange(
+        old: AASADocument, new: AASADocument, from: DecisionKind, to: DecisionKind, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
-        XCTAssertEqual(diff.verdict, .different)
-        let change = try XCTUnwrap(diff.changes.first)
-        XCTAssertEqual(change.old.kind, .match)
-        XCTAssertEqual(change.new.kind, .noMatch)
-        XCTAssertFalse(change.urls.isEmpty)
+        XCTAssertEqual(diff.verdict, .different, file: file, line: line)
+        let change = try XCTUnwrap(diff.changes.first, file: file, line: line)
+        XCTAssertEqual(change.old.kind, from, file: file, line: line)
+        XCTAssertEqual(change.new.kind, to, file: file, line: line)
+        XCTAssertFalse(change.urls.isEmpty, file: file, line: line)
         for url in change.urls {
-            XCTAssertEqual(try F.oracle(old, url), change.old, url)
-            XCTAssertEqual(try F.oracle(new, url), change.new, url)
+            XCTAssertEqual(try F.oracle(old, url), change.old, url, file: file, line: line)
+            XCTAssertEqual(try F.oracle(new, url), change.new, url, file: file, line: line)
         }
     }
 
@@ -221,16 +229,7 @@ final class SemanticDiffTests: XCTestCase {
     func testACaseFlipThatOnlyAnItemNameShowsIsShownWithTheNameInTheOtherCase() throws {
         let old = try F.components(#"[{"/": "/", "?": {"key": "?*"}}]"#)
         let new = try F.components(#"[{"/": "/", "?": {"key": "?*"}, "caseSensitive": false}]"#)
-        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
-        XCTAssertEqual(diff.verdict, .different)
-        let change = try XCTUnwrap(diff.changes.first)
-        XCTAssertEqual(change.old.kind, .noMatch)
-        XCTAssertEqual(change.new.kind, .match)
-        XCTAssertFalse(change.urls.isEmpty)
-        for url in change.urls {
-            XCTAssertEqual(try F.oracle(old, url), change.old, url)
-            XCTAssertEqual(try F.oracle(new, url), change.new, url)
-        }
+        try assertFirstChange(old: old, new: new, from: .noMatch, to: .match)
     }
 
     func testAppFilterKeepsOnlyThatApp() throws {
