@@ -310,10 +310,12 @@ public final class Transfers {
         let backoff = options.retryDelay * pow(2, Double(attempt - 1))
         if response.failure == .connection { return backoff }
         guard response.failure == nil, let status = response.status else { return nil }
-        if status == 429 || status == 503, let after = response.header("retry-after") {
+        // A `Retry-After` that is neither seconds nor a date is ignored (RFC 9110, 10.2.3): the
+        // status is retried with backoff, as it is without the header.
+        if status == 429 || status == 503, let after = response.header("retry-after"), let seconds = Self.retryAfterSeconds(after) {
             // Never longer than a request may take (`--timeout`): a server cannot hold a domain
             // for minutes by asking to be retried later.
-            guard let seconds = Self.retryAfterSeconds(after), seconds <= min(options.maxRetryAfter, options.timeout) else { return nil }
+            guard seconds <= min(options.maxRetryAfter, options.timeout) else { return nil }
             return max(seconds, 0)
         }
         if status == 429 || (500...599).contains(status) { return backoff }

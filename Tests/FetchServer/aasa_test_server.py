@@ -127,6 +127,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(500, b"oops", "text/plain") if count(host) == 1 else self.send(200, DOC_A)
         if kind == "busy" and well_known:
             return self.send(429, b"slow down", "text/plain", [("Retry-After", "1")]) if count(host) == 1 else self.send(200, DOC_A)
+        if kind == "muddled" and well_known:
+            # A Retry-After that is neither seconds nor an HTTP date: ignored, as RFC 9110 asks.
+            return self.send(503, b"later", "text/plain", [("Retry-After", "soon")]) if count(host) == 1 else self.send(200, DOC_A)
         if kind == "stall" and well_known:
             return self.stall(1000)
         if kind == "full" and well_known:

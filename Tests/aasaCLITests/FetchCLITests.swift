@@ -217,6 +217,15 @@ final class FetchCLITests: XCTestCase {
         XCTAssertEqual(once[0]["status"] as? Int, 500)
     }
 
+    /// A `Retry-After` that cannot be read is ignored (RFC 9110), and the 503 is retried with
+    /// backoff as one without the header is: it used to end the domain at the first answer.
+    func test_fetch_anUnreadableRetryAfterIsRetriedWithBackoff() throws {
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let (output, records) = try fetch([domain("muddled")], out: out)
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertEqual(records.map { $0["outcome"] as? String }, ["fetched"], output.stdout)
+    }
+
     /// A loopback port nobody listens on: bound, then closed.
     private func closedPort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
