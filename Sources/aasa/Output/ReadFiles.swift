@@ -32,7 +32,12 @@ struct ReadFiles {
     func clash(descriptor: Int32) -> String? {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return nil }
-        return files.first { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }?.name
+        return file(info)?.name
+    }
+
+    /// The file added that `info` describes (the same device and inode), if any.
+    private func file(_ info: stat) -> (device: UInt64, inode: UInt64, name: String)? {
+        files.first { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }
     }
 
     /// Adds the regular file or directory at `path`, if there is one.
@@ -50,7 +55,7 @@ struct ReadFiles {
     mutating func clash(_ path: String) -> String? {
         var info = stat()
         let exists = stat(path, &info) == 0
-        if exists, let file = files.first(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }) {
+        if exists, let file = file(info) {
             refusal = .usage
             return file.name
         }
