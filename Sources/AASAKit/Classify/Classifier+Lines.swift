@@ -145,8 +145,8 @@ extension Classifier {
             body(Outcome(domain: nil, error: nil))
         case .failed(let slot, let message):
             body(Outcome(domain: domainIndex(ofSlot: slot), error: message))
-        case .decided(let slot):
-            withDecided(slot) { index, document, decisions in
+        case .decided(let slot, let decisions):
+            withDecided(slot, decisions) { index, document, decisions in
                 body(Outcome(domain: index, document: document, decisions: decisions))
             }
         }

@@ -233,7 +233,15 @@ public final class CompiledDocument: Sendable {
     public var memoryUsage: Int {
         let all = (path + queryText + fragment).compactMap { $0 } + queryItems.groups.map(\.dfa)
         return all.reduce(0) { $0 + $1.memoryUsage } + pathSplits.reduce(0) { $0 + ($1?.memoryUsage ?? 0) }
-            + (pathPlan.decisionRows?.memoryUsage ?? 0)
+            + (pathPlan.decisionRows?.memoryUsage ?? 0) + (pathPlan.rowTable?.memoryUsage ?? 0)
+    }
+
+    /// The plan's row table when it alone decides a path (`PathRowTable`): its mode splits no
+    /// `literal * literal` pattern out of the automaton. `classify` decides a routed URL from it
+    /// before reaching for the matcher.
+    var routedRows: PathRowTable? {
+        guard let table = pathPlan.rowTable, let mode = pathPlan.modes.first, pathSplits[mode.index] == nil else { return nil }
+        return table
     }
 
     /// The first automaton of the document, if it has one (every one has its configuration).

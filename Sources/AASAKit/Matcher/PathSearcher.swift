@@ -29,6 +29,9 @@ struct SoloPathSearcher: PathSearcher {
     /// read, through the cache and the automaton): read directly, a fleet URL misses two
     /// objects fewer.
     let table: LazyDFA.Prebuilt?
+    /// The plan's `PathRowTable`, when it has one: read instead of `table` (the same answers,
+    /// in one block).
+    let rowTable: PathRowTable.View?
     let mode: TextMode
     /// The mode's `SuffixSplit`, if its `literal * literal` patterns were split.
     let split: SuffixSplit?
@@ -57,6 +60,7 @@ struct SoloPathSearcher: PathSearcher {
     init(cache: LazyDFA.Cache, mode: TextMode, split: SuffixSplit?, plan: PathPlan, rules: [CompiledDocument.RuleInfo], appCount: Int) {
         self.cache = cache
         table = cache.prebuiltSharesTagSets ? cache.dfa.prebuilt : nil
+        rowTable = cache.prebuiltSharesTagSets && cache.dfa.prebuilt === plan.rowTable?.source ? plan.rowTable?.view : nil
         self.mode = mode
         self.split = split
         endings = split?.endings ?? Self.noEndings
@@ -90,7 +94,9 @@ struct SoloPathSearcher: PathSearcher {
     @inline(__always)
     private mutating func searchNormalized(_ text: ByteView) {
         // The table's tag sets are the cache's, index for index: its answer is `searchTagSet`'s.
-        if let accept = table?.acceptIndex(text) {
+        if let rowTable {
+            tagSet = rowTable.tagSet(of: text)
+        } else if let accept = table?.acceptIndex(text) {
             tagSet = max(accept, 0)
         } else {
             tagSet = cache.searchTagSet(text)

@@ -118,14 +118,21 @@ public struct PathPlan: Sendable, Equatable, CustomStringConvertible {
     let layout: TagLayout
     let apps: RuleApps
     let decisionRows: DecisionRows?
+    /// With `soloPathCompiledRows`: the path table and `decisionRows` in one block, which the
+    /// solo searcher and `classify`'s routed URLs read.
+    let rowTable: PathRowTable?
 
-    init(strategy: Strategy, modes: [TextMode], rows: Rows?, layout: TagLayout, apps: RuleApps, decisionRows: DecisionRows? = nil) {
+    init(
+        strategy: Strategy, modes: [TextMode], rows: Rows?, layout: TagLayout, apps: RuleApps, decisionRows: DecisionRows? = nil,
+        rowTable: PathRowTable? = nil
+    ) {
         self.strategy = strategy
         self.modes = modes
         self.rows = rows
         self.layout = layout
         self.apps = apps
         self.decisionRows = decisionRows
+        self.rowTable = rowTable
     }
 
     /// Plans are equal when they make the same choices (what they were made from is not compared).

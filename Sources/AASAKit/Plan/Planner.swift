@@ -136,9 +136,10 @@ public enum Planner {
         guard rows.tagSets * rows.width <= 8 * rows.cells else {
             return PathPlan(strategy: .soloPathRowsOnFirstSight, modes: modes, rows: rows, layout: layout, apps: apps)
         }
+        let decisionRows = DecisionRows(tagSets: table.tagSets, layout: layout, rules: rules, apps: apps, appCount: appCount)
         return PathPlan(
-            strategy: .soloPathCompiledRows, modes: modes, rows: rows, layout: layout, apps: apps,
-            decisionRows: DecisionRows(tagSets: table.tagSets, layout: layout, rules: rules, apps: apps, appCount: appCount))
+            strategy: .soloPathCompiledRows, modes: modes, rows: rows, layout: layout, apps: apps, decisionRows: decisionRows,
+            rowTable: PathRowTable(table: table, rows: decisionRows, appCount: appCount, mode: mode))
     }
 }
 
