@@ -50,33 +50,41 @@ final class PathRowTable: @unchecked Sendable {
     /// each of its document's objects: a stream over many small documents. A large document's
     /// table stays warm in the stream that uses it, and a copy of it would only add its size to
     /// the document's memory.
-    static let maxBytes = 64 << 10
+    static let maxBytes = 16 << 10
 
     /// The block of `table` (dense, its tag set 0 the empty one) with `rows` computed for its tag
     /// sets, searched in `mode`; nil when the table is not dense or is inconsistent with the rows
     /// (only a damaged artifact's could be: every read of the block is then in bounds by
     /// construction, checked here once rather than per byte).
     init?(table: LazyDFA.Prebuilt, rows: DecisionRows, appCount: Int, mode: TextMode) {
+        // Read once into locals: each read of a class's array property in a loop reloads it.
         let stride = table.stride
         let states = table.stateCount
         let tagSets = table.tagSets.count
         let width = rows.width
-        guard table.isDense, stride >= 1, stride <= 256, states >= 2, tagSets >= 1,
-            table.classOf.count == 256, table.cells.count == states * stride, table.acceptOf.count == states,
-            width == DecisionRows.width(appCount: appCount), rows.rows.count == tagSets * width,
-            table.classOf.allSatisfy({ Int($0) < stride }),
-            table.acceptOf.allSatisfy({ $0 >= 0 && Int($0) < tagSets }),
-            table.cells.allSatisfy({ $0 >= 0 && Int($0) % stride == 0 && Int($0) / stride < states })
-        else { return nil }
         let rowsStart = Self.cellsStart + states * (stride + 1)
         let noMatchStart = rowsStart + tagSets * width
         let count = noMatchStart + appCount
-        guard count * 4 <= Self.maxBytes else { return nil }
-        words = .allocate(capacity: count)
-        wordCount = count
+        // The size first: a large table is refused before any of it is read.
+        guard table.isDense, stride >= 1, stride <= 256, states >= 2, tagSets >= 1, appCount >= 0,
+            count * 4 <= Self.maxBytes
+        else { return nil }
+        let classOf = table.classOf
+        let cells = table.cells
+        let acceptOf = table.acceptOf
+        let rowWords = rows.rows
+        // The table's own invariants (every class below `stride`, every cell a premultiplied
+        // row id, every accept set listed) are checked where it is made or decoded
+        // (`Prebuilt+Coding.swift`), and the walks `assert` them; only the sizes the block is
+        // laid out from are checked again here.
+        guard classOf.count == 256, cells.count == states * stride, acceptOf.count == states,
+            width == DecisionRows.width(appCount: appCount), rowWords.count == tagSets * width
+        else { return nil }
+        // A local until every member is set: the copies below run in closures.
+        let words = UnsafeMutablePointer<Int32>.allocate(capacity: count)
         // SAFETY: `count` words were just allocated; every write below stays under the offsets
         // computed from the checked sizes above.
-        words.initialize(repeating: 0, count: count)
+        words.initialize(repeating: 0, count: Self.cellsStart)
         words[Self.strideSlot] = Int32(stride)
         words[Self.rowWidthSlot] = Int32(width)
         words[Self.appCountSlot] = Int32(appCount)
@@ -85,21 +93,50 @@ final class PathRowTable: @unchecked Sendable {
         words[Self.noMatchSlot] = Int32(noMatchStart)
         words[Self.modeSlot] = Int32(mode.index)
         let bytes = UnsafeMutableRawPointer(words)
-        for byte in 0..<256 {
-            let routed = mode.folded ? DomainTable.lower(UInt8(byte)) : UInt8(byte)
-            bytes.storeBytes(of: table.classOf[Int(routed)], toByteOffset: Self.routedClassesByte + byte, as: UInt8.self)
-            bytes.storeBytes(of: table.classOf[byte], toByteOffset: Self.classesByte + byte, as: UInt8.self)
+        classOf.withUnsafeBytes { classOf in
+            // SAFETY: both 256-byte class maps lie inside the block's first `cellsStart` words.
+            (bytes + Self.routedClassesByte).copyMemory(from: classOf.baseAddress.unsafelyUnwrapped, byteCount: 256)
+            (bytes + Self.classesByte).copyMemory(from: classOf.baseAddress.unsafelyUnwrapped, byteCount: 256)
         }
-        for state in 0..<states {
-            let row = Self.cellsStart + state * (stride + 1)
-            for column in 0..<stride {
-                words[row + column] = table.cells[state * stride + column] / Int32(stride) * Int32(stride + 1)
+        if mode.folded {
+            // The routed text is lowercased as it is read: an upper-case letter takes its
+            // lower-case letter's class.
+            for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") {
+                // SAFETY: a byte offset inside the routed class map.
+                bytes.storeBytes(of: classOf[Int(byte | 0x20)], toByteOffset: Self.routedClassesByte + Int(byte), as: UInt8.self)
             }
-            // The dead state accepts nothing (the prebuilt search's -1, the empty tag set).
-            words[row + stride] = state == 0 ? 0 : table.acceptOf[state]
         }
-        for index in 0..<rows.rows.count { words[rowsStart + index] = rows.rows[index] }
-        for app in 0..<appCount { words[noMatchStart + app] = -1 }
+        // A cell holds `target × stride`; the block's holds `target × (stride + 1)`. The target is
+        // found by multiplying by the rounded-up reciprocal `(2^32 + r) / stride` instead of
+        // dividing (a division per cell made the block cost as much as decoding the document):
+        // the product is `target + target × r / 2^32`, exact since `target` is below 2^12
+        // (`maxBytes`) and `r` below 256.
+        let reciprocal = (UInt64(1) << 32 + UInt64(stride) - 1) / UInt64(stride)
+        let multiplier = stride + 1
+        cells.withUnsafeBufferPointer { cells in
+            acceptOf.withUnsafeBufferPointer { acceptOf in
+                var from = 0
+                var to = Self.cellsStart
+                for state in 0..<states {
+                    for _ in 0..<stride {
+                        let target = Int((UInt64(truncatingIfNeeded: cells[from]) &* reciprocal) >> 32)
+                        words[to] = Int32(truncatingIfNeeded: target &* multiplier)
+                        from &+= 1
+                        to &+= 1
+                    }
+                    // The dead state accepts nothing (the prebuilt search's -1, the empty tag
+                    // set).
+                    words[to] = state == 0 ? 0 : acceptOf[state]
+                    to &+= 1
+                }
+            }
+        }
+        rowWords.withUnsafeBufferPointer { rowWords in
+            if let source = rowWords.baseAddress { (words + rowsStart).initialize(from: source, count: rowWords.count) }
+        }
+        (words + noMatchStart).initialize(repeating: -1, count: appCount)
+        self.words = words
+        wordCount = count
         view = View(words: UnsafePointer(words), count: count)
         source = table
     }
@@ -136,7 +173,7 @@ final class PathRowTable: @unchecked Sendable {
         /// run dropped and, in a folded mode, ASCII lowercased through the routed classes; nil
         /// when the mode would change it further (non-ASCII bytes in a folded or decoded mode,
         /// a `%` in a decoded one), which only the matcher's normaliser does.
-        @inline(__always)
+        @inline(never)
         func tagSet(ofUnnormalized path: ByteView) -> Int32? {
             let mode = word(PathRowTable.modeSlot)
             if mode != 0 {
