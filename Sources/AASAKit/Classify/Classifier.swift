@@ -6,8 +6,9 @@
 /// thread turns URL bytes into NDJSON, TSV or CSV records in a `RecordBuffer`.
 ///
 /// What it will not do: read the input or write the output (the CLI's `Pipeline` cuts batches,
-/// keeps input order and writes; records only go into buffers here), decide a URL itself (each
-/// domain's `DFAMatcher`, or `ReferenceMatcher` when asked for, does), or drop a line: a host no
+/// keeps input order and writes; records only go into buffers here), decide a URL itself beyond
+/// reading the decision row its document's plan computed for the path (`PathRowTable`; each
+/// domain's `DFAMatcher`, or `ReferenceMatcher` when asked for, does the rest), or drop a line: a host no
 /// document serves gets a record with no domain, and a URL that cannot be split, a document that
 /// could not be loaded or a URL over its work budget gets an error record.
 ///

@@ -2,11 +2,12 @@
 /// file), `BytesKey` (bytes as a dictionary key), `SparseSet` (a set of small integers cleared in
 /// constant time, for the determiniser's closures), and the types that hold the engine's unchecked memory access, each saying why it
 /// is unsafe and what keeps it safe: `BufferView` (`ByteView`), `ScratchBuffer`, `UnsharedCell`,
-/// `MappedFile`, `FileDescriptorRead`, `RecordFragments` and `DecisionBuffer`; and the two the
-/// commands share for what they print and write: `VisibleText` (terminal-safe quoting of text
-/// from elsewhere) and `PathName` (a path's folder and name). Nothing here knows
-/// about documents, URLs or rules, and no SPEC behaviour lives here beyond what this type's
-/// comparison means.
+/// `MappedFile`, `FileDescriptorRead`, `RecordFragments`, `PathRowTable` and `DecisionBuffer`;
+/// and the two the commands share for what they print and write: `VisibleText` (terminal-safe
+/// quoting of text from elsewhere) and `PathName` (a path's folder and name). Nothing here
+/// parses documents or decides URLs: the blocks hold what other layers computed (record pieces,
+/// a plan's table and rows), and no SPEC behaviour lives here beyond what this type's
+/// comparison means and the ASCII folding `PathRowTable` reads a path with.
 ///
 /// A string compared and hashed by its Unicode scalars, not by Swift's canonical equivalence.
 ///
