@@ -161,10 +161,9 @@ public final class Classifier {
         // URL never reaches the matcher and its objects.
         // PERF: 10 000-domain fleet stream (`AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite fleet`,
         // `aasa classify --compiled --jobs 1`, stream twice − once, cachegrind): a warm URL
-        // 1 421 → 1 351 instructions, L1 data read misses 16.1 → 13.2, estimated cycles 2 182 →
-        // 2 066; CPU time of a warm pass (`perf stat`, minima of 15 alternated rounds of the
-        // stream once and five times over) 46.7 → 41.3 ms, and 19.4 → 17.4 ms on one domain
-        // (`Benchmarks/Records/2026-12-06-fleet-row-tables.md`).
+        // 1 421 → 1 325 instructions and 2 182 → 2 031 estimated cycles (−6.9%), L1 data read
+        // misses 16.1 → 13.5; on one domain 1 631 → 1 462 estimated cycles (−10.4%)
+        // (`Benchmarks/Records/2026-12-06-fleet-row-tables.md`, with `perf stat` rounds).
         if let row = state.value.slots[slot].decideFromRows(url[parts.path]) {
             return .decided(slot, row)
         }
