@@ -15,9 +15,11 @@
 /// matcher's way, as does a tag set whose row needs the query or fragment.
 ///
 /// Why unsafe: the hot paths read the block through a bare pointer, unchecked in release builds.
-/// What makes it safe: `init` checks, once, every class and cell of the table it copies (a
-/// damaged artifact's table makes no block), so each walk stays inside the cells by
-/// construction; every read `assert`s its bounds, which the test builds check. The owner frees
+/// What makes it safe: the table it copies keeps the invariants its decoder checks for an
+/// artifact's and its builder guarantees otherwise (every class below the stride, every cell a
+/// premultiplied row id, every accept index listed; `Prebuilt+Coding.swift`), and `init` checks
+/// the sizes the block is laid out from, so each walk stays inside the cells by construction;
+/// every read `assert`s its bounds, which the test builds check. The owner frees
 /// the block in its `deinit`; a `View` is only held beside something keeping the owner alive.
 final class PathRowTable: @unchecked Sendable {
     // @unchecked Sendable: the block is written once, in `init`, and only read afterwards.
@@ -53,9 +55,8 @@ final class PathRowTable: @unchecked Sendable {
     static let maxBytes = 16 << 10
 
     /// The block of `table` (dense, its tag set 0 the empty one) with `rows` computed for its tag
-    /// sets, searched in `mode`; nil when the table is not dense or is inconsistent with the rows
-    /// (only a damaged artifact's could be: every read of the block is then in bounds by
-    /// construction, checked here once rather than per byte).
+    /// sets, searched in `mode`; nil when the table is not dense, the block would pass `maxBytes`,
+    /// or the table's sizes disagree with the rows'.
     init?(table: LazyDFA.Prebuilt, rows: DecisionRows, appCount: Int, mode: TextMode) {
         // Read once into locals: each read of a class's array property in a loop reloads it.
         let stride = table.stride
@@ -193,8 +194,9 @@ final class PathRowTable: @unchecked Sendable {
             let classOf = UnsafeRawPointer(words) + classes
             var state = stride + 1
             for byte in text {
-                // SAFETY: `init` checked every class below `stride` and every cell a row start
-                // of this table, so `state + class` stays inside the cells (`word` asserts it).
+                // SAFETY: every class is below `stride` and every cell a row start of this table
+                // (the table's invariants), so `state + class` stays inside the cells (`word`
+                // asserts it).
                 state = Int(word(cells &+ state &+ Int(classOf.load(fromByteOffset: Int(byte), as: UInt8.self))))
                 if state == 0 { return 0 }
             }
