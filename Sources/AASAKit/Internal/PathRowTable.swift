@@ -1,18 +1,22 @@
-/// A `soloPathCompiledRows` plan's whole path answer in one block of memory: the dense table of
-/// its one path automaton and every tag set's decision row, so that deciding a URL on its path
-/// alone reads one object instead of a dozen.
+/// A path plan's whole path answer in one block of memory: the dense table of a
+/// `soloPathCompiledRows` plan's one path automaton and every tag set's decision row, or the
+/// dense tables of a `multiModePath` plan's two modes and the decision row of every pair of
+/// their tag sets, so that deciding a URL on its path alone reads one object instead of a dozen.
 ///
 /// Why: a fleet stream meets a different domain at nearly every URL, and each object a URL's
 /// decision passes through is then a cache miss: the matcher, its searcher, the table object,
 /// its byte classes, cells and accept list, the rows. Laid out in one block the path walk and
 /// its row cost a few cache lines, which `classify` reads straight from a routed URL's bytes
 /// (`tagSet(ofUnnormalized:)`) without going through the matcher at all, and the matcher's
-/// solo searcher reads the same block (`tagSet(of:)`), so both decide from one table.
+/// solo searcher reads the same block (`tagSet(of:)`), so both decide from one table. (The
+/// matcher's own search of two modes normalises each mode's text and merges their rules; the
+/// block's rows for a pair were merged the same way when it was made, `Planner.modePairRows`.)
 ///
-/// What it will not do: search anything but the whole path, read the query or fragment, or
-/// normalise text: a URL whose path needs normalising beyond ASCII folding (percent escapes in
-/// a decoded mode, non-ASCII bytes in a decoded or folded one) gets `nil` and goes the
-/// matcher's way, as does a tag set whose row needs the query or fragment.
+/// What it will not do: search anything but the whole path, read the query or fragment, hold
+/// more than two modes, or normalise text: a URL whose path needs normalising beyond ASCII
+/// folding in any of its modes (percent escapes in a decoded mode, non-ASCII bytes in a
+/// decoded or folded one) gets `nil` and goes the matcher's way, as does a tag set whose row
+/// needs the query or fragment.
 ///
 /// Why unsafe: the hot paths read the block through a bare pointer, unchecked in release builds.
 /// What makes it safe: the table it copies keeps the invariants its decoder checks for an
@@ -34,19 +38,28 @@ final class PathRowTable: @unchecked Sendable {
     /// byte classes (256 bytes: the classes of each byte as `classify` reads it before any
     /// normalisation, lowercased first in a folded mode), the table's own byte classes (256
     /// bytes), then per state a row of `stride` next states (premultiplied by `stride + 1`,
-    /// row 0 dead, row 1 the start) followed by the state's accepted tag set, then the
-    /// decision rows (`DecisionRows`), then one row of -1 per app (a path that matched nothing).
+    /// row 0 dead, row 1 the start) followed by the state's accepted tag set. With a second
+    /// mode's table (`secondSlot` its start, 0 without): its stride, its routed classes and its
+    /// cells, laid out the same. Then the decision rows (`DecisionRows`), one per tag set, or
+    /// per pair of tag sets (`first × secondRadix + second`), then one row of -1 per app (a
+    /// path that matched nothing).
     private static let strideSlot = 0
     private static let rowWidthSlot = 1
     private static let appCountSlot = 2
-    private static let cellsSlot = 3
+    private static let secondSlot = 3
     private static let rowsSlot = 4
     private static let noMatchSlot = 5
+    /// The most normalising mode's `TextMode.index`, which decides what text the block can read
+    /// as written (`tagSet(ofUnnormalized:)`).
     private static let modeSlot = 6
+    /// The second table's tag set count (1 without one).
+    private static let secondRadixSlot = 7
     private static let headerWords = 8
     private static let routedClassesByte = headerWords * 4
     private static let classesByte = routedClassesByte + 256
     private static let cellsStart = (classesByte + 256) / 4
+    /// A second table's words before its cells: its stride, then its routed classes.
+    private static let secondHeaderWords = 1 + 64
 
     /// The largest block made. The block pays where a URL would otherwise miss the cache on
     /// each of its document's objects: a stream over many small documents. A large document's
@@ -57,30 +70,43 @@ final class PathRowTable: @unchecked Sendable {
     /// The block of `table` (dense, its tag set 0 the empty one) with `rows` computed for its tag
     /// sets, searched in `mode`; nil when the table is not dense, the block would pass `maxBytes`,
     /// or the table's sizes disagree with the rows'.
-    init?(table: LazyDFA.Prebuilt, rows: DecisionRows, appCount: Int, mode: TextMode) {
+    convenience init?(table: LazyDFA.Prebuilt, rows: DecisionRows, appCount: Int, mode: TextMode) {
+        self.init(tables: [(table, mode)], rows: rows.rows, width: rows.width, appCount: appCount)
+    }
+
+    /// The block of one table, or of two modes' tables (`classify` walks a path through both),
+    /// with `rows` of `width` words: one per tag set of the first table, or one per pair of tag
+    /// sets, the first table's major. Each table dense, its tag set 0 the empty one; nil
+    /// otherwise, or when the block would pass `maxBytes`, or the sizes disagree.
+    init?(tables: [(table: LazyDFA.Prebuilt, mode: TextMode)], rows rowWords: [Int32], width: Int, appCount: Int) {
+        guard let first = tables.first?.table, tables.count <= 2 else { return nil }
         // Read once into locals: each read of a class's array property in a loop reloads it.
-        let stride = table.stride
-        let states = table.stateCount
-        let tagSets = table.tagSets.count
-        let width = rows.width
-        let rowsStart = Self.cellsStart + states * (stride + 1)
-        let noMatchStart = rowsStart + tagSets * width
+        let stride = first.stride
+        var sectionEnd = Self.cellsStart + first.stateCount * (stride + 1)
+        var secondStart = 0
+        var tagSetProduct = first.tagSets.count
+        if let second = tables.dropFirst().first?.table {
+            secondStart = sectionEnd
+            sectionEnd += Self.secondHeaderWords + second.stateCount * (second.stride + 1)
+            tagSetProduct *= second.tagSets.count
+        }
+        let rowsStart = sectionEnd
+        let noMatchStart = rowsStart + rowWords.count
         let count = noMatchStart + appCount
         // The size first: a large table is refused before any of it is read.
-        guard table.isDense, stride >= 1, stride <= 256, states >= 2, tagSets >= 1, appCount >= 0,
-            count * 4 <= Self.maxBytes
+        guard count * 4 <= Self.maxBytes, appCount >= 0, width == DecisionRows.width(appCount: appCount),
+            rowWords.count == tagSetProduct * width,
+            tables.allSatisfy({ entry in
+                let table = entry.table
+                return table.isDense && table.stride >= 1 && table.stride <= 256 && table.stateCount >= 2
+                    && table.tagSets.count >= 1 && table.classOf.count == 256 && table.cells.count == table.stateCount * table.stride
+                    && table.acceptOf.count == table.stateCount
+            })
         else { return nil }
-        let classOf = table.classOf
-        let cells = table.cells
-        let acceptOf = table.acceptOf
-        let rowWords = rows.rows
-        // The table's own invariants (every class below `stride`, every cell a premultiplied
-        // row id, every accept set listed) are checked where it is made or decoded
+        // The tables' own invariants (every class below `stride`, every cell a premultiplied
+        // row id, every accept set listed) are checked where they are made or decoded
         // (`Prebuilt+Coding.swift`), and the walks `assert` them; only the sizes the block is
         // laid out from are checked again here.
-        guard classOf.count == 256, cells.count == states * stride, acceptOf.count == states,
-            width == DecisionRows.width(appCount: appCount), rowWords.count == tagSets * width
-        else { return nil }
         // A local until every member is set: the copies below run in closures.
         let words = UnsafeMutablePointer<Int32>.allocate(capacity: count)
         // SAFETY: `count` words were just allocated; every write below stays under the offsets
@@ -89,48 +115,37 @@ final class PathRowTable: @unchecked Sendable {
         words[Self.strideSlot] = Int32(stride)
         words[Self.rowWidthSlot] = Int32(width)
         words[Self.appCountSlot] = Int32(appCount)
-        words[Self.cellsSlot] = Int32(Self.cellsStart)
+        words[Self.secondSlot] = Int32(secondStart)
         words[Self.rowsSlot] = Int32(rowsStart)
         words[Self.noMatchSlot] = Int32(noMatchStart)
-        words[Self.modeSlot] = Int32(mode.index)
+        words[Self.modeSlot] = Int32(tables.map(\.mode.index).max() ?? 0)
+        words[Self.secondRadixSlot] = Int32(tables.count > 1 ? tables[1].table.tagSets.count : 1)
         let bytes = UnsafeMutableRawPointer(words)
-        classOf.withUnsafeBytes { classOf in
-            // SAFETY: both 256-byte class maps lie inside the block's first `cellsStart` words.
-            (bytes + Self.routedClassesByte).copyMemory(from: classOf.baseAddress.unsafelyUnwrapped, byteCount: 256)
-            (bytes + Self.classesByte).copyMemory(from: classOf.baseAddress.unsafelyUnwrapped, byteCount: 256)
-        }
-        if mode.folded {
-            // The routed text is lowercased as it is read: an upper-case letter takes its
-            // lower-case letter's class.
-            for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") {
-                // SAFETY: a byte offset inside the routed class map.
-                bytes.storeBytes(of: classOf[Int(byte | 0x20)], toByteOffset: Self.routedClassesByte + Int(byte), as: UInt8.self)
+        for (number, entry) in tables.enumerated() {
+            let table = entry.table
+            let routedByte = number == 0 ? Self.routedClassesByte : (secondStart + 1) * 4
+            let cellsStart = number == 0 ? Self.cellsStart : secondStart + Self.secondHeaderWords
+            if number > 0 {
+                // SAFETY: the second table's stride word lies inside the block (its section was
+                // counted above).
+                words[secondStart] = Int32(table.stride)
             }
-        }
-        // A cell holds `target × stride`; the block's holds `target × (stride + 1)`. The target is
-        // found by multiplying by the rounded-up reciprocal `(2^32 + r) / stride` instead of
-        // dividing (a division per cell made the block cost as much as decoding the document):
-        // the product is `target + target × r / 2^32`, exact since `target` is below 2^12
-        // (`maxBytes`) and `r` below 256.
-        let reciprocal = (UInt64(1) << 32 + UInt64(stride) - 1) / UInt64(stride)
-        let multiplier = stride + 1
-        cells.withUnsafeBufferPointer { cells in
-            acceptOf.withUnsafeBufferPointer { acceptOf in
-                var from = 0
-                var to = Self.cellsStart
-                for state in 0..<states {
-                    for _ in 0..<stride {
-                        let target = Int((UInt64(truncatingIfNeeded: cells[from]) &* reciprocal) >> 32)
-                        words[to] = Int32(truncatingIfNeeded: target &* multiplier)
-                        from &+= 1
-                        to &+= 1
-                    }
-                    // The dead state accepts nothing (the prebuilt search's -1, the empty tag
-                    // set).
-                    words[to] = state == 0 ? 0 : acceptOf[state]
-                    to &+= 1
+            table.classOf.withUnsafeBytes { classOf in
+                // SAFETY: each 256-byte class map lies inside its section's words before its cells.
+                (bytes + routedByte).copyMemory(from: classOf.baseAddress.unsafelyUnwrapped, byteCount: 256)
+                if number == 0 {
+                    (bytes + Self.classesByte).copyMemory(from: classOf.baseAddress.unsafelyUnwrapped, byteCount: 256)
                 }
             }
+            if entry.mode.folded {
+                // The routed text is lowercased as it is read: an upper-case letter takes its
+                // lower-case letter's class.
+                for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") {
+                    // SAFETY: a byte offset inside the routed class map.
+                    bytes.storeBytes(of: table.classOf[Int(byte | 0x20)], toByteOffset: routedByte + Int(byte), as: UInt8.self)
+                }
+            }
+            Self.copyCells(of: table, to: words + cellsStart)
         }
         rowWords.withUnsafeBufferPointer { rowWords in
             if let source = rowWords.baseAddress { (words + rowsStart).initialize(from: source, count: rowWords.count) }
@@ -139,7 +154,41 @@ final class PathRowTable: @unchecked Sendable {
         self.words = words
         wordCount = count
         view = View(words: UnsafePointer(words), count: count)
-        source = table
+        source = first
+    }
+
+    /// Writes `table`'s rows at `cells`: per state its `stride` next states, premultiplied by
+    /// `stride + 1`, then its accepted tag set.
+    ///
+    /// A cell holds `target × stride`; the block's holds `target × (stride + 1)`. The target is
+    /// found by multiplying by the rounded-up reciprocal `(2^32 + r) / stride` instead of
+    /// dividing (a division per cell made the block cost as much as decoding the document): the
+    /// product is `target + target × r / 2^32`, exact since `target` is below 2^12 (`maxBytes`)
+    /// and `r` below 256.
+    private static func copyCells(of table: LazyDFA.Prebuilt, to cells: UnsafeMutablePointer<Int32>) {
+        let stride = table.stride
+        let states = table.stateCount
+        let reciprocal = (UInt64(1) << 32 + UInt64(stride) - 1) / UInt64(stride)
+        let multiplier = stride + 1
+        table.cells.withUnsafeBufferPointer { source in
+            table.acceptOf.withUnsafeBufferPointer { acceptOf in
+                var from = 0
+                var to = 0
+                for state in 0..<states {
+                    for _ in 0..<stride {
+                        let target = Int((UInt64(truncatingIfNeeded: source[from]) &* reciprocal) >> 32)
+                        // SAFETY: the caller counted `states × (stride + 1)` words at `cells`.
+                        cells[to] = Int32(truncatingIfNeeded: target &* multiplier)
+                        from &+= 1
+                        to &+= 1
+                    }
+                    // The dead state accepts nothing (the prebuilt search's -1, the empty tag
+                    // set).
+                    cells[to] = state == 0 ? 0 : acceptOf[state]
+                    to &+= 1
+                }
+            }
+        }
     }
 
     deinit { words.deallocate() }
@@ -173,24 +222,56 @@ final class PathRowTable: @unchecked Sendable {
         /// `tagSet(of:)` of a path as written in the URL (after the authority): its trailing `/`
         /// run dropped and, in a folded mode, ASCII lowercased through the routed classes; nil
         /// when the mode would change it further (non-ASCII bytes in a folded or decoded mode,
-        /// a `%` in a decoded one), which only the matcher's normaliser does.
-        @inline(never)
+        /// a `%` in a decoded one), which only the matcher's normaliser does. With a second
+        /// mode's table, the index of the pair of tag sets (`decidedRow` reads its row): ASCII
+        /// text without escapes is the same text in every mode but for case.
+        @inline(__always)
         func tagSet(ofUnnormalized path: ByteView) -> Int32? {
+            word(PathRowTable.secondSlot) == 0 ? tagSet(ofUnnormalizedAlone: path) : pairTagSet(ofUnnormalized: path)
+        }
+
+        /// `tagSet(ofUnnormalized:)` of a block with one table.
+        // PERF: apart from the two-table walk, so that this one makes no call: beside it, saving
+        // and restoring the registers the call needs took 12 more instructions a URL on the
+        // one-domain stream (callgrind).
+        @inline(never)
+        private func tagSet(ofUnnormalizedAlone path: ByteView) -> Int32? {
+            guard let text = readable(path) else { return nil }
+            return walk(text, classesAt: PathRowTable.routedClassesByte)
+        }
+
+        /// `tagSet(ofUnnormalized:)` of a block with two tables: the index of the pair of tag sets.
+        @inline(never)
+        private func pairTagSet(ofUnnormalized path: ByteView) -> Int32? {
+            guard let text = readable(path) else { return nil }
+            let first = walk(text, classesAt: PathRowTable.routedClassesByte)
+            let second = Int(word(PathRowTable.secondSlot))
+            let other = walk(text, classesAt: (second + 1) * 4, cells: second + PathRowTable.secondHeaderWords, stride: Int(word(second)))
+            return first &* word(PathRowTable.secondRadixSlot) &+ other
+        }
+
+        /// The path the routed walks read, its trailing `/` run dropped; nil when the most
+        /// normalising mode would change it beyond ASCII case.
+        @inline(__always)
+        private func readable(_ path: ByteView) -> ByteView? {
             let mode = word(PathRowTable.modeSlot)
             if mode != 0 {
                 // Modes 1 (raw/folded), 2 (decoded/exact), 3 (decoded/folded): `TextMode.index`.
                 if !ASCIIWords.isASCII(path) { return nil }
                 if mode >= 2, path.contains(UInt8(ascii: "%")) { return nil }
             }
-            return walk(path[0..<PathNormalization.trimmedPathLength(path)], classesAt: PathRowTable.routedClassesByte)
+            return path[0..<PathNormalization.trimmedPathLength(path)]
         }
 
         @inline(__always)
         private func walk(_ text: ByteView, classesAt classes: Int) -> Int32 {
-            let stride = Int(word(PathRowTable.strideSlot))
-            let cells = PathRowTable.cellsStart
-            // SAFETY: the two class maps are 256 bytes each inside the block's first
-            // `cellsStart` words; a byte indexes within one.
+            walk(text, classesAt: classes, cells: PathRowTable.cellsStart, stride: Int(word(PathRowTable.strideSlot)))
+        }
+
+        @inline(__always)
+        private func walk(_ text: ByteView, classesAt classes: Int, cells: Int, stride: Int) -> Int32 {
+            // SAFETY: each class map is 256 bytes inside its table's section, before its cells;
+            // a byte indexes within one.
             let classOf = UnsafeRawPointer(words) + classes
             var state = stride + 1
             for byte in text {

@@ -236,11 +236,11 @@ public final class CompiledDocument: Sendable {
             + (pathPlan.decisionRows?.memoryUsage ?? 0) + (pathPlan.rowTable?.memoryUsage ?? 0)
     }
 
-    /// The plan's row table when it alone decides a path (`PathRowTable`): its mode splits no
-    /// `literal * literal` pattern out of the automaton. `classify` decides a routed URL from it
+    /// The plan's row table when it alone decides a path (`PathRowTable`): no mode splits a
+    /// `literal * literal` pattern out of its automaton. `classify` decides a routed URL from it
     /// before reaching for the matcher.
     var routedRows: PathRowTable? {
-        guard let table = pathPlan.rowTable, let mode = pathPlan.modes.first, pathSplits[mode.index] == nil else { return nil }
+        guard let table = pathPlan.rowTable, pathPlan.modes.allSatisfy({ pathSplits[$0.index] == nil }) else { return nil }
         return table
     }
 

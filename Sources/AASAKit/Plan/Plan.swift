@@ -119,7 +119,9 @@ public struct PathPlan: Sendable, Equatable, CustomStringConvertible {
     let apps: RuleApps
     let decisionRows: DecisionRows?
     /// With `soloPathCompiledRows`: the path table and `decisionRows` in one block, which the
-    /// solo searcher and `classify`'s routed URLs read.
+    /// solo searcher and `classify`'s routed URLs read. With `multiModePath` of two modes whose
+    /// tables are dense: both tables and the rows of every pair of their tag sets, which only
+    /// `classify` reads (`Planner.modePairRows`).
     let rowTable: PathRowTable?
 
     init(
@@ -152,7 +154,8 @@ public struct PathPlan: Sendable, Equatable, CustomStringConvertible {
         let why: String
         switch strategy {
         case .noPathAutomaton: why = "no rule"
-        case .multiModePath: why = "each mode's rules merged by rule id"
+        case .multiModePath:
+            why = "each mode's rules merged by rule id" + (rowTable.map { "; classify reads mode-pair rows first (\($0.memoryUsage) bytes)" } ?? "")
         default:
             if let rows {
                 let bound = strategy == .soloPathCompiledRows ? "within" : "over"

@@ -125,7 +125,9 @@ public enum Planner {
             return PathPlan(strategy: .noPathAutomaton, modes: modes, rows: nil, layout: layout, apps: apps)
         }
         guard modes.count == 1, let dfa = path[mode.index] else {
-            return PathPlan(strategy: .multiModePath, modes: modes, rows: nil, layout: layout, apps: apps)
+            return PathPlan(
+                strategy: .multiModePath, modes: modes, rows: nil, layout: layout, apps: apps,
+                rowTable: modePairRows(path, modes: modes, layout: layout, rules: rules, apps: apps, appCount: appCount))
         }
         guard let table = dfa.prebuilt, table.tagSets.first?.isEmpty == true else {
             return PathPlan(strategy: .soloPathRowsOnFirstSight, modes: modes, rows: nil, layout: layout, apps: apps)
@@ -140,6 +142,42 @@ public enum Planner {
         return PathPlan(
             strategy: .soloPathCompiledRows, modes: modes, rows: rows, layout: layout, apps: apps, decisionRows: decisionRows,
             rowTable: PathRowTable(table: table, rows: decisionRows, appCount: appCount, mode: mode))
+    }
+}
+
+extension Planner {
+    /// For a document comparing paths in two modes, each with a dense table: the block
+    /// `classify` reads a routed path's decision from (`PathRowTable`), its rows computed here
+    /// for every pair of the two tables' tag sets, as the matcher merges them (`MultiModePathSearcher`:
+    /// both modes' rules, in rule order). Nil when the block would pass `PathRowTable.maxBytes`
+    /// (checked before any row is computed), or a table is missing or not dense. A pair whose
+    /// tags hold a `SuffixSplit` prefix group gets an undecided row: the matcher searches the
+    /// suffixes.
+    static func modePairRows(
+        _ path: [LazyDFA?], modes: [TextMode], layout: TagLayout, rules: [CompiledDocument.RuleInfo], apps: RuleApps, appCount: Int
+    ) -> PathRowTable? {
+        guard modes.count == 2, let first = path[modes[0].index]?.prebuilt, let second = path[modes[1].index]?.prebuilt,
+            first.isDense, second.isDense, first.tagSets.first?.isEmpty == true, second.tagSets.first?.isEmpty == true
+        else { return nil }
+        let width = DecisionRows.width(appCount: appCount)
+        let (pairs, overflow) = first.tagSets.count.multipliedReportingOverflow(by: second.tagSets.count)
+        guard !overflow, pairs <= PathRowTable.maxBytes / 4 / width else { return nil }
+        var rows: [Int32] = []
+        rows.reserveCapacity(pairs * width)
+        var decision: [Int32] = []
+        for firstTags in first.tagSets {
+            for secondTags in second.tagSets {
+                // Each rule compares paths in one mode, so the two lists are disjoint.
+                let tags = (firstTags.sorted + secondTags.sorted).sorted()
+                decision.removeAll(keepingCapacity: true)
+                let decided =
+                    !tags.contains { !layout.isRule($0) }
+                    && DecisionRows.appendRow(for: tags, layout: layout, rules: rules, apps: apps, appCount: appCount, to: &decision)
+                rows += [decided ? 1 : 0, 0, 0]
+                rows += decided ? decision : Array(repeating: -1, count: appCount)
+            }
+        }
+        return PathRowTable(tables: [(first, modes[0]), (second, modes[1])], rows: rows, width: width, appCount: appCount)
     }
 }
 

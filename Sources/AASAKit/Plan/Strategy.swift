@@ -25,8 +25,9 @@
 /// at least `suffixSplitMinimum` of them. For the document's path, how the matcher turns a tag
 /// set into per-app decisions: `soloPathCompiledRows` (its table and rows also laid out in one
 /// block, `PathRowTable`, which `classify` reads a routed URL's path from before the matcher),
-/// `soloPathRowsOnFirstSight`, `multiModePath`, or `noPathAutomaton` for a document without rules
-/// (`PathPlan`).
+/// `soloPathRowsOnFirstSight`, `multiModePath` (for two modes with dense tables, `classify` reads
+/// both tables and the rows of their tag-set pairs from one `PathRowTable` first), or
+/// `noPathAutomaton` for a document without rules (`PathPlan`).
 ///
 /// What the Plan folder will not do: search, build tables itself (it asks `LazyDFA.Prebuilt`),
 /// or change an answer: every strategy is checked against the reference matcher on the whole
