@@ -29,7 +29,7 @@ extension ClassifyTests {
         XCTAssertFalse(plain.stderr.contains("records are errors"), plain.stderr)
         let strict = try CLIRunner.run(["classify", "--rules", corpus.path, "--strict"], stdin: input)
         XCTAssertEqual(strict.status, 1, strict.stderr)
-        XCTAssertTrue(strict.stderr.contains("aasa classify: 1 records are errors (--strict)"), strict.stderr)
+        XCTAssertTrue(strict.stderr.contains("aasa classify: 1 record is an error (--strict)"), strict.stderr)
         XCTAssertTrue(strict.stdoutData == plain.stdoutData, "--strict changes the status, not the records")
     }
 
@@ -41,7 +41,7 @@ extension ClassifyTests {
         XCTAssertEqual(plain.lineCount, 2)
         let strict = try CLIRunner.run(["match", document, "--domain", "museum.example", "--strict"], stdin: input)
         XCTAssertEqual(strict.status, 1, strict.stderr)
-        XCTAssertTrue(strict.stderr.contains("aasa match: 1 records are errors (--strict)"), strict.stderr)
+        XCTAssertTrue(strict.stderr.contains("aasa match: 1 record is an error (--strict)"), strict.stderr)
         let directory = try CLIRunner.runShell("\(CLIRunner.executable.path) match \(document) --domain museum.example < \(folder.path)")
         XCTAssertEqual(directory.status, 5, "standard input that cannot be read: \(directory.stderr)")
         XCTAssertTrue(directory.stderr.contains("aasa match: cannot read the input: Is a directory"), directory.stderr)
@@ -317,7 +317,7 @@ extension ClassifyTests {
         XCTAssertEqual(run.status, 0, run.stderr)
         let waiting = run.stdout.components(separatedBy: "\r0 records, ").count - 1
         XCTAssertGreaterThanOrEqual(waiting, 3, "the line must be redrawn before the first record: \(run.stdout.debugDescription)")
-        XCTAssertTrue(run.stdout.contains("classified 1 records in "), run.stdout)
+        XCTAssertTrue(run.stdout.contains("classified 1 record in "), run.stdout)
         let quiet = try CLIRunner.runShell("/usr/bin/script -qec '\(command) --quiet' /dev/null")
         XCTAssertFalse(quiet.stdout.contains("records, "), quiet.stdout.debugDescription)
     }

@@ -110,7 +110,7 @@ final class FleetCLITests: XCTestCase {
         // Reported once, when met; the untouched document is never read, so never reported.
         XCTAssertEqual(run.stderr.components(separatedBy: "cannot use the document of broken.test").count - 1, 1, run.stderr)
         XCTAssertFalse(run.stderr.contains("untouched.test"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("1 documents could not be used"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("1 document could not be used"), run.stderr)
         let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
         let unusable = try XCTUnwrap(summary["unusable_documents"] as? [[String: Any]])
         XCTAssertEqual(unusable.map { $0["domain"] as? String }, ["broken.test"])

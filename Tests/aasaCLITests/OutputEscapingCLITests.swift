@@ -38,7 +38,7 @@ final class OutputEscapingCLITests: XCTestCase {
         XCTAssertEqual(obeyed(run.stderr), [], run.stderr)
         XCTAssertFalse(run.stderr.contains("\n  fake.example"), run.stderr)
         XCTAssertTrue(run.stderr.contains(#"\u{1B}[31mRED\u{1B}]0;title\u{7} 1"#), run.stderr)
-        XCTAssertTrue(run.stderr.contains(#"  e\u{1B}[32m.com: 1 records"#), run.stderr)
+        XCTAssertTrue(run.stderr.contains(#"  e\u{1B}[32m.com: 1 record,"#), run.stderr)
     }
 
     /// The component column names a query item from the document: cut and escaped as the

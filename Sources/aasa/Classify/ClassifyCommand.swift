@@ -383,7 +383,7 @@ enum ClassifyCommand {
         }
         if statsFailed { return .inputOutput }
         if parsed.has("strict"), statistics.errors > 0 {
-            printError("aasa classify: \(statistics.errors) records are errors (--strict)")
+            printError("aasa classify: \(counted(statistics.errors, "record")) \(statistics.errors == 1 ? "is an error" : "are errors") (--strict)")
             return .failure
         }
         return .success

@@ -20,9 +20,9 @@ struct Summary {
     var text: String {
         var lines: [String] = []
         lines.append(
-            String(
-                format: "classified %ld records in %.2f s (%.0f records/s, %ld jobs): %ld errors, %ld without a document",
-                statistics.records, elapsed, rate, jobs, statistics.errors, statistics.withoutDomain))
+            "classified \(counted(statistics.records, "record")) in \(String(format: "%.2f", elapsed)) s"
+                + " (\(String(format: "%.0f", rate)) records/s, \(counted(jobs, "job"))): \(counted(statistics.errors, "error")),"
+                + " \(statistics.withoutDomain) without a document")
         // The busiest domains first; the full table is in --stats.
         let busiest = rules.domains.indices.filter { statistics.domainRecords[$0] > 0 }
             .sorted { (statistics.domainRecords[$0], rules.domains[$1].name) > (statistics.domainRecords[$1], rules.domains[$0].name) }
@@ -34,16 +34,16 @@ struct Summary {
             }
             let detail = apps.isEmpty ? "" : " (" + apps.joined(separator: ", ") + ")"
             lines.append(
-                "  \(VisibleText.excerpt(domain.name, limit: 200)): \(statistics.domainRecords[index]) records, \(statistics.domainMatched[index]) opened an app\(detail)")
+                "  \(VisibleText.excerpt(domain.name, limit: 200)): \(counted(statistics.domainRecords[index], "record")), \(statistics.domainMatched[index]) opened an app\(detail)")
         }
         if busiest.count > Self.domainsShown {
-            lines.append("  … and \(busiest.count - Self.domainsShown) more domains (all of them in --stats)")
+            lines.append("  … and \(busiest.count - Self.domainsShown) more \(busiest.count - Self.domainsShown == 1 ? "domain" : "domains") (all of them in --stats)")
         }
         let failures = rules.failuresSoFar
         if !failures.isEmpty {
             let names = failures.prefix(Self.domainsShown).map { VisibleText.excerpt($0.domain, limit: 200) }.joined(separator: ", ")
             let more = failures.count > Self.domainsShown ? ", …" : ""
-            lines.append("  \(failures.count) documents could not be used (their URLs got error records): \(names)\(more)")
+            lines.append("  \(counted(failures.count, "document")) could not be used (their URLs got error records): \(names)\(more)")
         }
         return lines.joined(separator: "\n")
     }

@@ -146,7 +146,7 @@ enum MatchCommand {
             return .inputOutput
         }
         if parsed.has("strict"), errors > 0 {
-            printError("aasa match: \(errors) records are errors (--strict)")
+            printError("aasa match: \(counted(errors, "record")) \(errors == 1 ? "is an error" : "are errors") (--strict)")
             return .failure
         }
         return .success

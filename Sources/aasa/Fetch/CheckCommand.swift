@@ -200,9 +200,8 @@ enum CheckCommand {
                 }
             }
             if format == "text", start + domains.count == options.domains.count {
-                func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
-                output += "\(plural(options.domains.count, "domain")) checked: \(plural(counts.errors, "error")), "
-                output += "\(plural(counts.warnings, "warning"))\n"
+                output += "\(counted(options.domains.count, "domain")) checked: \(counted(counts.errors, "error")), "
+                output += "\(counted(counts.warnings, "warning"))\n"
             }
             if let failure = write(to: stream, closed: &outputClosed, command: "check", { part throws(OutputStream.WriteFailure) in try part.write(output) }) { return failure }
         }

@@ -17,7 +17,6 @@ enum LintTextFormat {
 
     /// `2 files: 1 error, 0 warnings, 3 notes` (and how many files could not be read).
     static func summary(_ report: LintReport) -> String {
-        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
         var line = "\(counted(report.files.count, "file")): \(counted(report.count(.error), "error")), "
             + "\(counted(report.count(.warning), "warning")), \(counted(report.count(.note), "note"))"
         if report.unreadableCount > 0 { line += "; \(report.unreadableCount) could not be read" }
