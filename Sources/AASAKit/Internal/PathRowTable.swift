@@ -239,7 +239,8 @@ final class PathRowTable: @unchecked Sendable {
         /// `tagSet(ofUnnormalized:)` of a block with one table.
         // PERF: apart from the two-table walk, so that this one makes no call: beside it, saving
         // and restoring the registers the call needs took 12 more instructions a URL on the
-        // one-domain stream (callgrind).
+        // one-domain stream kept by `AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite fleet` (`aasa
+        // classify --compiled --jobs 1`, cachegrind, stream twice − once).
         @inline(never)
         private func tagSet(ofUnnormalizedAlone path: ByteView) -> Int32? {
             guard let text = readable(path) else { return nil }

@@ -150,9 +150,10 @@ extension Planner {
     /// `classify` reads a routed path's decision from (`PathRowTable`), its rows computed here
     /// for every pair of the two tables' tag sets, as the matcher merges them (`MultiModePathSearcher`:
     /// both modes' rules, in rule order). Nil when the block would pass `PathRowTable.maxBytes`
-    /// (checked before any row is computed), or a table is missing or not dense. A pair whose
-    /// tags hold a `SuffixSplit` prefix group gets an undecided row: the matcher searches the
-    /// suffixes.
+    /// (checked before any row is computed), a table is missing or not dense, or a mode splits
+    /// `literal * literal` patterns (a tag set holds a `SuffixSplit` prefix group): the matcher
+    /// then searches the suffixes, and `classify` would not read the block
+    /// (`CompiledDocument.routedRows`).
     // PERF: 10 000-domain fleet stream (`AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite fleet`,
     // `aasa classify --compiled --jobs 1`, stream twice − once), where 14% of the lines are of
     // documents comparing paths in two modes: a warm URL 1 325 → 1 256 instructions and 2 031 →
@@ -172,16 +173,16 @@ extension Planner {
         // first of both sets naming it, so the lower of the two sets' first rules for the app,
         // and the row needs the query or fragment when such a first rule does (what
         // `DecisionRows.appendRow` finds walking the merged set, in far fewer steps).
-        let firstRules = (first: firstRules(first.tagSets, layout: layout, rules: rules, appCount: appCount),
-            second: firstRules(second.tagSets, layout: layout, rules: rules, appCount: appCount))
+        guard let firstSetRules = firstRules(first.tagSets, layout: layout, rules: rules, appCount: appCount),
+            let secondSetRules = firstRules(second.tagSets, layout: layout, rules: rules, appCount: appCount)
+        else { return nil }
         var rows = [Int32](repeating: -1, count: pairs * width)
         var row = 0
         for firstSet in first.tagSets.indices {
             for secondSet in second.tagSets.indices {
-                var decided = !firstRules.first.grouped[firstSet] && !firstRules.second.grouped[secondSet]
+                var decided = true
                 for app in 0..<appCount where decided {
-                    let rule = min(
-                        firstRules.first.rules[firstSet * appCount + app], firstRules.second.rules[secondSet * appCount + app])
+                    let rule = min(firstSetRules[firstSet * appCount + app], secondSetRules[secondSet * appCount + app])
                     guard rule != Int32.max else { continue }
                     decided = apps.decidesOnPath[Int(rule)]
                     rows[row + DecisionRows.firstAppSlot + app] = rule
@@ -201,28 +202,22 @@ extension Planner {
 
 extension Planner {
     /// Per tag set of a table, per app: the first rule of the set naming the app (`Int32.max`
-    /// for none), and whether the set holds a `SuffixSplit` prefix group.
-    static func firstRules(_ tagSets: [TagSet], layout: TagLayout, rules: [CompiledDocument.RuleInfo], appCount: Int)
-        -> (rules: [Int32], grouped: [Bool])
-    {
+    /// for none); nil when a set holds a `SuffixSplit` prefix group.
+    static func firstRules(_ tagSets: [TagSet], layout: TagLayout, rules: [CompiledDocument.RuleInfo], appCount: Int) -> [Int32]? {
         var first = [Int32](repeating: Int32.max, count: tagSets.count * appCount)
-        var grouped = [Bool](repeating: false, count: tagSets.count)
         for (index, tags) in tagSets.enumerated() {
+            // Prefix groups sort after every rule.
+            if let last = tags.sorted.last, !layout.isRule(last) { return nil }
             var remaining = appCount
             for tag in tags.sorted {
-                guard layout.isRule(tag) else {
-                    grouped[index] = true
-                    break
-                }
                 for app in rules[Int(tag)].apps where first[index * appCount + Int(app)] == Int32.max {
                     first[index * appCount + Int(app)] = tag
                     remaining -= 1
                 }
-                // Prefix groups sort after every rule: one is still looked for.
-                if remaining == 0, tags.sorted.last.map(layout.isRule) == true { break }
+                if remaining == 0 { break }
             }
         }
-        return (first, grouped)
+        return first
     }
 }
 

@@ -37,7 +37,7 @@ struct Summary {
                 "  \(VisibleText.excerpt(domain.name, limit: 200)): \(counted(statistics.domainRecords[index], "record")), \(statistics.domainMatched[index]) opened an app\(detail)")
         }
         if busiest.count > Self.domainsShown {
-            lines.append("  … and \(busiest.count - Self.domainsShown) more \(busiest.count - Self.domainsShown == 1 ? "domain" : "domains") (all of them in --stats)")
+            lines.append("  … and \(counted(busiest.count - Self.domainsShown, "more domain")) (all of them in --stats)")
         }
         let failures = rules.failuresSoFar
         if !failures.isEmpty {

@@ -63,6 +63,10 @@ final class PathRowTableTests: XCTestCase {
             // Otherwise this test would only compare the matcher with the reference.
             XCTAssertNotNil(compiled.routedRows, "\(domain.name): no row table, so classify would not use one")
             XCTAssertEqual(compiled.pathPlan.modes.count, Self.comparesTwoModes(domain.name) ? 2 : 1, domain.name)
+            // `aasa debug plan` says which two-mode documents have the block.
+            XCTAssertEqual(
+                compiled.pathPlan.description.contains("classify reads mode-pair rows first"), Self.comparesTwoModes(domain.name),
+                compiled.pathPlan.description)
         }
         let urls = Self.paths.flatMap { path in Self.documents.map { "https://\($0.domain)\(path)" } }
         let outputs = [artifact, reference].map { rules in
