@@ -336,6 +336,26 @@ public enum CompiledArtifact {
         /// How many distinct bodies the domains share.
         public var bodyCount: Int { bodies.count }
 
+        /// Whether entries `a` and `b` name the same app IDs: their lists are the same bytes.
+        func sameAppIDs(_ a: Int, _ b: Int) -> Bool {
+            guard case .compiled(_, let first) = entries[a].kind, case .compiled(_, let second) = entries[b].kind else { return false }
+            return first.count == second.count && bytes[first].bytesEqual(bytes[second])
+        }
+
+        /// The app IDs of entry `index` (none for a failed one), or why they cannot be read.
+        func appIDs(_ index: Int) -> Result<[String], ArtifactError> {
+            guard case .compiled(_, let apps) = entries[index].kind else { return .success([]) }
+            return appIDs(apps)
+        }
+
+        private func appIDs(_ apps: Range<Int>) -> Result<[String], ArtifactError> {
+            do {
+                return .success(try CompiledArtifact.appIDs(bytes, apps, maxBytes: configuration.document.maxBytes))
+            } catch {
+                return .failure(error)
+            }
+        }
+
         /// The compiled document of entry `index`, or why it cannot be used.
         public func document(_ index: Int) -> Result<CompiledDocument, ArtifactError> {
             let entry = entries[index]
@@ -344,10 +364,9 @@ public enum CompiledArtifact {
                 return .failure(.corrupt("unknown domain kind"))
             }
             let appIDs: [String]
-            do {
-                appIDs = try CompiledArtifact.appIDs(bytes, apps, maxBytes: configuration.document.maxBytes)
-            } catch {
-                return .failure(error)
+            switch self.appIDs(apps) {
+            case .success(let decoded): appIDs = decoded
+            case .failure(let error): return .failure(error)
             }
             lock.lock()
             defer { lock.unlock() }

@@ -75,11 +75,39 @@ public final class ClassifierRules: Sendable {
         /// The domain `domain` serving the very document `first` was compiled from, or (with
         /// `appIDs`) one that differs from it only in its app IDs, `appIDs[i]` standing where
         /// `first.appIDs[i]` stood.
-        convenience init(sharing first: CompiledDocument, domain: String, appIDs: [String]? = nil) {
-            let compiled = CompiledDocument(sharing: first, domain: domain, appIDs: appIDs ?? first.appIDs)
-            self.init(
-                state: .compiled(compiled), domain: domain, appIDs: compiled.appIDs,
-                rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
+        /// The domain `domain` serving `first`'s compiled document, with `first`'s app IDs or
+        /// (`appIDs`) as many others standing where they stood: the document shared under the
+        /// new name, `first`'s rules, and record pieces whose rule pieces are copied from
+        /// `first`'s (`RecordFragments(domain:apps:as:)`). Nil unless `first` is compiled and
+        /// names as many apps.
+        // PERF: 10 000-domain fleet stream (`AASA_BENCH_KEEP_FLEET=1 aasa-bench --suite fleet`,
+        // `aasa classify --jobs 1`, callgrind, stream − empty input): a URL with first use
+        // 2 132 → 1 989 instructions with `--compiled` (with `ArtifactLoader`), 4 340 → 4 207
+        // with `--rules`, records identical.
+        convenience init?(sharing first: Loaded, domain: String, appIDs: [String]? = nil) {
+            guard case .compiled(let document) = first.state, appIDs.map({ $0.count == first.appIDs.count }) ?? true else { return nil }
+            let apps = appIDs ?? first.appIDs
+            let compiled = CompiledDocument(sharing: document, domain: domain, appIDs: apps)
+            let rewritten =
+                appIDs == nil
+                ? RecordFragments(domain: domain, as: first.fragments) : RecordFragments(domain: domain, apps: apps, as: first.fragments)
+            guard let fragments = rewritten else {
+                self.init(state: .compiled(compiled), domain: domain, appIDs: apps, rules: first.rules)
+                return
+            }
+            let columnAppIDs = appIDs == nil ? first.columnAppIDs : Self.columnTexts(apps)
+            self.init(state: .compiled(compiled), appIDs: apps, rules: first.rules, fragments: fragments, columnAppIDs: columnAppIDs)
+        }
+
+        private init(
+            state: State, appIDs: [String], rules: [(entry: Int, rule: Int, exclude: Bool)], fragments: RecordFragments,
+            columnAppIDs: [[UInt8]]?
+        ) {
+            self.state = state
+            self.appIDs = appIDs
+            self.rules = rules
+            self.fragments = fragments
+            self.columnAppIDs = columnAppIDs
         }
 
         deinit { fragments.deallocate() }
@@ -161,8 +189,8 @@ public final class ClassifierRules: Sendable {
         retainsDocuments: Bool = true, onLoadFailure: (@Sendable (String, String) -> Void)? = nil
     ) {
         self.engine = engine
-        let compiledByContent = retainsDocuments ? CompiledByContent() : nil
-        let compiledByShape = retainsDocuments ? CompiledByContent() : nil
+        let loadedByContent = retainsDocuments ? LoadedByContent() : nil
+        let loadedByShape = retainsDocuments ? LoadedByContent() : nil
         domains = listing.files.map { entry in
             Domain(name: entry.domain, file: entry.file, loaded: nil, keepsLoaded: retainsDocuments) {
                 let loaded: Loaded
@@ -170,19 +198,19 @@ public final class ClassifierRules: Sendable {
                 case .failure(let failure):
                     loaded = Self.build(.failure(failure), domain: entry.domain, file: entry.file, engine: engine, configuration: configuration)
                 case .success(let bytes):
-                    if engine == .dfa, let first = compiledByContent?[bytes] {
-                        loaded = Loaded(sharing: first, domain: entry.domain)
+                    if engine == .dfa, let first = loadedByContent?[bytes], let shared = Loaded(sharing: first, domain: entry.domain) {
+                        loaded = shared
                     } else {
                         let document = DomainDocuments.parse(bytes, file: entry.file, configuration)
                         let shape =
                             engine == .dfa && retainsDocuments ? (try? document.get()).flatMap { Self.shape(of: bytes, $0) } : nil
-                        if let shape, let first = compiledByShape?[shape] {
-                            loaded = Loaded(sharing: first, domain: entry.domain, appIDs: shape.appIDs)
+                        if let shape, let first = loadedByShape?[shape], let shared = Loaded(sharing: first, domain: entry.domain, appIDs: shape.appIDs) {
+                            loaded = shared
                         } else {
                             loaded = Self.build(document, domain: entry.domain, file: entry.file, engine: engine, configuration: configuration)
-                            if case .compiled(let compiled) = loaded.state, let shape { compiledByShape?[shape] = compiled }
+                            if case .compiled = loaded.state, let shape { loadedByShape?[shape] = loaded }
                         }
-                        if engine == .dfa, case .compiled(let compiled) = loaded.state { compiledByContent?[bytes] = compiled }
+                        if engine == .dfa, case .compiled = loaded.state { loadedByContent?[bytes] = loaded }
                     }
                 }
                 if let reason = loaded.failure { onLoadFailure?(entry.domain, reason) }
@@ -260,24 +288,24 @@ public final class ClassifierRules: Sendable {
         return Shape(bytes: shaped, appIDs: appIDs)
     }
 
-    /// The documents compiled so far, by the bytes of their file, so that domains serving the
-    /// same file compile it once and share its automata (and, per thread, its matcher): link
-    /// shorteners serve one document under many names. Only successful compiles are kept (a
-    /// failure's message names its own file), and only while the rules live. A second
-    /// instance keeps them by `Shape`.
-    private final class CompiledByContent: Sendable {
+    /// The documents loaded so far, by the bytes of their file, so that domains serving the
+    /// same file compile it once and share its automata (and, per thread, its matcher) and its
+    /// record pieces but for the domain: link shorteners serve one document under many names.
+    /// Only successful compiles are kept (a failure's message names its own file), and only
+    /// while the rules live. A second instance keeps them by `Shape`.
+    private final class LoadedByContent: Sendable {
         // PERF: keyed by `BytesKey` rather than `[UInt8]`: a URL with first use on the 10 000-domain
         // fleet stream 14 380 → 13 540 instructions (`aasa classify --rules --jobs 1`,
         // callgrind, stream − empty input).
-        private let known = Mutex<[BytesKey: CompiledDocument]>([:])
+        private let known = Mutex<[BytesKey: Loaded]>([:])
 
-        subscript(bytes: [UInt8]) -> CompiledDocument? {
+        subscript(bytes: [UInt8]) -> Loaded? {
             get { known.withLock { $0[BytesKey(bytes: bytes)] } }
             set { known.withLock { $0[BytesKey(bytes: bytes)] = newValue } }
         }
 
-        /// The document compiled for a `Shape`, whose app IDs are its first compile's.
-        subscript(shape: Shape) -> CompiledDocument? {
+        /// What was loaded for a `Shape`, whose app IDs are its first load's.
+        subscript(shape: Shape) -> Loaded? {
             get { self[shape.bytes] }
             set { self[shape.bytes] = newValue }
         }
@@ -331,27 +359,61 @@ public final class ClassifierRules: Sendable {
     /// failed when compiled, or its entry is damaged).
     public init(artifact mapped: CompiledArtifact.Mapped, onLoadFailure: (@Sendable (String, String) -> Void)? = nil) {
         engine = .dfa
+        let loader = ArtifactLoader(mapped: mapped, onLoadFailure: onLoadFailure)
         domains = mapped.entries.indices.map { index in
             let entry = mapped.entries[index]
-            return Domain(name: entry.name, file: entry.file, loaded: nil) {
-                let loaded: Loaded
-                switch (entry.kind, mapped.document(index)) {
-                case (.failed(let reason), _):
-                    loaded = Loaded(state: .failed(reason), domain: entry.name, appIDs: [], rules: [])
-                case (_, .success(let compiled)):
-                    loaded = Loaded(
-                        state: .compiled(compiled), domain: entry.name, appIDs: compiled.appIDs,
-                        rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
-                case (_, .failure(let error)):
-                    loaded = Loaded(
-                        state: .failed("its entry in the artifact cannot be used: \(error)"), domain: entry.name, appIDs: [],
-                        rules: [])
-                }
-                if let reason = loaded.failure { onLoadFailure?(entry.name, reason) }
-                return loaded
-            }
+            return Domain(name: entry.name, file: entry.file, loaded: nil) { loader.load(index) }
         }
         table = DomainTable(domains: domains.map(\.name))
+    }
+
+    /// Loads the domains of a mapped artifact, one at a time as they are first met. Domains of
+    /// one body share what the first of them loaded (`Loaded(sharing:domain:appIDs:)`), under
+    /// their own name and app IDs.
+    // PERF: one object every domain's closure holds, rather than what it reads captured in
+    // each: start-up with an empty input 85.6 → 81.9 million instructions on the 10 000-domain
+    // fleet (`aasa classify --compiled`, callgrind).
+    private final class ArtifactLoader: Sendable {
+        let mapped: CompiledArtifact.Mapped
+        let onLoadFailure: (@Sendable (String, String) -> Void)?
+        /// Per body, the first domain loaded with it: its index and what it loaded.
+        private let firstByBody = Mutex<[Int: (index: Int, loaded: Loaded)]>([:])
+
+        init(mapped: CompiledArtifact.Mapped, onLoadFailure: (@Sendable (String, String) -> Void)?) {
+            self.mapped = mapped
+            self.onLoadFailure = onLoadFailure
+        }
+
+        func load(_ index: Int) -> Loaded {
+            let entry = mapped.entries[index]
+            let body: Int? = if case .compiled(let body, _) = entry.kind { body } else { nil }
+            if let body, let first = firstByBody.withLock({ $0[body] }) {
+                if mapped.sameAppIDs(index, first.index) {
+                    if let shared = Loaded(sharing: first.loaded, domain: entry.name) { return shared }
+                } else if case .success(let apps) = mapped.appIDs(index), let shared = Loaded(sharing: first.loaded, domain: entry.name, appIDs: apps) {
+                    return shared
+                }
+            }
+            let loaded: Loaded
+            switch (entry.kind, mapped.document(index)) {
+            case (.failed(let reason), _):
+                loaded = Loaded(state: .failed(reason), domain: entry.name, appIDs: [], rules: [])
+            case (_, .success(let compiled)):
+                loaded = Loaded(
+                    state: .compiled(compiled), domain: entry.name, appIDs: compiled.appIDs,
+                    rules: compiled.rules.map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
+                if let body, loaded.failure == nil {
+                    firstByBody.withLock { known in
+                        if known[body] == nil { known[body] = (index, loaded) }
+                    }
+                }
+            case (_, .failure(let error)):
+                loaded = Loaded(
+                    state: .failed("its entry in the artifact cannot be used: \(error)"), domain: entry.name, appIDs: [], rules: [])
+            }
+            if let reason = loaded.failure { onLoadFailure?(entry.name, reason) }
+            return loaded
+        }
     }
 
     /// The domains whose document could not be used, with the reason (loading every document).

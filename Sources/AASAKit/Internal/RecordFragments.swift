@@ -35,7 +35,99 @@ struct RecordFragments: @unchecked Sendable {
     /// `nil` when the text would not fit the block's 32-bit offsets (2 GiB): a crafted artifact
     /// can name tens of millions of app IDs, which no document within `document-bytes` can.
     init?(domain: String, apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
-        // The domain, then each app, as JSON strings; string `i` ends at `stringEnds[i]`.
+        let (escaped, stringEnds) = Self.escaped(domain: domain, apps: apps)
+        // The text's size and its pieces (`2 + apps + 2 × rules`): the pass that writes it,
+        // counting only.
+        var measure = TextCounter()
+        Self.writeText(into: &measure, escaped: escaped, stringEnds: stringEnds, rules: rules)
+        let (size, overflow) = (16 + 4 * (measure.pieces + 1) + rules.count).addingReportingOverflow(measure.written)
+        guard !overflow, size <= Int(Int32.max) else { return nil }
+        self.init(escaped: escaped, stringEnds: stringEnds, rules: rules, measured: measure)
+    }
+
+    /// The pieces of `domain` naming `apps`, when its document has `template`'s rules and as many
+    /// apps: the names (the no-match tail, the domain and each app) written, the rules' pieces
+    /// and exclude bytes copied from the template.
+    ///
+    /// Why: a fleet serves a few documents under thousands of names (and white-label fleets one
+    /// set of rules under each customer's app IDs), and every domain a stream meets needs its
+    /// pieces; copying the rules' pieces costs a copy where writing them formats every rule again.
+    /// `nil` when the text would not fit the block's 32-bit offsets.
+    init?(domain: String, apps: [String], as template: RecordFragments) {
+        assert(apps.count == template.appCount)
+        let (escaped, stringEnds) = Self.escaped(domain: domain, apps: apps)
+        var measure = TextCounter()
+        Self.writeNames(into: &measure, escaped: escaped, stringEnds: stringEnds)
+        let pieces = measure.pieces + 2 * template.ruleCount
+        let textStart = Int(template.block.load(fromByteOffset: 12, as: Int32.self))
+        let oldNames = Int(template.block.load(fromByteOffset: 16 + 4 * measure.pieces, as: Int32.self))
+        let oldText = Int(template.block.load(fromByteOffset: 16 + 4 * pieces, as: Int32.self))
+        let (size, overflow) = (textStart + oldText - oldNames).addingReportingOverflow(measure.written)
+        guard !overflow, size - textStart <= Int(Int32.max) else { return nil }
+        block = .allocate(byteCount: size, alignment: MemoryLayout<Int32>.alignment)
+        // SAFETY: the new block has the template's header, offsets and exclude bytes
+        // (`textStart` bytes: the same counts), then the names `measure` counted, then the
+        // template's rule pieces (`oldText - oldNames` bytes): `size` bytes in all. The names'
+        // offsets are written by the writer, the rules' moved by the names' change in length.
+        block.copyMemory(from: template.block, byteCount: textStart)
+        var text = TextWriter(start: block + textStart, offsets: block + 16)
+        Self.writeNames(into: &text, escaped: escaped, stringEnds: stringEnds)
+        assert(text.written == measure.written && text.pieces == measure.pieces)
+        (block + textStart + text.written).copyMemory(from: template.block + textStart + oldNames, byteCount: oldText - oldNames)
+        let shift = text.written - oldNames
+        for piece in (text.pieces + 1)..<(pieces + 1) {
+            let old = Int(template.block.load(fromByteOffset: 16 + 4 * piece, as: Int32.self))
+            block.storeBytes(of: Int32(old + shift), toByteOffset: 16 + 4 * piece, as: Int32.self)
+        }
+    }
+
+    /// The pieces of `domain` when its document names the same apps and has the same rules as
+    /// `template`'s: the template's block with the domain written in its two places (the
+    /// no-match tail and the domain piece), every other piece copied as it is.
+    /// `nil` when the text would not fit the block's 32-bit offsets.
+    init?(domain: String, as template: RecordFragments) {
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(2 + domain.utf8.count)
+        JSONWriter.appendEscaped(domain, to: &escaped)
+        let pieces = 2 + template.appCount + 2 * template.ruleCount
+        let textStart = Int(template.block.load(fromByteOffset: 12, as: Int32.self))
+        let oldText = Int(template.block.load(fromByteOffset: 16 + 4 * pieces, as: Int32.self))
+        let oldDomain = template.domainJSON.count
+        let shift = escaped.count - oldDomain
+        let (size, overflow) = (textStart + oldText).addingReportingOverflow(2 * shift)
+        guard !overflow, size - textStart <= Int(Int32.max) else { return nil }
+        block = .allocate(byteCount: size, alignment: MemoryLayout<Int32>.alignment)
+        // SAFETY: the new block has the template's header, offsets and exclude bytes
+        // (`textStart` bytes, the same counts), then its text with the domain `shift` bytes
+        // longer in both of the two pieces that hold it: `size` bytes in all. Piece 0 starts
+        // with the literal before the domain (`writeNames`), piece 1 is the domain, and every
+        // offset after them moves by the domain's growth once or twice.
+        block.copyMemory(from: template.block, byteCount: textStart)
+        for piece in 1...pieces {
+            let old = Int(template.block.load(fromByteOffset: 16 + 4 * piece, as: Int32.self))
+            block.storeBytes(of: Int32(old + (piece == 1 ? shift : 2 * shift)), toByteOffset: 16 + 4 * piece, as: Int32.self)
+        }
+        let literal = Self.domainLiteral.utf8CodeUnitCount
+        let oldTail = template.noMatchTail.count
+        let newText = block + textStart
+        let oldTextStart = template.block + textStart
+        newText.copyMemory(from: oldTextStart, byteCount: literal)
+        escaped.withUnsafeBytes { escaped in
+            guard let base = escaped.baseAddress else { return }
+            (newText + literal).copyMemory(from: base, byteCount: escaped.count)
+            (newText + literal + escaped.count).copyMemory(from: oldTextStart + literal + oldDomain, byteCount: oldTail - literal - oldDomain)
+            let domainStart = oldTail + shift
+            (newText + domainStart).copyMemory(from: base, byteCount: escaped.count)
+            let after = oldTail + oldDomain
+            (newText + domainStart + escaped.count).copyMemory(from: oldTextStart + after, byteCount: oldText - after)
+        }
+    }
+
+    /// What piece 0, the no-match tail, starts with, before the domain.
+    private static let domainLiteral: StaticString = #", "domain": "#
+
+    /// The domain, then each app, as JSON strings; string `i` ends at `stringEnds[i]`.
+    private static func escaped(domain: String, apps: [String]) -> (escaped: [UInt8], stringEnds: [Int]) {
         var escaped: [UInt8] = []
         escaped.reserveCapacity(2 + domain.utf8.count + 48 * apps.count)
         var stringEnds: [Int] = []
@@ -46,13 +138,7 @@ struct RecordFragments: @unchecked Sendable {
             JSONWriter.appendEscaped(app, to: &escaped)
             stringEnds.append(escaped.count)
         }
-        // The text's size and its pieces (`2 + apps + 2 × rules`): the pass that writes it,
-        // counting only.
-        var measure = TextCounter()
-        Self.writeText(into: &measure, escaped: escaped, stringEnds: stringEnds, rules: rules)
-        let (size, overflow) = (16 + 4 * (measure.pieces + 1) + rules.count).addingReportingOverflow(measure.written)
-        guard !overflow, size <= Int(Int32.max) else { return nil }
-        self.init(escaped: escaped, stringEnds: stringEnds, rules: rules, measured: measure)
+        return (escaped, stringEnds)
     }
 
     /// The pieces of a domain whose document cannot be used: its name alone, for its error
@@ -93,13 +179,19 @@ struct RecordFragments: @unchecked Sendable {
     private static func writeText<Text: TextSink>(
         into text: inout Text, escaped: [UInt8], stringEnds: [Int], rules: [(entry: Int, rule: Int, exclude: Bool)]
     ) {
+        writeNames(into: &text, escaped: escaped, stringEnds: stringEnds)
+        writeRules(into: &text, rules: rules)
+    }
+
+    /// The pieces that name: the no-match tail, the domain, each app.
+    private static func writeNames<Text: TextSink>(into text: inout Text, escaped: [UInt8], stringEnds: [Int]) {
         let apps = 0..<(stringEnds.count - 1)
         escaped.withUnsafeBytes { escaped in
             // `stringEnds` holds ascending ends within `escaped`.
             let domainJSON = UnsafeRawBufferPointer(rebasing: escaped[0..<stringEnds[0]])
             // Piece 0, the no-match tail:
             // `, "domain": D, "apps": [], "decisions": [{"app": A, "decision": "no_match"}, …]`.
-            text.write(#", "domain": "#)
+            text.write(domainLiteral)
             text.write(domainJSON)
             text.write(#", "apps": [], "decisions": ["#)
             for app in apps {
@@ -118,6 +210,10 @@ struct RecordFragments: @unchecked Sendable {
                 text.endPiece()
             }
         }
+    }
+
+    /// Each rule's JSON suffix, then each rule's `E:R`.
+    private static func writeRules<Text: TextSink>(into text: inout Text, rules: [(entry: Int, rule: Int, exclude: Bool)]) {
         for rule in rules {
             text.write(#", "entry": "#)
             text.writeDecimal(rule.entry)

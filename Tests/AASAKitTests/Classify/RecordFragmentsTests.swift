@@ -1,4 +1,4 @@
-import AASAKit
+@testable import AASAKit
 import Foundation
 import XCTest
 
@@ -49,6 +49,52 @@ final class RecordFragmentsTests: XCTestCase {
                 "https://ex.example/e3,ex.example,\"T.a\"\"q\",3:0,\n",
                 "https://ex.example/none,ex.example,,,\n",
             ], "\(engine)")
+        }
+    }
+
+    /// Every piece of a block, as bytes.
+    func pieces(_ fragments: RecordFragments) -> [[UInt8]] {
+        var all = [Array(fragments.noMatchTail), Array(fragments.domainJSON)]
+        all += (0..<fragments.appCount).map { Array(fragments.appJSON($0)) }
+        all += (0..<fragments.ruleCount).map { Array(fragments.ruleJSONSuffix($0)) }
+        all += (0..<fragments.ruleCount).map { Array(fragments.ruleText($0)) }
+        all += (0..<fragments.ruleCount).map { [fragments.excludes($0) ? 1 : 0] }
+        return all
+    }
+
+    /// A domain serving another's document gets the other's block with its own name (and, with
+    /// as many other apps, their names) written in: the very pieces a block written for it from
+    /// scratch holds, whether its names are longer, shorter or need escaping, with no app, one,
+    /// or several, and no rule, one, or many.
+    func test_piecesRewrittenForAnotherDomain_equalPiecesWrittenForIt() throws {
+        let names = ["a.example", "b.ex", "a-much-longer-name.of.some.example", "q\"uote.example", "é.example", ""]
+        let appLists: [[[String]]] = [[[]], [["T.shop"], ["U.a-much-longer-team.app"], ["V\\x"]], [["T.a\"q", "T.é\\b", "U.three"], ["A.1", "B.2", "C.3"]]]
+        let ruleLists: [[(entry: Int, rule: Int, exclude: Bool)]] = [
+            [], [(0, 0, false)], (0..<40).map { ($0 / 3, $0 % 3 * 1_000, $0 % 4 == 1) },
+        ]
+        for sameCount in appLists {
+            for rules in ruleLists {
+                for first in names {
+                    let template = try XCTUnwrap(RecordFragments(domain: first, apps: sameCount[0], rules: rules))
+                    defer { template.deallocate() }
+                    for name in names {
+                        for apps in sameCount {
+                            let written = try XCTUnwrap(RecordFragments(domain: name, apps: apps, rules: rules))
+                            defer { written.deallocate() }
+                            let rewritten = try XCTUnwrap(RecordFragments(domain: name, apps: apps, as: template))
+                            defer { rewritten.deallocate() }
+                            XCTAssertEqual(pieces(rewritten), pieces(written), "\(first) → \(name), \(apps), \(rules.count) rules")
+                        }
+                        let written = try XCTUnwrap(RecordFragments(domain: name, apps: sameCount[0], rules: rules))
+                        defer { written.deallocate() }
+                        let renamed = try XCTUnwrap(RecordFragments(domain: name, as: template))
+                        defer { renamed.deallocate() }
+                        XCTAssertEqual(renamed.appCount, sameCount[0].count)
+                        XCTAssertEqual(renamed.ruleCount, rules.count)
+                        XCTAssertEqual(pieces(renamed), pieces(written), "\(first) → \(name), same apps, \(rules.count) rules")
+                    }
+                }
+            }
         }
     }
 }

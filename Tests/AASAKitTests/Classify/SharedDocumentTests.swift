@@ -163,6 +163,51 @@ final class SharedDocumentTests: XCTestCase {
         XCTAssertTrue(expected.contains { $0.contains(#""domain": "b.example", "apps": ["U.other"]"#) })
     }
 
+    /// Domains of one body and the same app IDs share what the first of them loaded (its
+    /// document, app IDs, rules and record pieces), each under its own name: names longer and
+    /// shorter than the first's, met in any order, in every record format.
+    func test_artifact_domainsWithTheSameBodyAndApps_shareWhatTheFirstLoaded_eachNamingItself() throws {
+        let files = [
+            ("a.example", Self.shop), ("b.ex", Self.shop), ("c.much-longer-name.example", Self.shop), ("d.example", Self.shopOtherApp),
+            ("e.example", Self.shopOtherApp),
+        ]
+        let folder = try rulesDirectory(files)
+        let documents = try DomainDocuments.directory(folder, configuration: .default)
+        var counts = CompiledArtifact.Counts()
+        let bytes = CompiledArtifact.encode(ClassifierRules(documents: documents, engine: .dfa), budget: .init(), counts: &counts)
+        XCTAssertEqual(counts.bodies, 1)
+        let file = try makeTemporaryFolder("shared-loaded").appendingPathComponent("rules.aasac")
+        try Data(bytes).write(to: file)
+        let mapped = try CompiledArtifact.open(path: file.path)
+        XCTAssertTrue(mapped.sameAppIDs(0, 2))
+        XCTAssertFalse(mapped.sameAppIDs(0, 3))
+        XCTAssertTrue(mapped.sameAppIDs(3, 4))
+        let hosts = ["c.much-longer-name.example", "b.ex", "e.example", "a.example", "d.example"]
+        let urls = stream(hosts: hosts, paths: Self.paths)
+        for format in [RecordFormat.ndjson, .tsv, .csv] {
+            func records(_ rules: ClassifierRules) -> [String] {
+                let classifier = Classifier(rules: rules, format: format)
+                return urls.map { url in
+                    let out = RecordBuffer()
+                    Array(url.utf8).withUnsafeBufferPointer { classifier.classify($0, into: out) }
+                    return String(decoding: out.bytes, as: UTF8.self)
+                }
+            }
+            let artifact = ClassifierRules(artifact: mapped)
+            let got = records(artifact)
+            XCTAssertEqual(got, records(ClassifierRules(documents: documents, engine: .reference)), "\(format)")
+            let loaded = artifact.domains.map(\.loaded)
+            XCTAssertTrue(loaded[1].fragments.noMatchTail.baseAddress != loaded[0].fragments.noMatchTail.baseAddress, "each domain owns its pieces")
+            XCTAssertEqual(loaded.map(\.appIDs), [["T.shop"], ["T.shop"], ["T.shop"], ["U.other"], ["U.other"]])
+        }
+        // Met after a.example, b.ex and c.much-longer-name.example take its pieces.
+        let shared = records(ClassifierRules(artifact: mapped), ["https://a.example/x", "https://b.ex/items/1", "https://c.much-longer-name.example/none"])
+        XCTAssertEqual(shared.dropFirst(), [
+            #"{"url": "https://b.ex/items/1", "domain": "b.ex", "apps": ["T.shop"], "decisions": [{"app": "T.shop", "decision": "match", "entry": 0, "rule": 0}]}"# + "\n",
+            #"{"url": "https://c.much-longer-name.example/none", "domain": "c.much-longer-name.example", "apps": [], "decisions": [{"app": "T.shop", "decision": "no_match"}]}"# + "\n",
+        ])
+    }
+
     /// A thread keeps its domains' slots in the order it meets them; the counts it reports are
     /// still each domain's own, as its records show them.
     func test_statistics_areEachDomainsOwn_whateverOrderTheThreadMeetsThem() throws {
