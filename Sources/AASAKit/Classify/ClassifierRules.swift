@@ -9,6 +9,9 @@ import Synchronization
 /// of 100 000 domains then starts in the time it takes to list them, and memory grows with the
 /// domains the stream touches, not the domains on disk. A document that cannot be used is
 /// reported when its domain is first met (`onLoadFailure`), and its URLs get error records.
+/// Domains serving one document (the same file, the same file but for its app IDs, or one body
+/// of an artifact) share what the first of them loaded: its compiled automata, its rules, and
+/// a copy of its record pieces with the names rewritten (`Loaded(sharing:domain:appIDs:)`).
 public final class ClassifierRules: Sendable {
     public enum Engine: String, Sendable {
         case dfa
