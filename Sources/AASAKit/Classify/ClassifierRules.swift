@@ -80,9 +80,6 @@ public final class ClassifierRules: Sendable {
             }
         }
 
-        /// The domain `domain` serving the very document `first` was compiled from, or (with
-        /// `appIDs`) one that differs from it only in its app IDs, `appIDs[i]` standing where
-        /// `first.appIDs[i]` stood.
         /// The domain `domain` serving `first`'s compiled document, with `first`'s app IDs or
         /// (`appIDs`) as many others standing where they stood: the document shared under the
         /// new name, `first`'s rules, and record pieces whose rule pieces are copied from

@@ -52,9 +52,9 @@ struct RecordFragments: @unchecked Sendable {
     /// Why: a fleet serves a few documents under thousands of names (and white-label fleets one
     /// set of rules under each customer's app IDs), and every domain a stream meets needs its
     /// pieces; copying the rules' pieces costs a copy where writing them formats every rule again.
-    /// `nil` when the text would not fit the block's 32-bit offsets.
+    /// `nil` when the text would not fit the block's 32-bit offsets, or `apps` are not as many.
     init?(domain: String, apps: [String], as template: RecordFragments) {
-        assert(apps.count == template.appCount)
+        guard apps.count == template.appCount else { return nil }
         let (escaped, stringEnds) = Self.escaped(domain: domain, apps: apps)
         var measure = TextCounter()
         Self.writeNames(into: &measure, escaped: escaped, stringEnds: stringEnds)

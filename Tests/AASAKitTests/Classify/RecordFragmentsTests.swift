@@ -92,6 +92,7 @@ final class RecordFragmentsTests: XCTestCase {
                         XCTAssertEqual(renamed.appCount, sameCount[0].count)
                         XCTAssertEqual(renamed.ruleCount, rules.count)
                         XCTAssertEqual(pieces(renamed), pieces(written), "\(first) → \(name), same apps, \(rules.count) rules")
+                        XCTAssertNil(RecordFragments(domain: name, apps: sameCount[0] + ["X.more"], as: template), "another number of apps")
                     }
                 }
             }
