@@ -114,8 +114,13 @@ public struct Configuration: Sendable, Equatable {
         /// `LazyDFA.heavyWeight` positions and for every closure built. Past it the URL gets an
         /// error record, never a decision. Default 500,000: a few tens of milliseconds, a
         /// hundred times what any URL of the shared corpora or the case suite needs
-        /// (`WorkBudgetTests` decides them all under 5 000).
-        public var maxURLWork = 500_000
+        /// (`WorkBudgetTests` decides them all under 5 000). At least `LazyDFA.heavyWeight`: a
+        /// lower value is raised to it (the CLI refuses one), since below the weight of a heavy
+        /// transition whether a URL runs over would depend on which engine decides it, and
+        /// `--rules`, `--compiled` and the reference could give different records.
+        public var maxURLWork = 500_000 {
+            didSet { maxURLWork = max(maxURLWork, LazyDFA.heavyWeight) }
+        }
         /// Most work of one analysis (`lint`, `diff`, `cover`), in NFA positions stepped and
         /// visited while exploring the document's URLs. Past it the analysis stops and claims
         /// only what it proved (a note says so). Default 10,000,000: about a second.
@@ -146,7 +151,7 @@ public struct Configuration: Sendable, Equatable {
             self.eagerMaxStates = eagerMaxStates
             self.compactTableMinimumBytes = compactTableMinimumBytes
             self.maxVariablePositions = maxVariablePositions
-            self.maxURLWork = maxURLWork
+            self.maxURLWork = max(maxURLWork, LazyDFA.heavyWeight)
             self.eagerMaxWork = eagerMaxWork
         }
     }

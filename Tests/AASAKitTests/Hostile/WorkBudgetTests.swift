@@ -14,6 +14,21 @@ final class WorkBudgetTests: XCTestCase {
         return try CompiledDocument(document: document, domain: "x.example", configuration: configuration)
     }
 
+    /// Below the weight of a heavy transition, whether a URL runs over would depend on the engine
+    /// (light transitions are never charged): the library raises such a budget, as the CLI
+    /// refuses it.
+    func test_urlWorkBelowAHeavyTransition_isRaisedToIt() {
+        var configuration = Configuration()
+        configuration.automata.maxURLWork = 10
+        XCTAssertEqual(configuration.automata.maxURLWork, LazyDFA.heavyWeight)
+        configuration.automata.maxURLWork = 300
+        XCTAssertEqual(configuration.automata.maxURLWork, 300)
+        XCTAssertEqual(Configuration.Automata(maxURLWork: 0).maxURLWork, LazyDFA.heavyWeight)
+        XCTAssertEqual(Configuration.Limit.urlWork.minimum, LazyDFA.heavyWeight)
+        configuration[.urlWork] = 1
+        XCTAssertEqual(configuration[.urlWork], LazyDFA.heavyWeight)
+    }
+
     func test_variableBlowUp_isRefusedAtCompileWithTheRuleThatPassedTheLimit() throws {
         XCTAssertThrowsError(try compile(WorkBudgetShapes.variableBlowUp(values: 5_000, sites: 2_048))) { error in
             guard case AutomatonError.overLimit(.variablePositions, let found, let maximum, let location)? = error as? AutomatonError else {
