@@ -57,3 +57,25 @@ final class LazyCacheMemoryTests: XCTestCase {
         XCTAssertGreaterThan(account.bytes, 0)
     }
 }
+
+/// A cache over a prebuilt table never builds a state: it holds room for the dead state only,
+/// where a lazy one starts with room for sixteen (a fleet makes one per automaton of each
+/// document it meets).
+final class PrebuiltCacheRoomTests: XCTestCase {
+    func test_cacheOverAPrebuiltTable_holdsRoomForTheDeadStateOnly_evenAfterRelease() throws {
+        let text = #"{"applinks": {"details": [{"appIDs": ["T.a"], "components": [{"/": "/a/*"}, {"/": "/b/?x", "exclude": true}]}]}}"#
+        let document = try AASADocument(bytes: Array(text.utf8))
+        let eager = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.compactTables)
+        let dfa = try XCTUnwrap(eager.path.compactMap { $0 }.first)
+        XCTAssertNotNil(dfa.prebuilt)
+        let cache = dfa.makeCache()
+        XCTAssertEqual(cache.table.rowCapacity, 1)
+        XCTAssertEqual(dfa.search("/a/x", cache: cache), dfa.search("/a/x", cache: dfa.makeCache()))
+        cache.release()
+        XCTAssertEqual(cache.table.rowCapacity, 1, "a release keeps room for the dead state only")
+        let lazy = try CompiledDocument(document: document, domain: "example.com", configuration: EngineConfigurations.lazyOnly)
+        let lazyDFA = try XCTUnwrap(lazy.path.compactMap { $0 }.first)
+        XCTAssertNil(lazyDFA.prebuilt)
+        XCTAssertEqual(lazyDFA.makeCache().table.rowCapacity, 16)
+    }
+}

@@ -1,11 +1,11 @@
 /// The lazy DFA cache's scratch space for building states (see `Determinizer+Scratch`).
 final class StateScratch {
     // Sized for the states of real documents (a handful of positions); they grow when needed.
-    let seeds = ScratchBuffer<UInt64>(capacity: 16)
-    let stack = ScratchBuffer<UInt64>(capacity: 16)
+    let seeds: ScratchBuffer<UInt64>
+    let stack: ScratchBuffer<UInt64>
     /// `closeSeeds`' result: the subset's sorted positions and tags.
-    let positions = ScratchBuffer<UInt64>(capacity: 16)
-    let tags = ScratchBuffer<Int32>(capacity: 16)
+    let positions: ScratchBuffer<UInt64>
+    let tags: ScratchBuffer<Int32>
     /// Positions the last `closeSeeds` visited (byte-consuming or not): its cost.
     var visits = 0
     /// Visited positions outside variables (continuation none), by NFA state: a sparse set.
@@ -14,7 +14,13 @@ final class StateScratch {
     /// Visited positions inside variable alternatives (they carry a continuation).
     private let visitedPairs = UnsharedCell(Set<UInt64>())
 
-    init(stateCount: Int) {
+    /// `room`: positions each buffer holds before growing (a cache over a prebuilt table never
+    /// builds a state, and needs none).
+    init(stateCount: Int, room: Int = 16) {
+        seeds = ScratchBuffer(capacity: room)
+        stack = ScratchBuffer(capacity: room)
+        positions = ScratchBuffer(capacity: room)
+        tags = ScratchBuffer(capacity: room)
         dense = ScratchBuffer(capacity: max(1, stateCount))
         sparse = ScratchBuffer(capacity: max(1, stateCount))
         sparse.append(repeating: 0, count: stateCount)

@@ -22,13 +22,18 @@ final class TransitionTable {
     /// Cells per row: the transitions and the tag-set column.
     let rowWidth: Int
     private let cells: ScratchBuffer<Int32>
+    /// The rows there is room for at first, and again after `removeAllReleasingMemory`.
+    private let initialRows: Int
     /// The class of each byte (256 entries, each < `stride`).
     private let classOf: ScratchBuffer<UInt8>
 
-    init(classes: ByteClasses) {
+    /// Room for `rows` rows at first: a cache builds a few states at once, but one whose
+    /// automaton has a prebuilt table holds only the dead state.
+    init(classes: ByteClasses, rows: Int = 16) {
         stride = classes.count
         rowWidth = stride + 1
-        cells = ScratchBuffer(capacity: rowWidth * 16)
+        initialRows = max(1, rows)
+        cells = ScratchBuffer(capacity: rowWidth * initialRows)
         classOf = ScratchBuffer(capacity: 256)
         classOf.append(contentsOf: classes.classOf)
         precondition(classOf.count == 256, "a byte class map has 256 entries")
@@ -38,6 +43,9 @@ final class TransitionTable {
     var count: Int { cells.count }
 
     var stateCount: Int { count / rowWidth }
+
+    /// The rows the cells have room for before growing.
+    var rowCapacity: Int { cells.capacity / rowWidth }
 
     @inline(__always)
     func classOf(_ byte: UInt8) -> Int { classOf.withView { Int($0[Int(byte)]) } }
@@ -87,7 +95,7 @@ final class TransitionTable {
 
     /// As `removeAll`, the memory of all but a few rows given back.
     func removeAllReleasingMemory() {
-        cells.removeAll(keepingRoomFor: rowWidth * 16)
+        cells.removeAll(keepingRoomFor: rowWidth * initialRows)
     }
 
     /// Where a walk stopped.
