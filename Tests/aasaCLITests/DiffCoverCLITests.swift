@@ -284,16 +284,20 @@ final class DiffCoverCLITests: XCTestCase {
         XCTAssertEqual(try CLIRunner.run(["match", file, "--domain", "example.com", "--limit", "json-depth=4096", "https://example.com/a"]).status, 0)
     }
 
+    /// Each record says whether its rule matches or excludes, as the text output does.
     func test_cover_jsonGivesEveryRuleAURLItDecidesOrAReason() throws {
-        let file = try write("doc.json", document(#"[{"/": "/a/*", "?": {"id": "?*"}}, {"/": "/a/x"}, {"/": "/a/*"}, {"/": "/a/*/b"}]"#))
+        let file = try write(
+            "doc.json", document(#"[{"/": "/a/*", "?": {"id": "?*"}}, {"/": "/a/x", "exclude": true}, {"/": "/a/*"}, {"/": "/a/*/b"}]"#))
         let output = try CLIRunner.run(["cover", file, "--format", "json"])
         XCTAssertEqual(output.status, 1, "rule 3 is covered by rule 2: " + output.stdout)
         let records = try output.stdout.split(separator: "\n").map(object)
         XCTAssertEqual(records.map { $0["rule"] as? Int }, [0, 1, 2, 3])
+        XCTAssertEqual(records.map { $0["decision"] as? String }, ["match", "exclude", "match", "match"])
         for record in records {
             if let url = record["url"] as? String {
                 let decision = try reference(file, url).first
                 XCTAssertEqual(decision?.rule, record["rule"] as? Int, url)
+                XCTAssertEqual(decision?.kind == .exclude ? "exclude" : "match", record["decision"] as? String, url)
             } else {
                 XCTAssertEqual(record["rule"] as? Int, 3)
                 XCTAssertTrue((record["reason"] as? String)?.contains("components[2]") ?? false)

@@ -321,7 +321,9 @@ final class EntitlementsCLITests: XCTestCase {
         let folder = try makeTemporaryFolder("aasa-entitlements")
         let rules = try rules(folder)
         XCTAssertEqual(try CLIRunner.run(["entitlements", "x.plist"]).status, 2, "needs --rules or --fetch")
-        XCTAssertEqual(try CLIRunner.run(["entitlements", "x.plist", "--rules", rules.path, "--fetch"]).status, 2)
+        let both = try CLIRunner.run(["entitlements", "x.plist", "--rules", rules.path, "--fetch"])
+        XCTAssertEqual(both.status, 2)
+        XCTAssertTrue(both.stderr.contains("give --rules DIR or --fetch, not both"), both.stderr)
         XCTAssertEqual(
             try CLIRunner.run(["entitlements", folder.appendingPathComponent("nope").path, "--rules", rules.path]).status, 3)
         let garbage = folder.appendingPathComponent("garbage.plist")

@@ -110,10 +110,21 @@ final class FleetCLITests: XCTestCase {
         // Reported once, when met; the untouched document is never read, so never reported.
         XCTAssertEqual(run.stderr.components(separatedBy: "cannot use the document of broken.test").count - 1, 1, run.stderr)
         XCTAssertFalse(run.stderr.contains("untouched.test"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("1 document could not be used"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("1 document could not be used (its URLs got error records): broken.test"), run.stderr)
         let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
         let unusable = try XCTUnwrap(summary["unusable_documents"] as? [[String: Any]])
         XCTAssertEqual(unusable.map { $0["domain"] as? String }, ["broken.test"])
+        // `--stats` lists the domains URLs reached, as the text summary does: the untouched
+        // one's apps were never read, and it has no records.
+        let domains = try XCTUnwrap(summary["domains"] as? [[String: Any]])
+        XCTAssertEqual(domains.map { $0["domain"] as? String }, ["broken.test", "good.test"])
+        XCTAssertEqual(domains.map { $0["records"] as? Int }, [2, 1])
+        XCTAssertEqual((domains.last?["apps"] as? [[String: Any]])?.map { $0["matches"] as? Int }, [1])
+        // `compile` reads every document: it names both it cannot use, and counts them.
+        let compile = try ChildProcess.run(["compile", rules.path, "-o", folder.appendingPathComponent("r.aasac").path], folder: folder)
+        XCTAssertEqual(compile.status, 0, compile.summary)
+        XCTAssertTrue(compile.stderr.contains("aasa compile: 3 domains (2 could not be used: their URLs get error records), "), compile.summary)
+        XCTAssertTrue(compile.stderr.contains("cannot use the document of untouched.test"), compile.summary)
     }
 }
 

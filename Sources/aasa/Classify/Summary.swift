@@ -43,7 +43,7 @@ struct Summary {
         if !failures.isEmpty {
             let names = failures.prefix(Self.domainsShown).map { VisibleText.excerpt($0.domain, limit: 200) }.joined(separator: ", ")
             let more = failures.count > Self.domainsShown ? ", …" : ""
-            lines.append("  \(counted(failures.count, "document")) could not be used (their URLs got error records): \(names)\(more)")
+            lines.append("  \(counted(failures.count, "document")) could not be used (\(failures.count == 1 ? "its" : "their") URLs got error records): \(names)\(more)")
         }
         return lines.joined(separator: "\n")
     }
@@ -52,8 +52,9 @@ struct Summary {
 
     var json: String {
         var domains: [JSONValue] = []
-        for (index, domain) in rules.domains.enumerated() {
-            // A domain no URL reached may never have been loaded: its apps are then unknown.
+        // The domains URLs reached, as the text lists them: a rules directory's others were
+        // never loaded (their apps unknown), and a fleet's would fill the file with zeros.
+        for (index, domain) in rules.domains.enumerated() where statistics.domainRecords[index] > 0 {
             let apps = (domain.loadedIfReady?.appIDs ?? []).enumerated().map { app, name -> JSONValue in
                 let count = app < statistics.appMatches[index].count ? statistics.appMatches[index][app] : 0
                 return .object(JSONObject(members: [("app", .string(name)), ("matches", .number(String(count)))]))

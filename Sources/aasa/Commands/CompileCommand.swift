@@ -79,10 +79,12 @@ enum CompileCommand {
             return .inputOutput
         }
         let rules: ClassifierRules
+        let unusable = UnusableCount()
         // A directory's documents are compiled and encoded one at a time, each let go once its
         // body is written: the memory is the artifact's and one document's, not the fleet's.
         switch RulesLoader.load(
-            source, domain: domain, engine: .dfa, configuration: configuration, command: "compile", lazy: true, retainsDocuments: false)
+            source, domain: domain, engine: .dfa, configuration: configuration, command: "compile", lazy: true, retainsDocuments: false,
+            unusable: unusable)
         {
         case .success(let loaded): rules = loaded
         case .failure(let code):
@@ -100,8 +102,10 @@ enum CompileCommand {
             printError("aasa compile: \(error)")
             return .inputOutput
         }
+        // The documents that could not be used were named as they were reached; the summary
+        // counts them, since their domains are in the artifact and get error records.
         printError(
-            "aasa compile: \(rules.domains.count) domains, \(parts.map(\.count).reduce(0, +)) bytes written to \(output) (automata: \(counts.prebuilt) prebuilt DFA tables, \(counts.lazy) lazy; \(counts.bodies) distinct bodies)")
+            "aasa compile: \(counted(rules.domains.count, "domain"))\(unusable.value == 0 ? "" : " (\(unusable.value) could not be used: their URLs get error records)"), \(parts.map(\.count).reduce(0, +)) bytes written to \(output) (automata: \(counted(counts.prebuilt, "prebuilt DFA table")), \(counts.lazy) lazy; \(counts.bodies) distinct \(counts.bodies == 1 ? "body" : "bodies"))")
         return .success
     }
 }

@@ -16,8 +16,8 @@ enum CoverCommand {
             re-checked by the matcher. A rule without URL says why: it can never match, or
             earlier rules decide every URL it matches (a proof when the document compares text
             in one mode; otherwise the search covered only URLs all modes read alike).
-            json: {"app": …, "entry": i, "rule": j, "url": …} per rule and app, or
-                  {"app": …, "entry": i, "rule": j, "url": null, "reason": …}.
+            json: {"app": …, "entry": i, "rule": j, "decision": "match"|"exclude", "url": …} per rule
+                  and app, or the same with "url": null, "reason": ….
             matrix: a test matrix for 'aasa test --matrix', keyed by app:
                   {"opens_app": {app: [urls of match rules]}, "opens_web": {app: [urls of exclude rules]}}.
 
@@ -59,6 +59,7 @@ enum CoverCommand {
             case "json":
                 for item in coverage.items {
                     var line = "{\"app\": \(JSONWriter.escape(item.app)), \"entry\": \(item.entry), \"rule\": \(item.rule), "
+                    line += "\"decision\": \"\(item.decision.rawValue)\", "
                     if let url = item.url {
                         line += "\"url\": \(JSONWriter.escape(url))}\n"
                     } else {

@@ -68,7 +68,9 @@ enum EntitlementsCommand {
         guard parsed.positionals.count == 1 else { return CommandSupport.usageError(spec, "expected one entitlements <file>") }
         let rulesPath = parsed.value("rules")
         let fetch = parsed.has("fetch")
-        guard (rulesPath != nil) != fetch else { return CommandSupport.usageError(spec, "give --rules DIR or --fetch") }
+        guard (rulesPath != nil) != fetch else {
+            return CommandSupport.usageError(spec, fetch ? "give --rules DIR or --fetch, not both" : "give --rules DIR or --fetch")
+        }
         let format = parsed.value("format") ?? "text"
         guard ["text", "json"].contains(format) else { return CommandSupport.usageError(spec, "unknown format '\(format)'") }
         var expectations: [TestCommand.Expectation]?
