@@ -337,6 +337,14 @@ final class DiffCoverCLITests: XCTestCase {
         let output = try CLIRunner.run(["test", file, "--matrix", matrix])
         XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
         XCTAssertTrue(output.stdout.contains("3 passed, 0 failed"), output.stdout)
+        XCTAssertFalse(output.stderr.contains("--domain"), "no hint when nothing failed: " + output.stderr)
+        // A URL of another host listed as opening the web fails without --domain (its own host
+        // serves the file), and the failure says how to test one domain; with it, it passes.
+        let other = try write("o.json", #"{"opens_app": ["https://example.com/a"], "opens_web": ["https://www.example.com/a"]}"#)
+        let failing = try CLIRunner.run(["test", file, "--matrix", other])
+        XCTAssertEqual(failing.status, 1, failing.stdout)
+        XCTAssertTrue(failing.stderr.contains("without --domain each URL's own host was taken to serve the file"), failing.stderr)
+        XCTAssertEqual(try CLIRunner.run(["test", file, "--matrix", other, "--domain", "example.com"]).status, 0)
     }
 
     func test_test_refusesAMatrixThatCouldCheckNothingByMistake() throws {
