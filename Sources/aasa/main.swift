@@ -46,18 +46,18 @@ let overview = """
            aasa --version
 
     COMMANDS:
-      classify   Classify a stream of URLs against the AASA files of many domains (the main job).
-      compile    Compile AASA documents into an artifact that classify --compiled starts from at once.
-      match      Decide, for each URL, which apps of one AASA file it opens (JSON lines).
-      explain    Show, for a person, which rule decided a URL for one app, and why.
-      test       Check an AASA file against a matrix of URLs (opens_app / opens_web).
-      lint       Report what is wrong in AASA files: codes, JSON paths, fix hints (text, json, sarif, github).
-      diff       Show which URLs two versions of an AASA file decide differently, with example URLs.
-      cover      Find a URL for every rule (or prove there is none); can write a test matrix.
-      fetch      Download domains' AASA files (origin or Apple's CDN) into a rules directory, refreshing them.
-      check      Check a deployment: origin status, TLS, type, lint, the CDN copy by meaning, a test matrix.
+      classify      Classify a stream of URLs against the AASA files of many domains (the main job).
+      compile       Compile AASA documents into an artifact that classify --compiled starts from at once.
+      match         Decide, for each URL, which apps of one AASA file it opens (JSON lines).
+      explain       Show, for a person, which rule decided a URL for one app, and why.
+      test          Check an AASA file against a matrix of URLs (opens_app / opens_web).
+      lint          Report what is wrong in AASA files: codes, JSON paths, fix hints (text, json, sarif, github).
+      diff          Show which URLs two versions of an AASA file decide differently, with example URLs.
+      cover         Find a URL for every rule (or prove there is none); can write a test matrix.
+      fetch         Download domains' AASA files (origin or Apple's CDN) into a rules directory, refreshing them.
+      check         Check a deployment: origin status, TLS, type, lint, the CDN copy by meaning, a test matrix.
       entitlements  Check an app's applinks: domains against their AASA files (rules directory or fetched).
-      debug      Print a document's compiled automata (nfa | dfa | plan), as stable text.
+      debug         Print a document's compiled automata (nfa | dfa | plan), as stable text.
 
     Run 'aasa <command> --help' for a command's options. Semantics: docs/semantics.md.
 

@@ -377,6 +377,10 @@ extension ClassifyTests {
     }
 
     func test_noHeader_leavesOnlyTheRows() throws {
+        // NDJSON has no header to leave out: asking is a mistake, as --url-field without NDJSON input.
+        let ndjson = try CLIRunner.run(["classify", "--rules", corpus.path, "--no-header"], stdin: Data("\(museumURL)\n".utf8))
+        XCTAssertEqual(ndjson.status, 2, ndjson.stderr)
+        XCTAssertTrue(ndjson.stderr.contains("--no-header needs --format tsv or csv"), ndjson.stderr)
         for format in ["tsv", "csv"] {
             let run = try CLIRunner.run(["classify", "--rules", corpus.path, "--format", format, "--no-header"], stdin: Data("\(museumURL)\n".utf8))
             XCTAssertEqual(run.lineCount, 1, run.stdout)

@@ -129,6 +129,9 @@ enum ClassifyCommand {
         if parsed.value("url-field") != nil, inputFormat != .ndjson {
             return CommandSupport.usageError(spec, "--url-field needs --input-format ndjson")
         }
+        if parsed.has("no-header"), format == .ndjson {
+            return CommandSupport.usageError(spec, "--no-header needs --format tsv or csv (NDJSON has no header)")
+        }
         if parsed.value("url-column") != nil, inputFormat != .csv {
             return CommandSupport.usageError(spec, "--url-column needs --input-format csv")
         }

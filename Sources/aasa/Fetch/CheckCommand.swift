@@ -23,16 +23,13 @@ enum CheckCommand {
         ] + NetworkOptions.specOptions,
         discussion: """
             Codes (severity): origin: connection, tls, timeout, invalid-response, redirect,
-            http-status, too-large
-            (error), root-path (warning: only the root path serves the document, not the
-            .well-known path Apple documents), content-type (warning: not application/json);
-            then the origin document's
-            lint findings (aasa lint's codes and severities); CDN: cdn-missing (error: the CDN
-            has no copy, HTTP 404 or 410), cdn-unavailable (warning: the CDN could not be asked,
-            or answered another error such as 429), cdn-differs
-            (warning: some URLs are decided differently, with an example URL per class; or the
-            CDN copy is not a usable document, with the reason),
-            cdn-unproven (warning: no difference found but equivalence not proven), and with
+            http-status, too-large (error), root-path (warning: only the root path serves the
+            document, not the .well-known path Apple documents), content-type (warning: not
+            application/json); then the origin document's lint findings (aasa lint's codes and
+            severities); CDN: cdn-missing (error: the CDN has no copy, HTTP 404 or 410),
+            cdn-unavailable (warning: the CDN could not be asked, or answered another error such
+            as 429), cdn-differs (warning: some URLs are decided differently, with an example URL
+            per class; or the CDN copy is not a usable document, with the reason), cdn-unproven (warning: no difference found but equivalence not proven), and with
             --state, cdn-differs-persistent (error) once the same pair of copies has differed
             for longer than --alert-after; the state forgets a domain when its copies agree.
             --matrix: matrix-failed (error) for each URL of the domain whose expectation fails,
