@@ -125,6 +125,7 @@ final class FleetCLITests: XCTestCase {
         XCTAssertEqual(compile.status, 0, compile.summary)
         XCTAssertTrue(compile.stderr.contains("aasa compile: 3 domains (2 could not be used: their URLs get error records), "), compile.summary)
         XCTAssertTrue(compile.stderr.contains("cannot use the document of untouched.test"), compile.summary)
+        XCTAssertTrue(compile.stderr.contains("(automata: 1 prebuilt DFA table, 0 lazy; 1 distinct body)"), compile.summary)
     }
 }
 
