@@ -78,13 +78,13 @@ if name == "--help" || name == "-h" || name == "help" {
         exit(CommandSupport.printed(overview + "\n").rawValue)
     }
     guard let command = commands[topic] else {
-        printError("aasa help: unknown command '\(topic)'\n\n\(overview)")
+        printError(UnknownCommand.message(topic, context: "aasa help", commands: commands.keys.sorted()))
         exit(ExitCode.usage.rawValue)
     }
     exit(command(["--help"]).rawValue)
 }
 guard let command = commands[name] else {
-    printError("aasa: unknown command '\(name)'\n\n\(overview)")
+    printError(UnknownCommand.message(name, context: "aasa", commands: commands.keys.sorted()))
     exit(ExitCode.usage.rawValue)
 }
 exit(command(arguments.dropFirst()).rawValue)

@@ -168,7 +168,7 @@ final class LintCLITests: XCTestCase {
         let output = try CLIRunner.run(["lint", try folder().appendingPathComponent("missing.json").path, "--format", "sarif"])
         XCTAssertEqual(output.status, 3)
         XCTAssertTrue(output.stdout.contains(#""executionSuccessful":false"#), output.stdout)
-        XCTAssertTrue(output.stdout.contains(#"missing.json: no such file"#), output.stdout)
+        XCTAssertTrue(output.stdout.contains(#"missing.json: No such file or directory"#), output.stdout)
     }
 
     func test_github_workflowCommandsPerSeverity() throws {
@@ -252,7 +252,7 @@ final class LintCLITests: XCTestCase {
         let flawed = try write("flawed.json", Self.flawed)
         let output = try CLIRunner.run(["lint", try folder().appendingPathComponent("missing.json").path, flawed, try folder().path])
         XCTAssertEqual(output.status, 3)
-        XCTAssertTrue(output.stderr.contains("missing.json: no such file"), output.stderr)
+        XCTAssertTrue(output.stderr.contains("missing.json: No such file or directory"), output.stderr)
         XCTAssertTrue(output.stderr.contains("\(try folder().path): it is a directory"), output.stderr)
         XCTAssertTrue(output.stdout.contains("\(flawed): error [wrong-type]"), output.stdout)
         XCTAssertTrue(output.stdout.hasSuffix("3 files: 2 errors, 1 warning, 1 note; 2 could not be read\n"), output.stdout)

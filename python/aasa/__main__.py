@@ -338,7 +338,7 @@ def _main(argv: Optional[List[str]]) -> int:
         if args.compiled:
             rules = Rules.from_artifact(args.compiled, limits)
         elif not os.path.exists(args.rules):
-            raise OSError(f"cannot read the rules {args.rules}: no such file or directory")
+            raise OSError(f"cannot read the rules {args.rules}: No such file or directory")
         elif os.path.isdir(args.rules):
             rules = Rules.from_directory(args.rules, limits)
         elif args.domain is None:

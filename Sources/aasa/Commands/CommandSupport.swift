@@ -86,18 +86,19 @@ enum CommandSupport {
     }
 
     /// Reads and decodes a document, reading no more of the file than the size limit allows;
-    /// on failure prints "cannot read FILE: reason" and returns exit status 3. FILE is shown as
+    /// on failure prints "aasa COMMAND: cannot read FILE: reason" (the system's reason, as `cat`
+    /// gives it, or what is wrong in the document) and returns exit status 3. FILE is shown as
     /// `VisibleText.escapedLine` shows it: a file name may hold an escape sequence or a line
     /// break, which the terminal would obey or show as a line of its own.
-    static func loadDocument(_ path: String, configuration: Configuration) -> Result<AASADocument, ExitCode> {
+    static func loadDocument(_ path: String, command: String, configuration: Configuration) -> Result<AASADocument, ExitCode> {
         if isNotUTF8(path) {
-            printError("aasa: cannot read \(VisibleText.escapedLine(path)): \(notUTF8Path)")
+            printError("aasa \(command): cannot read \(VisibleText.escapedLine(path)): \(notUTF8Path)")
             return .failure(.unreadableDocument)
         }
         do {
             return .success(try AASADocument(contentsOfFile: path, configuration: configuration))
         } catch {
-            printError("aasa: cannot read \(VisibleText.escapedLine(path)): \(error)")
+            printError("aasa \(command): cannot read \(VisibleText.escapedLine(path)): \(error)")
             return .failure(.unreadableDocument)
         }
     }

@@ -36,7 +36,7 @@ enum CoverCommand {
         let format = parsed.value("format") ?? "text"
         guard ["text", "json", "matrix"].contains(format) else { return CommandSupport.usageError(spec, "unknown format '\(format)'") }
         let document: AASADocument
-        switch CommandSupport.loadDocument(parsed.positionals[0], configuration: configuration) {
+        switch CommandSupport.loadDocument(parsed.positionals[0], command: spec.name, configuration: configuration) {
         case .success(let value): document = value
         case .failure(let code): return code
         }

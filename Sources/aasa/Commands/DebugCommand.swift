@@ -53,7 +53,7 @@ enum DebugCommand {
             return CommandSupport.usageError(spec, "expected 'nfa', 'dfa' or 'plan' and a <file>")
         }
         let document: AASADocument
-        switch CommandSupport.loadDocument(parsed.positionals[1], configuration: configuration) {
+        switch CommandSupport.loadDocument(parsed.positionals[1], command: spec.name, configuration: configuration) {
         case .success(let value): document = value
         case .failure(let code): return code
         }

@@ -48,7 +48,7 @@ enum DiffCommand {
         guard let witnesses, witnesses >= 1 else { return CommandSupport.usageError(spec, "--witnesses needs a whole number of at least 1") }
         var documents: [AASADocument] = []
         for file in parsed.positionals {
-            switch CommandSupport.loadDocument(file, configuration: configuration) {
+            switch CommandSupport.loadDocument(file, command: spec.name, configuration: configuration) {
             case .success(let document): documents.append(document)
             case .failure(let code): return code
             }

@@ -41,7 +41,7 @@ enum ExplainCommand {
         }
         guard let app = parsed.value("app") else { return CommandSupport.usageError(spec, "missing --app") }
         let document: AASADocument
-        switch CommandSupport.loadDocument(parsed.positionals[0], configuration: configuration) {
+        switch CommandSupport.loadDocument(parsed.positionals[0], command: spec.name, configuration: configuration) {
         case .success(let value): document = value
         case .failure(let code): return code
         }

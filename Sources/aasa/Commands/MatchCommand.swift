@@ -52,7 +52,7 @@ enum MatchCommand {
             return CommandSupport.usageError(spec, "unknown engine '\(engineName)' (choose \(CommandSupport.engineNames.joined(separator: ", ")))")
         }
         let document: AASADocument
-        switch CommandSupport.loadDocument(file, configuration: configuration) {
+        switch CommandSupport.loadDocument(file, command: spec.name, configuration: configuration) {
         case .success(let value): document = value
         case .failure(let code): return code
         }

@@ -24,7 +24,7 @@ enum RulesLoader {
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            printError("aasa \(command): cannot read the rules \(VisibleText.escapedLine(path)): no such file or directory")
+            printError("aasa \(command): cannot read the rules \(VisibleText.escapedLine(path)): \(CommandSupport.reason(ENOENT))")
             return .failure(.unreadableDocument)
         }
         if isDirectory.boolValue, lazy {

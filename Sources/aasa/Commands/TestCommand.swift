@@ -59,7 +59,7 @@ enum TestCommand {
             return .usage
         }
         let document: AASADocument
-        switch CommandSupport.loadDocument(parsed.positionals[0], configuration: configuration) {
+        switch CommandSupport.loadDocument(parsed.positionals[0], command: spec.name, configuration: configuration) {
         case .success(let value): document = value
         case .failure(let code): return code
         }

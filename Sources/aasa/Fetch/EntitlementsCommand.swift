@@ -252,7 +252,7 @@ enum EntitlementsCommand {
     static func readPlist(_ file: String) -> Result<[String: Any], Problem> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            return .failure(Problem("no such file"))
+            return .failure(Problem(isDirectory.boolValue ? "it is a directory" : CommandSupport.reason(ENOENT)))
         }
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
             let size = (attributes[.size] as? NSNumber)?.intValue, size <= 1 << 20,

@@ -27,7 +27,7 @@ struct LintReport {
         if CommandSupport.isNotUTF8(name) { return File(name: name, findings: [], unreadable: CommandSupport.notUTF8Path) }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: name, isDirectory: &isDirectory) else {
-            return File(name: name, findings: [], unreadable: "no such file")
+            return File(name: name, findings: [], unreadable: CommandSupport.reason(ENOENT))
         }
         if isDirectory.boolValue { return File(name: name, findings: [], unreadable: "it is a directory") }
         let bytes: [UInt8]
@@ -37,7 +37,7 @@ struct LintReport {
             switch error {
             case .document(let document): return File(name: name, findings: [DocumentLint.finding(for: document)], unreadable: nil)
             case .unreadable, .notRegularFile, .brokenSymbolicLink, .symbolicLinkLoop:
-                return File(name: name, findings: [], unreadable: "it cannot be read")
+                return File(name: name, findings: [], unreadable: error.description)
             }
         }
         let findings = Linter.lint(bytes: bytes, domain: domain, configuration: configuration)
