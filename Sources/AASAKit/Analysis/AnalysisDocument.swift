@@ -1,8 +1,9 @@
 /// The Analysis folder: questions about *all* URLs of a domain, answered on the compiled
 /// automata instead of by sampling. `URLExplorer` walks the product of one or two documents'
 /// automata, phase by phase (path, query, fragment), and reports each distinct outcome (which
-/// rules match together) with a shortest URL; `SemanticLint` (`aasa lint`), `SemanticDiff` and
-/// `RuleIdentity` (`aasa diff`) and `Coverage` (`aasa cover`) read those outcomes, and every URL
+/// rules match together) with a shortest URL; `SemanticLint` (`aasa lint`), `SemanticDiff`
+/// (`aasa diff`, after `RuleIdentity` has tried to prove two documents equal rule by rule
+/// without a walk) and `Coverage` (`aasa cover`) read those outcomes, and every URL
 /// they print is first re-checked by the matcher (`WitnessCheck`). `docs/analysis.md` explains
 /// the walk and when an answer is a proof.
 ///

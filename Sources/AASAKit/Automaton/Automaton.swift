@@ -1,6 +1,6 @@
 /// The Automaton layer: the compiler from patterns to automata, and the automata that run.
 ///
-/// Third stage of the pipeline (document → pattern → **automaton** → matcher). In: the
+/// Third stage of the pipeline (document → pattern → **automaton** → plan → matcher). In: the
 /// normalised patterns of every rule of a document, for one component kind and text mode, each
 /// tagged with its rule number, plus the document's substitution variables. Out: an automaton
 /// that reads a component's bytes once and answers with the *set* of rules whose pattern matches

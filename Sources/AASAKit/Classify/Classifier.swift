@@ -7,8 +7,9 @@
 ///
 /// What it will not do: read the input or write the output (the CLI's `Pipeline` cuts batches,
 /// keeps input order and writes; records only go into buffers here), decide a URL itself beyond
-/// reading the decision row its document's plan computed for the path (`PathRowTable`; each
-/// domain's `DFAMatcher`, or `ReferenceMatcher` when asked for, does the rest), or drop a line: a host no
+/// reading the decision row its document's plan computed for the path (`PathRowTable`; the
+/// thread's `DFAMatcher` for the domain's automata, shared by the domains serving one document,
+/// or `ReferenceMatcher` when asked for, does the rest), or drop a line: a host no
 /// document serves gets a record with no domain, and a URL that cannot be split, a document that
 /// could not be loaded or a URL over its work budget gets an error record.
 ///

@@ -1,6 +1,6 @@
 /// One `apple-app-site-association` file, decoded leniently into typed values.
 ///
-/// This is the first stage of the pipeline (document → pattern → automaton → matcher): JSON
+/// This is the first stage of the pipeline (document → pattern → automaton → plan → matcher): JSON
 /// bytes come in, and what goes out is a model in which every piece has its SPEC meaning and
 /// nothing downstream ever sees JSON again. Decoding never throws for a wrong-typed piece: it
 /// skips the piece and records a `Diagnostic` (SPEC 2). Only invalid JSON, a non-object root,
@@ -11,7 +11,7 @@
 ///
 /// The model keeps pattern *text*; turning patterns into something executable is the job of
 /// the `Pattern` layer (for the fast engine) and of `ReferenceMatcher` (for the oracle), which
-/// deliberately share nothing but this model and the URL splitter.
+/// deliberately share no matching code: this model, the URL splitter and the Unicode helpers only.
 ///
 /// What the Document folder will not do: resolve the defaults chain or parse patterns (the
 /// `Pattern` layer does, and the oracle on its own), fetch anything over the network (bytes or a

@@ -3,9 +3,10 @@
 /// across threads, give each thread its own `DFAMatcher`.
 ///
 /// For each component kind (path, query text, fragment) and each text mode that some rule uses,
-/// one NFA holds the patterns of all those rules, tagged with their rule numbers. Components a
-/// rule leaves at `*` are not compiled at all: such rules are "universal" for that component,
-/// so a document of path-only rules never reads the query or fragment. Query dictionaries get
+/// one NFA holds the patterns of all those rules, tagged with their rule numbers. A query or
+/// fragment a rule leaves at `*` is not compiled at all: such rules are "universal" for that
+/// component, so a document of path-only rules never reads the query or fragment (paths are
+/// always compiled). Query dictionaries get
 /// one automaton per (mode, item name), tagged with predicate numbers (SPEC 7).
 public final class CompiledDocument: Sendable {
     /// What the decision step needs to know about one rule, by rule id (evaluation order).

@@ -2,7 +2,7 @@ import Foundation
 
 /// The Matcher layer: from URL bytes to per-app decisions, through the compiled automata.
 ///
-/// Fourth stage of the pipeline (document → pattern → automaton → plan → **matcher**).
+/// Fifth stage of the pipeline (document → pattern → automaton → plan → **matcher**).
 /// `DFAMatcher` is a driver; per URL it splits the URL without allocating (`URLSplitter`; a URL
 /// starting with `https://` and the domain skips that and the host check), checks the host, and
 /// hands the path to the searcher the plan chose (`PathSearcher`: `SoloPathSearcher` when every

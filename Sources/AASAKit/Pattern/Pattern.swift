@@ -1,6 +1,6 @@
 /// The Pattern layer: one pattern string to a small AST, normalised for the rule's text mode.
 ///
-/// Second stage of the pipeline (document → **pattern** → automaton → matcher). A pattern has
+/// Second stage of the pipeline (document → **pattern** → automaton → plan → matcher). A pattern has
 /// exactly four kinds of piece (SPEC 5, 9): literal text, `?` (one Unicode scalar), `*` (any
 /// run of scalars) and `$(name)` (one alternative of a substitution variable). There is no
 /// escape syntax, so every other character, including every regex metacharacter, is literal;

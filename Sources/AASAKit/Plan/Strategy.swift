@@ -1,5 +1,6 @@
 /// The Plan layer: which strategy runs each automaton of a compiled document, and why.
 ///
+/// Fourth stage of the pipeline (document → pattern → automaton → **plan** → matcher).
 /// A document compiles into a few automata (per text mode: a path, a query text and a fragment
 /// automaton, and one per query item name; `DocumentNFAs`). Every one of them gives the same
 /// answers however it runs; what changes is speed and memory. `Planner` makes each choice

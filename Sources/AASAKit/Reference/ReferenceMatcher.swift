@@ -8,8 +8,9 @@ import Foundation
 /// (SPEC 11, 12; the URL once per pair of flags, `ComparedURL`, since every rule with those
 /// flags compares the same text), and runs a glob matcher that tries variable alternatives one
 /// by one (SPEC 9).
-/// It shares nothing with the compiled engine except the document model and `URLSplitter`: if
-/// both were built on the same helper, a bug in the helper would agree with itself.
+/// It shares with the compiled engine only the document model, `URLSplitter`, the NFC
+/// normaliser (`TextNormalization.nfc`) and the exact-text key (`ExactString`), never a
+/// matcher: if both matched through the same helper, a bug in the helper would agree with itself.
 ///
 /// What the Reference folder will not do: be fast (no automata, no caches; `Glob` is memoised
 /// only so that `*a*a*…` stays polynomial), or share the engine's bounds: it compiles nothing,

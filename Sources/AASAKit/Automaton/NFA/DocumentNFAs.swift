@@ -2,8 +2,8 @@
 /// per (mode, query item name).
 ///
 /// Path, query-text and fragment automata are tagged with rule ids (evaluation order), item
-/// automata with predicate ids. Components a rule leaves at `*` are not compiled: such a rule is
-/// universal for that component. The matcher (`CompiledDocument`) and the analyses
+/// automata with predicate ids. A query or fragment a rule leaves at `*` is not compiled: such a
+/// rule is universal for that component (path patterns are always compiled). The matcher (`CompiledDocument`) and the analyses
 /// (`AnalysisDocument`) both start here, so they reason about the very same languages.
 struct DocumentNFAs {
     /// How a rule constrains the query (SPEC 7).
