@@ -27,7 +27,7 @@
 ///   table with it (`LazyDFA+Prebuilt.swift`): searches then never build a state.
 /// - `Eager/` determinises completely: `DenseDFA` and `Minimize` for stable dumps (`aasa debug
 ///   dfa`) and for the tables artifacts store, `CompactTable` for the shared tables of large
-///   automata. `docs/architecture.md` says which strategy an automaton gets, and when.
+///   automata. `docs/internals.md` says which strategy an automaton gets, and when.
 ///
 /// Not here: URL splitting and text normalisation (the matcher's job, once per URL), rule order
 /// and app decisions (the matcher combines the accept sets), and backtracking of any kind. Nor

@@ -12,7 +12,7 @@ import Foundation
 /// query and fragment, and gives each app the first rule that passes (SPEC 3). Query and
 /// fragment automata run only when a path-matched rule needs them (normalised once per text
 /// mode, `ComponentNormalizer`), so a URL whose path matches nothing costs one pass over its
-/// path. `docs/architecture.md` follows a URL through these steps.
+/// path. `docs/internals.md` follows a URL through these steps.
 ///
 /// What the Matcher folder will not do: parse documents or compile patterns (a
 /// `CompiledDocument` is built once and shared by every thread), re-encode or clean up the URL

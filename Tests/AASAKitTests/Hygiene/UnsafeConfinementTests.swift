@@ -3,7 +3,7 @@ import XCTest
 import _AASATestSupport
 
 /// Unsafe code lives in a few small types under `Sources/AASAKit/Internal/`, each unchecked access
-/// with a `// SAFETY:` line saying why it holds (`docs/architecture.md`, "Unsafe code"). These
+/// with a `// SAFETY:` line saying why it holds (`docs/internals.md`, "Unsafe code"). These
 /// tests read the library's sources, so a pointer loop or an unchecked property added elsewhere
 /// fails the suite instead of waiting for a reviewer to notice.
 final class UnsafeConfinementTests: XCTestCase {
