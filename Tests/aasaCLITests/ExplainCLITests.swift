@@ -40,4 +40,31 @@ final class ExplainCLITests: XCTestCase {
             XCTAssertTrue(matched.stdout.contains(#""decision": "match", "entry": 0, "rule": 1"#), matched.stdout)
         }
     }
+
+    /// `--app` may be left out when the document names one app, as most real documents do; with
+    /// several, the usage error lists them, so that the next command can be typed from it.
+    func test_app_defaultsToTheDocumentsOnlyApp_andOtherwiseTheErrorNamesThem() throws {
+        let folder = try makeTemporaryFolder("aasa-explain-app")
+        let one = folder.appendingPathComponent("one.json")
+        try Data(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.ex.one"], "components": [{"/": "/a/*"}]}]}}"#.utf8).write(to: one)
+        let implicit = try CLIRunner.run(["explain", one.path, "--domain", "example.com", "https://example.com/a/b"])
+        let explicit = try CLIRunner.run(["explain", one.path, "--domain", "example.com", "--app", "ABCDE12345.com.ex.one", "https://example.com/a/b"])
+        XCTAssertEqual(implicit.status, 0, implicit.stderr)
+        XCTAssertEqual(implicit.stdout, explicit.stdout)
+        XCTAssertTrue(implicit.stdout.contains("app       ABCDE12345.com.ex.one\ndecision  match (entry 0, rule 0)"), implicit.stdout)
+
+        let museum = CaseSuite.packageRoot.appendingPathComponent("corpus/museum.example/apple-app-site-association").path
+        let several = try CLIRunner.run(["explain", museum, "--domain", "museum.example", "https://museum.example/x"])
+        XCTAssertEqual(several.status, 2)
+        XCTAssertTrue(
+            several.stderr.hasPrefix(
+                "aasa explain: missing --app: the document names 2 apps (MUSE4EX123.org.example.museum, MUSE4EX123.org.example.museum.guide)\n"),
+            several.stderr)
+
+        let none = folder.appendingPathComponent("none.json")
+        try Data(#"{"applinks": {"details": []}}"#.utf8).write(to: none)
+        let noApp = try CLIRunner.run(["explain", none.path, "--domain", "example.com", "https://example.com/"])
+        XCTAssertEqual(noApp.status, 2)
+        XCTAssertTrue(noApp.stderr.hasPrefix("aasa explain: missing --app (the document names no app)\n"), noApp.stderr)
+    }
 }

@@ -1,15 +1,15 @@
 import AASAKit
 import Foundation
 
-/// `aasa explain FILE --domain D --app A URL`: the reasoning behind one decision, for a person.
+/// `aasa explain FILE --domain D [--app A] URL`: the reasoning behind one decision, for a person.
 enum ExplainCommand {
     static let spec = CommandSpec(
         name: "explain",
         abstract: "Show which rule decided a URL for one app, and why.",
-        usage: "aasa explain <file> --domain <domain> --app <app-id> <url>",
+        usage: "aasa explain <file> --domain <domain> [--app <app-id>] <url>",
         options: [
             .init(name: "domain", valueName: "domain", help: "The host that serves the file (required)."),
-            .init(name: "app", valueName: "app-id", help: "The app to explain (required)."),
+            .init(name: "app", valueName: "app-id", help: "The app to explain (required when the document names more than one)."),
         ] + CommandSupport.configurationOptions,
         discussion: """
             Prints the decision, the deciding entry and rule, and for every rule tried (in the
@@ -39,11 +39,15 @@ enum ExplainCommand {
         case .success(let host): domain = host
         case .failure(let error): return CommandSupport.usageError(spec, error.message)
         }
-        guard let app = parsed.value("app") else { return CommandSupport.usageError(spec, "missing --app") }
         let document: AASADocument
         switch CommandSupport.loadDocument(parsed.positionals[0], command: spec.name, configuration: configuration) {
         case .success(let value): document = value
         case .failure(let code): return code
+        }
+        let app: String
+        switch chosenApp(parsed.value("app"), named: document.appIDs) {
+        case .success(let value): app = value
+        case .failure(let message): return CommandSupport.usageError(spec, message.message)
         }
         let url = CommandSupport.urlArgument(parsed.positionals[1])
         // The argument as the process got it: a URL that is not UTF-8 cannot be split (what
@@ -113,6 +117,17 @@ enum ExplainCommand {
             }
         }
         return text
+    }
+
+    /// The app to explain: `--app`, or the document's only app. Most real documents name one
+    /// app, and their authors would otherwise copy its ID from the file to ask about it.
+    static func chosenApp(_ given: String?, named apps: [String]) -> Result<String, UsageError> {
+        if let given { return .success(given) }
+        if apps.count == 1 { return .success(apps[0]) }
+        guard !apps.isEmpty else { return .failure(UsageError(message: "missing --app (the document names no app)")) }
+        let listed = apps.prefix(5).map { VisibleText.excerpt($0) }.joined(separator: ", ")
+        let more = apps.count > 5 ? ", and \(apps.count - 5) more" : ""
+        return .failure(UsageError(message: "missing --app: the document names \(apps.count) apps (\(listed)\(more))"))
     }
 
     /// The most characters of a compared text or pattern a table shows.
