@@ -34,6 +34,22 @@ final class CommandErrorsCLITests: XCTestCase {
         }
     }
 
+    func test_documentOverACompileLimit_theCommandNamesItself() throws {
+        let folder = try makeTemporaryFolder("command-errors")
+        let document = folder.appendingPathComponent("doc.json")
+        try Data(#"{"applinks": {"details": [{"appIDs": ["A.b"], "components": [{"/": "/abcdef/*"}]}]}}"#.utf8).write(to: document)
+        let matrix = folder.appendingPathComponent("matrix.json")
+        try Data(#"{"opens_app": {"A.b": ["https://example.com/abcdef/x"]}}"#.utf8).write(to: matrix)
+        for (command, arguments) in [
+            ("match", ["match", document.path, "--domain", "example.com", "https://example.com/abcdef/x"]),
+            ("test", ["test", document.path, "--matrix", matrix.path, "--domain", "example.com"]),
+        ] {
+            let output = try CLIRunner.run(arguments + ["--limit", "nfa-states=3"], stdin: Data())
+            XCTAssertEqual(output.status, 3, output.stderr)
+            XCTAssertTrue(output.stderr.hasPrefix("aasa \(command): cannot compile the document: "), output.stderr)
+        }
+    }
+
     func test_unknownCommand_oneLineTheNearestCommandAndWhereTheListIs() throws {
         let typo = try CLIRunner.run(["classfy", "--rules", "x"])
         XCTAssertEqual(typo.status, 2)

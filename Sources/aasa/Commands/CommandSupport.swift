@@ -207,7 +207,7 @@ enum CommandSupport {
     /// Builds the named engine; a document the compiler cannot handle within its limits is
     /// reported (exit 3), never silently matched as "no match".
     static func engine(
-        named name: String, document: AASADocument, domain: String, configuration: Configuration
+        named name: String, document: AASADocument, domain: String, configuration: Configuration, command: String
     ) -> Result<any DecisionEngine, ExitCode> {
         switch name {
         case "reference":
@@ -216,7 +216,7 @@ enum CommandSupport {
             do {
                 return .success(DFAMatcher(try CompiledDocument(document: document, domain: domain, configuration: configuration)))
             } catch {
-                printError("aasa: cannot compile the document: \(error)")
+                printError("aasa \(command): cannot compile the document: \(error)")
                 return .failure(.unreadableDocument)
             }
         }

@@ -57,7 +57,7 @@ enum MatchCommand {
         case .failure(let code): return code
         }
         let engine: any DecisionEngine
-        switch CommandSupport.engine(named: engineName, document: document, domain: domain, configuration: configuration) {
+        switch CommandSupport.engine(named: engineName, document: document, domain: domain, configuration: configuration, command: spec.name) {
         case .success(let value): engine = value
         case .failure(let code): return code
         }

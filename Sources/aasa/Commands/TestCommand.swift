@@ -154,7 +154,7 @@ enum TestCommand {
                 continue
             }
             if engine == nil {
-                switch CommandSupport.engine(named: engineName, document: document, domain: domain ?? split.domainName, configuration: configuration) {
+                switch CommandSupport.engine(named: engineName, document: document, domain: domain ?? split.domainName, configuration: configuration, command: spec.name) {
                 case .success(let made): engine = made
                 case .failure(let code): return .failure(code)
                 }
