@@ -54,7 +54,9 @@ final class CaseSuiteCLITests: XCTestCase {
             if let urlWork = group.urlWork { arguments += ["--limit", "url-work=\(urlWork)"] }
             runs.append(arguments + group.cases.map(\.url))
         }
-        let outputs = try Self.runTwoAtATime(runs)
+        // Two children at a time: a child spends most of its 10 to 20 ms starting up (mapping
+        // its libraries), so one at a time left a core idle (11 s a test, 5 s two at a time).
+        let outputs = try TwoAtATime.map(runs) { try CLIRunner.run($0) }.map { try $0.get() }
         var checked = 0
         for (number, group) in groups.enumerated() {
             let file = folder.appendingPathComponent("doc-\(number).json")
@@ -93,27 +95,5 @@ final class CaseSuiteCLITests: XCTestCase {
             }
         }
         XCTAssertEqual(checked, cases.count)
-    }
-
-    /// Runs the children two at a time, outputs in the order given. A child spends most of its
-    /// 10 to 20 ms starting up (mapping its libraries), so one at a time left a core idle: 11 s
-    /// a test, 5 s two at a time.
-    private static func runTwoAtATime(_ runs: [[String]]) throws -> [CLIRunner.Output] {
-        let lock = NSLock()
-        nonisolated(unsafe) var results = [Result<CLIRunner.Output, any Error>?](repeating: nil, count: runs.count)
-        nonisolated(unsafe) var next = 0
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            while true {
-                let taken: Int? = lock.withLock {
-                    guard next < runs.count else { return nil }
-                    defer { next += 1 }
-                    return next
-                }
-                guard let index = taken else { return }
-                let result = Result { try CLIRunner.run(runs[index]) }
-                lock.withLock { results[index] = result }
-            }
-        }
-        return try results.map { try XCTUnwrap($0).get() }
     }
 }
