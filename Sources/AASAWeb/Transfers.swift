@@ -295,6 +295,16 @@ public final class Transfers {
             // The server answered, then sent what cannot be read (a chunk size that is not
             // hexadecimal): not a connection to try again.
             response.failure = .invalidResponse
+        case CURLE_RECV_ERROR where Self.refusedByHTTP2Parser(detail), CURLE_HTTP2 where Self.refusedByHTTP2Parser(detail):
+            // HTTP/2 frames the server sent that nghttp2 refuses (a header block continued
+            // without end, headers past libcurl's limit), before any status: the server's fault,
+            // like broken HTTP/1.1 framing, not a lost connection to retry.
+            response.failure = .invalidResponse
+            if detail.contains("-902") {
+                // libcurl's own header callback refused the block, and nghttp2 says only that "the
+                // user callback function failed", which reads as this program's fault.
+                reason = "libcurl refused its HTTP/2 headers (it takes at most 128 KB of them): \(detail)"
+            }
         default:
             response.failure = .connection
         }
@@ -302,6 +312,13 @@ public final class Transfers {
         response.body = []
         response.error = response.failure == .invalidResponse ? "the response cannot be read: \(reason)" : reason
         return response
+    }
+
+    /// Whether libcurl's message says nghttp2 refused what the server sent: libcurl reports
+    /// those as a receive error (or, in later versions, an HTTP/2 error) naming nghttp2, which
+    /// a socket that failed never does.
+    static func refusedByHTTP2Parser(_ detail: String) -> Bool {
+        detail.contains("nghttp2")
     }
 
     /// The delay before another attempt, or `nil` when the response is final.

@@ -6,8 +6,10 @@ Usage: aasa_test_server.py WORKDIR
 Makes a throwaway CA and a server certificate for *.aasa.test with the openssl CLI, a self-signed
 "rogue" certificate for the same names, and serves HTTPS on 127.0.0.1 only: one port with the
 CA-signed certificate, one with the rogue one. WORKDIR/connections.json counts the TLS connections
-by the Host of their first request. Prints one JSON line {"port", "rogue_port", "ca"}
-when ready, and exits when its standard input closes (the test process ended).
+by the Host of their first request. When this Python has the `h2` library, a third port speaks
+HTTP/2 only (aasa_h2_server.py). Prints one JSON line {"port", "rogue_port", "h2_port", "ca"}
+when ready (h2_port null without `h2`), and exits when its standard input closes (the test
+process ended).
 
 Behaviour is chosen by the first label of the Host, up to a '-': "flaky-1a2b.aasa.test" is a flaky
 origin, and the suffix keeps each test's counters apart. The CDN is host cdn.aasa.test, path
@@ -306,12 +308,24 @@ def serve(workdir, certificate, key):
     return server.server_address[1]
 
 
+def serve_h2(workdir, certificate, key):
+    """The HTTP/2 port (aasa_h2_server.py), or None when this Python has no `h2` library."""
+    try:
+        import aasa_h2_server
+    except ImportError:
+        return None
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificate, key)
+    return aasa_h2_server.serve(context, DOC_A, count, workdir)
+
+
 def main():
     workdir = sys.argv[1]
     make_certificates(workdir)
     port = serve(workdir, os.path.join(workdir, "server.pem"), os.path.join(workdir, "server.key"))
     rogue_port = serve(workdir, os.path.join(workdir, "rogue.pem"), os.path.join(workdir, "rogue.key"))
-    print(json.dumps({"port": port, "rogue_port": rogue_port, "ca": os.path.join(workdir, "ca.pem")}), flush=True)
+    h2_port = serve_h2(workdir, os.path.join(workdir, "server.pem"), os.path.join(workdir, "server.key"))
+    print(json.dumps({"port": port, "rogue_port": rogue_port, "h2_port": h2_port, "ca": os.path.join(workdir, "ca.pem")}), flush=True)
     sys.stdin.read()
 
 

@@ -29,6 +29,8 @@ final class FetchCLITests: XCTestCase {
         var input: Pipe
         var port: Int
         var roguePort: Int
+        /// The port that speaks HTTP/2 only, when the server's Python has the `h2` library.
+        var h2Port: Int?
         var caFile: String
         var folder: URL
     }
@@ -55,7 +57,8 @@ final class FetchCLITests: XCTestCase {
             if problem.skip { throw XCTSkip(problem.message) }
             throw ServerDidNotStart(message: problem.message)
         }
-        for tool in ["/usr/bin/python3", "/usr/bin/openssl"] where !FileManager.default.isExecutableFile(atPath: tool) {
+        let python = Self.python
+        for tool in [python, "/usr/bin/openssl"] where !FileManager.default.isExecutableFile(atPath: tool) {
             Self.serverProblem = ("\(tool) is missing", true)
             throw XCTSkip("\(tool) is missing")
         }
@@ -65,7 +68,7 @@ final class FetchCLITests: XCTestCase {
             "aasa-fetch-server-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [script.path, folder.path]
         let input = Pipe()
         let output = Pipe()
@@ -94,9 +97,26 @@ final class FetchCLITests: XCTestCase {
             Self.serverProblem = (message, false)
             throw ServerDidNotStart(message: message)
         }
-        let server = LoopbackServer(process: process, input: input, port: port, roguePort: roguePort, caFile: ca, folder: folder)
+        let server = LoopbackServer(
+            process: process, input: input, port: port, roguePort: roguePort, h2Port: ready["h2_port"] as? Int, caFile: ca, folder: folder)
         Self.server = server
         return server
+    }
+
+    /// The server's Python: `AASA_TEST_PYTHON` when set (`make test` points it at a venv
+    /// holding the `h2` library, for the HTTP/2 port), else the system's.
+    private static var python: String {
+        ProcessInfo.processInfo.environment["AASA_TEST_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/bin/python3"
+    }
+
+    /// The server's HTTP/2 port. Without the `h2` library the HTTP/2 tests skip, unless
+    /// `AASA_TEST_PYTHON` names a Python that was meant to have it: then they fail.
+    private func h2Port(_ server: LoopbackServer) throws -> Int {
+        if let port = server.h2Port { return port }
+        if ProcessInfo.processInfo.environment["AASA_TEST_PYTHON"] != nil {
+            throw ServerDidNotStart(message: "AASA_TEST_PYTHON (\(Self.python)) has no `h2` library: the loopback server has no HTTP/2 port")
+        }
+        throw XCTSkip("no HTTP/2 port: \(Self.python) has no `h2` library (`make test` installs it)")
     }
 
     /// A fresh test domain of the given kind (the server's behaviour), unique to this run.
@@ -151,6 +171,77 @@ final class FetchCLITests: XCTestCase {
 
     private func documentPath(_ out: URL, _ domain: String) -> String {
         out.appendingPathComponent(domain).appendingPathComponent(".well-known/apple-app-site-association").path
+    }
+
+    // MARK: fetch over HTTP/2
+
+    /// Requests the HTTP/2 port answered, by :authority (Tests/FetchServer/aasa_h2_server.py).
+    private func h2Requests(_ server: LoopbackServer) throws -> [String: Int] {
+        let file = server.folder.appendingPathComponent("h2-requests.json")
+        guard let data = FileManager.default.contents(atPath: file.path) else { return [:] }
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Int])
+    }
+
+    /// libcurl speaks HTTP/2 to an origin that offers it, as most do: the port offers nothing
+    /// else, so these answers came over HTTP/2. The document, a 503 retried, a thousand 103
+    /// Early Hints before the answer; an unasked encoding is refused as over HTTP/1.1.
+    func test_fetch_overHTTP2_answersAreReadAsOverHTTP1() throws {
+        let server = try loopback()
+        let port = try h2Port(server)
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let domains = [domain("h2good"), domain("h2busy"), domain("h2informational"), domain("h2gzip")]
+        let (output, records) = try fetch(domains, out: out, port: port)
+        XCTAssertEqual(records.map { $0["outcome"] as? String }, ["fetched", "fetched", "fetched", "failed"], output.stdout)
+        XCTAssertEqual(records[3]["failure"] as? String, "invalid-response", output.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: documentPath(out, domains[0])))
+        XCTAssertEqual(try h2Requests(server)[domains[1]], 2, "the 503 retried once")
+    }
+
+    /// What a server breaks in HTTP/2's own framing is the response's fault, named, and not
+    /// retried: a stream reset mid-body, a body shorter than its content-length, 250 header
+    /// fields, a 140 KB header block (libcurl's own limit is 128 KB, reported by nghttp2 as "the
+    /// user callback function failed"), and a header block continued without end; each was
+    /// retried as a lost connection when no status had come.
+    func test_fetch_overHTTP2_brokenFramingIsAnInvalidResponseNotRetried() throws {
+        let server = try loopback()
+        let port = try h2Port(server)
+        let out = try makeTemporaryFolder("aasa-fetch")
+        let domains = ["h2reset", "h2length", "h2fields", "h2headers", "h2continuation", "h2trailers"].map(domain)
+        let started = Date()
+        let (output, records) = try fetch(domains, out: out, ["--retries", "2"], port: port)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 8, output.stdout)
+        XCTAssertEqual(output.status, 1, output.stderr)
+        XCTAssertEqual(records.map { $0["failure"] as? String }, Array(repeating: "invalid-response", count: domains.count), output.stdout)
+        let errors = records.map { $0["error"] as? String ?? "" }
+        XCTAssertTrue(errors[0].contains("INTERNAL_ERROR"), errors[0])
+        XCTAssertTrue(errors[2].contains("more than 200 header fields"), errors[2])
+        XCTAssertTrue(errors[3].contains("HTTP/2 headers (it takes at most 128 KB of them)"), errors[3])
+        XCTAssertTrue(errors[4].contains("CONTINUATION"), errors[4])
+        let requests = try h2Requests(server)
+        for name in domains { XCTAssertEqual(requests[name], 1, "\(name) not retried: \(requests)") }
+        for name in domains { XCTAssertFalse(FileManager.default.fileExists(atPath: documentPath(out, name))) }
+    }
+
+    /// An endless body is cut at the limit, a stalled one at `--timeout`, and a server that sends
+    /// GOAWAY before taking the request is a connection to try again, until the retries run out:
+    /// each within bounded time and memory.
+    func test_fetch_overHTTP2_endlessStalledAndRefusedAnswersAreBounded() throws {
+        let server = try loopback()
+        let port = try h2Port(server)
+        let folder = try makeTemporaryFolder("aasa-fetch")
+        let big = domain("h2big")
+        let stall = domain("h2stall")
+        let goaway = domain("h2goaway")
+        let run = try ChildProcess.run(
+            ["fetch", big, stall, goaway, "--out", folder.appendingPathComponent("out").path]
+                + merged(network(server, port: port), ["--retries", "2", "--timeout", "1.5"]), folder: folder)
+        let records = try String(decoding: run.stdout, as: UTF8.self).split(separator: "\n").map {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], run.summary)
+        }
+        XCTAssertEqual(records.map { $0["failure"] as? String }, ["too-large", "timeout", "connection"], run.summary)
+        XCTAssertEqual(try h2Requests(server)[goaway], 3, "GOAWAY before the request is retried: \(run.summary)")
+        XCTAssertLessThan(run.seconds, 6, run.summary)
+        XCTAssertLessThan(run.maxResidentBytes, 200 << 20, run.summary)
     }
 
     // MARK: fetch
