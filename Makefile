@@ -101,7 +101,7 @@ $(FETCHVENV_MARKER):
 test: deps $(FETCHVENV_MARKER)
 	$(SWIFT) build $(TEST_FLAGS)
 	AASA_TEST_PYTHON=$(CURDIR)/$(FETCHVENV)/bin/python $(SWIFT) test $(TEST_FLAGS) --parallel --xunit-output .build/xunit.xml
-	./Tests/Fuzz/run.sh 5
+	AASA_FUZZ_OPTIMIZE=-Onone ./Tests/Fuzz/run.sh 5
 	$(SWIFT) build -c release
 	./Tests/CABI/run.sh
 	$(MAKE) --no-print-directory test-python
