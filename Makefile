@@ -91,11 +91,11 @@ demo: build
 # for its HTTP/2 port (libcurl speaks HTTP/2 to origins that offer it); with AASA_TEST_PYTHON
 # set, a server without that port fails the HTTP/2 tests instead of skipping them.
 FETCHVENV := .build/venv-fetch
-FETCHVENV_H2_VERSION := 4.4.1
-FETCHVENV_MARKER := $(FETCHVENV)/.h2-$(FETCHVENV_H2_VERSION)
+FETCHVENV_PACKAGES := h2==4.4.1 hpack==4.2.0 hyperframe==6.1.0
+FETCHVENV_MARKER := $(FETCHVENV)/.$(subst ==,-,$(subst $() ,-,$(FETCHVENV_PACKAGES)))
 $(FETCHVENV_MARKER):
 	@[ -x $(FETCHVENV)/bin/pip ] || $(PYTHON) -m venv $(FETCHVENV)
-	$(FETCHVENV)/bin/pip install -q --disable-pip-version-check h2==$(FETCHVENV_H2_VERSION) hpack==4.2.0 hyperframe==6.1.0
+	$(FETCHVENV)/bin/pip install -q --disable-pip-version-check $(FETCHVENV_PACKAGES)
 	@touch $@
 
 test: deps $(FETCHVENV_MARKER)

@@ -26,7 +26,7 @@ import h2.exceptions
 import hpack
 
 # Frame types and flags (RFC 9113, section 6).
-DATA, HEADERS, RST_STREAM, GOAWAY, CONTINUATION = 0x0, 0x1, 0x3, 0x7, 0x9
+DATA, HEADERS, CONTINUATION = 0x0, 0x1, 0x9
 END_STREAM, END_HEADERS = 0x1, 0x4
 
 
@@ -43,8 +43,6 @@ class Connection:
         self.count = count
         self.requests = requests
         self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
-        # Window updates that arrive while a body waits for room.
-        self.room = threading.Condition()
 
     def flush(self):
         data = self.conn.data_to_send()
@@ -133,7 +131,6 @@ class Connection:
             return "closed"
         if kind == "h2reset":
             # Part of the body, then the stream reset: the answer never completes.
-            self.count(authority)
             self.conn.send_headers(stream, [(":status", "200"), ("content-type", "application/json")])
             self.conn.send_data(stream, self.document[:20])
             self.conn.reset_stream(stream, h2.errors.ErrorCodes.INTERNAL_ERROR)
@@ -141,7 +138,6 @@ class Connection:
             return None
         if kind == "h2goaway":
             # The connection closed before the request was taken, every time.
-            self.count(authority)
             self.conn.close_connection(h2.errors.ErrorCodes.ENHANCE_YOUR_CALM, last_stream_id=0)
             self.flush()
             return "closed"

@@ -177,9 +177,7 @@ final class FetchCLITests: XCTestCase {
 
     /// Requests the HTTP/2 port answered, by :authority (Tests/FetchServer/aasa_h2_server.py).
     private func h2Requests(_ server: LoopbackServer) throws -> [String: Int] {
-        let file = server.folder.appendingPathComponent("h2-requests.json")
-        guard let data = FileManager.default.contents(atPath: file.path) else { return [:] }
-        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Int])
+        try counts(server, "h2-requests.json")
     }
 
     /// libcurl speaks HTTP/2 to an origin that offers it, as most do: the port offers nothing
@@ -200,8 +198,8 @@ final class FetchCLITests: XCTestCase {
     /// What a server breaks in HTTP/2's own framing is the response's fault, named, and not
     /// retried: a stream reset mid-body, a body shorter than its content-length, 250 header
     /// fields, a 140 KB header block (libcurl's own limit is 128 KB, reported by nghttp2 as "the
-    /// user callback function failed"), and a header block continued without end; each was
-    /// retried as a lost connection when no status had come.
+    /// user callback function failed"), a header block or trailers continued without end. The
+    /// two refused before any status came were taken for a lost connection and retried.
     func test_fetch_overHTTP2_brokenFramingIsAnInvalidResponseNotRetried() throws {
         let server = try loopback()
         let port = try h2Port(server)
@@ -745,8 +743,12 @@ final class FetchCLITests: XCTestCase {
 
     /// TLS connections the server accepted so far, by the Host of their first request.
     private func connections(_ server: LoopbackServer) throws -> [String: Int] {
-        let file = server.folder.appendingPathComponent("connections.json")
-        guard let data = FileManager.default.contents(atPath: file.path) else { return [:] }
+        try counts(server, "connections.json")
+    }
+
+    /// A count by host name that the server keeps in its folder (none yet: empty).
+    private func counts(_ server: LoopbackServer, _ name: String) throws -> [String: Int] {
+        guard let data = FileManager.default.contents(atPath: server.folder.appendingPathComponent(name).path) else { return [:] }
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Int])
     }
 
