@@ -370,9 +370,10 @@ extension URLExplorer {
         let side: Int
         let transform: Transform
         let determinizer: Determinizer
-        var scratch = Determinizer.Scratch()
-        var subsets: [Determinizer.Subset] = []
-        var ids: [Determinizer.Subset: Int32] = [:]
+        /// The determiniser's reused buffers: a step that lands on a known subset allocates
+        /// nothing.
+        private let scratch: StateScratch
+        private var subsets = InternedSubsets()
         /// `table[subset * classCount + class]`, -1 while unknown.
         var table: [Int32] = []
         var classCount = 0
@@ -397,6 +398,7 @@ extension URLExplorer {
             self.side = side
             self.transform = transform
             determinizer = Determinizer(nfa: nfa)
+            scratch = StateScratch(stateCount: nfa.stateCount)
             self.capitals = capitals
             var prefixes = Set<[UInt8]>()
             for capital in capitals.keys {
@@ -434,13 +436,18 @@ extension URLExplorer {
         func prepare(classCount: Int, representatives: [UInt8]) {
             self.classCount = classCount
             self.representatives = representatives
-            _ = intern(Determinizer.Subset(positions: [], tags: []))
-            guard let first = determinizer.start(scratch: &scratch, cap: maxWork) else {
+            // The dead subset first (no positions, no tags), as id 0.
+            scratch.seeds.removeAll()
+            _ = determinizer.closeSeeds(scratch: scratch, cap: 0)
+            _ = intern()
+            scratch.seeds.removeAll()
+            scratch.seeds.append(Determinizer.pack(determinizer.nfa.start, continuation: -1))
+            guard determinizer.closeSeeds(scratch: scratch, cap: maxWork) else {
                 overBudget()
                 return
             }
             work += scratch.visits
-            start = intern(first) * statesPerSubset
+            start = intern() * statesPerSubset
             if foldsScalars {
                 _ = internScalar(ScalarState(subset: 0, pending: []))
                 start = internScalar(ScalarState(subset: start, pending: []))
@@ -471,14 +478,11 @@ extension URLExplorer {
             return internScalar(ScalarState(subset: feed(subset, read), pending: []))
         }
 
-        /// The subset's id (not a state id).
-        func intern(_ subset: Determinizer.Subset) -> Int32 {
-            if let id = ids[subset] { return id }
-            let id = Int32(subsets.count)
-            subsets.append(subset)
-            ids[subset] = id
+        /// The id (not a state id) of the subset the last closure left in `scratch`.
+        private func intern() -> Int32 {
+            let (id, isNew) = subsets.intern(scratch)
             // A scalar-folding track's table rows are its (subset, pending) states.
-            if !foldsScalars { table.append(contentsOf: repeatElement(-1, count: classCount * Int(statesPerSubset))) }
+            if isNew, !foldsScalars { table.append(contentsOf: repeatElement(-1, count: classCount * Int(statesPerSubset))) }
             return id
         }
 
@@ -493,16 +497,16 @@ extension URLExplorer {
         private func transition(_ state: Int32, _ byte: UInt8) -> Int32 {
             let subset = state / statesPerSubset
             switch transform {
-            case .none, .decode: return feed(subset, [byte])
+            case .none, .decode: return feed(subset, byte)
             case .foldASCII: break
             case .foldScalars: return absorb(state, byte)
             }
             switch (state % 3, byte) {
             case (0, 0xE2): return subset * 3 + 1
-            case (0, _): return feed(subset, [(0x41...0x5A).contains(byte) ? byte | 0x20 : byte]) * 3
+            case (0, _): return feed(subset, (0x41...0x5A).contains(byte) ? byte | 0x20 : byte) * 3
             case (1, 0x84): return subset * 3 + 2
             case (1, _): return feed(subset, [0xE2, byte]) * 3
-            case (_, 0xAA): return feed(subset, [UInt8(ascii: "k")]) * 3
+            case (_, 0xAA): return feed(subset, UInt8(ascii: "k")) * 3
             default: return feed(subset, [0xE2, 0x84, byte]) * 3
             }
         }
@@ -527,17 +531,21 @@ extension URLExplorer {
         /// The subset after reading `bytes` from subset `id`.
         private func feed(_ id: Int32, _ bytes: [UInt8]) -> Int32 {
             var current = id
-            for byte in bytes where current != 0 {
-                work += subsets[Int(current)].positions.count + 1
-                guard let next = determinizer.step(subsets[Int(current)], on: byte, scratch: &scratch, cap: max(0, maxWork - work))
-                else {
-                    overBudget()
-                    return 0
-                }
-                work += scratch.visits
-                current = intern(next)
-            }
+            for byte in bytes where current != 0 { current = feed(current, byte) }
             return current
+        }
+
+        /// The subset after reading `byte` from subset `id`.
+        private func feed(_ id: Int32, _ byte: UInt8) -> Int32 {
+            guard id != 0 else { return 0 }
+            work += subsets.positionCount(id) + 1
+            subsets.withPositions(id) { determinizer.collectSeeds(from: $0, on: byte, scratch: scratch) }
+            guard determinizer.closeSeeds(scratch: scratch, cap: max(0, maxWork - work)) else {
+                overBudget()
+                return 0
+            }
+            work += scratch.visits
+            return intern()
         }
 
         /// A closure passed what was left of the budget: the exploration stops at its next
@@ -550,9 +558,9 @@ extension URLExplorer {
         /// Kelvin sign there: texts end on whole scalars; decoded bytes may not, and are read
         /// as they are).
         func tags(_ state: Int32) -> [Int32] {
-            guard foldsScalars else { return subsets[Int(state / statesPerSubset)].tags }
+            guard foldsScalars else { return subsets.tags[Int(state / statesPerSubset)] }
             let pair = scalarStates[Int(state)]
-            return subsets[Int(pair.pending.isEmpty ? pair.subset : feed(pair.subset, pair.pending))].tags
+            return subsets.tags[Int(pair.pending.isEmpty ? pair.subset : feed(pair.subset, pair.pending))]
         }
     }
 
@@ -685,6 +693,26 @@ extension URLExplorer {
         /// decoded path's trailing `/` (SPEC 6, 12), so a decoding track ends there; empty
         /// otherwise.
         var slashRun: [Int32] = []
+
+        /// Every field folded into one word before the hasher sees it: the search hashes a node
+        /// per step, and word by word through `Hasher` that was most of a step's cost.
+        func hash(into hasher: inout Hasher) {
+            var folded = UInt64(truncatingIfNeeded: phase)
+            func mix(_ value: UInt64) {
+                folded = (folded ^ value) &* 0xBF58_476D_1CE4_E5B9
+                folded ^= folded >> 31
+            }
+            for state in states { mix(UInt64(UInt32(bitPattern: state))) }
+            mix(UInt64(states.count) | 1 << 40)
+            for state in slashRun { mix(UInt64(UInt32(bitPattern: state))) }
+            mix(UInt64(slashRun.count) | 2 << 40)
+            for set in alive { set.fold(into: &folded) }
+            mix(UInt64(alive.count) | 3 << 40)
+            for set in holding { set.fold(into: &folded) }
+            mix(UInt64(holding.count) | 4 << 40)
+            hasher.combine(folded)
+            hasher.combine(context)
+        }
     }
 
     /// What led to a node: its parent and the step taken.

@@ -1,5 +1,6 @@
-/// The determiniser's allocation-free form, for the lazy DFA's cache: seeds, closure and result
-/// all live in `StateScratch` buffers that grow once and are reused for every state built.
+/// The determiniser's allocation-free form, for the lazy DFA's cache and the analyses' explorer
+/// (`URLExplorer.Track`): seeds, closure and result all live in `StateScratch` buffers that grow
+/// once and are reused for every state built.
 ///
 /// PERF: building a state through `step` allocated three arrays (positions, tags, unique tags),
 /// retained an array slice per NFA state visited and hashed the subset twice (lookup, then

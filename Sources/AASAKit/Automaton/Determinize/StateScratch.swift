@@ -1,4 +1,5 @@
-/// The lazy DFA cache's scratch space for building states (see `Determinizer+Scratch`).
+/// Scratch space for building DFA states (see `Determinizer+Scratch`): the lazy DFA cache's, and
+/// each of the analyses' explorer tracks.
 final class StateScratch {
     // Sized for the states of real documents (a handful of positions); they grow when needed.
     let seeds: ScratchBuffer<UInt64>
