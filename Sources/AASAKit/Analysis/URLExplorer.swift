@@ -696,6 +696,10 @@ extension URLExplorer {
 
         /// Every field folded into one word before the hasher sees it: the search hashes a node
         /// per step, and word by word through `Hasher` that was most of a step's cost.
+        // PERF: `aasa cover --limit analysis-work=10000000` of 1 100 rules of eight query items
+        // (`HostileInputCLITests.test_coverRuleByRuleSearches_shareOneBudgetThatCountsTheirStates`'s
+        // document), callgrind with `SWIFT_DETERMINISTIC_HASHING=1`: 17.27 G → 9.49 G
+        // instructions; `aasa lint` of artsy's real file 3.25 G → 2.94 G; reports identical.
         func hash(into hasher: inout Hasher) {
             var folded = UInt64(truncatingIfNeeded: phase)
             func mix(_ value: UInt64) {
