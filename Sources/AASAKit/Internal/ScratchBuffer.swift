@@ -200,9 +200,21 @@ extension ScratchBuffer where Element == UInt8 {
     }
 }
 
-extension ScratchBuffer where Element: Comparable {
+// The sorts the determiniser needs (positions, tags), for concrete element types: a generic one
+// is specialised only where its caller's file is compiled with it (release builds, whole
+// module), and the test build (`make test`, file by file) ran the standard library's unspecialised
+// sort, most of a closure's time.
+extension ScratchBuffer where Element == UInt64 {
     func sort() {
         // SAFETY: the first `count` elements are initialised; the sort stays within them.
+        var elements = UnsafeMutableBufferPointer(start: base, count: count)
+        elements.sort()
+    }
+}
+
+extension ScratchBuffer where Element == Int32 {
+    func sort() {
+        // SAFETY: as above.
         var elements = UnsafeMutableBufferPointer(start: base, count: count)
         elements.sort()
     }

@@ -8,6 +8,14 @@ import _AASATestSupport
 /// URL reaches this rule", "equivalent") must survive the generator's targeted URLs.
 final class AnalysisDifferentialTests: XCTestCase {
     private let domain = "example.com"
+    /// The former default `analysis-work` (10 M, a third of today's): these tests check that
+    /// what the analyses claim is true, which needs no larger walk, and the larger default made
+    /// them up to three times as long in the test build.
+    private let configuration: Configuration = {
+        var configuration = Configuration()
+        configuration.automata.maxAnalysisWork = 10_000_000
+        return configuration
+    }()
 
     func test_coverURLsAreDecidedByTheirRuleAndUnreachableProofsHold() throws {
         let tally = Self.seedsTwoAtATime(1...400) { seed in try self.checkCover(seed: seed) }
@@ -30,7 +38,7 @@ final class AnalysisDifferentialTests: XCTestCase {
         let json = generator.document()
         let document = try AASADocument(json: json)
         let reference = ReferenceMatcher(document: document, domain: domain)
-        let coverage = try Coverage(document: document, domain: domain)
+        let coverage = try Coverage(document: document, domain: domain, configuration: configuration)
         var unreachable = Set<String>()
         for item in coverage.items {
             let claimed = AppDecision(app: item.app, kind: item.decision, entry: item.entry, rule: item.rule)
@@ -65,7 +73,7 @@ final class AnalysisDifferentialTests: XCTestCase {
         let newJSON = seed % 3 == 0 ? oldJSON : generator.document()
         let old = try AASADocument(json: oldJSON)
         let new = try AASADocument(json: newJSON)
-        let diff = try SemanticDiff(old: old, new: new, domain: domain, witnesses: 2)
+        let diff = try SemanticDiff(old: old, new: new, domain: domain, witnesses: 2, configuration: configuration)
         let oldReference = ReferenceMatcher(document: old, domain: domain)
         let newReference = ReferenceMatcher(document: new, domain: domain)
         func decision(_ engine: ReferenceMatcher, _ url: String, _ app: String) throws -> AppDecision? {
