@@ -124,9 +124,10 @@ public struct Configuration: Sendable, Equatable {
         /// Most work of one analysis (`lint`, `diff`, `cover`), in NFA positions stepped and
         /// visited while exploring the document's URLs. Past it the analysis stops and claims
         /// only what it proved (a note says so). Default 30,000,000: enough for every document of
-        /// the shared real corpus (the heaviest, eleven substring exclusions, needs about 27
-        /// million); a walk that uses all of it takes about a second on a slow 2-core host,
-        /// `cover`'s searches rule by rule (dearer a position) up to a few seconds.
+        /// the shared real corpus (the heaviest, eleven exclusions of which seven search
+        /// substrings, needs about 27 million); a walk that uses all of it takes about a second
+        /// on a slow 2-core host, `cover`'s searches rule by rule (dearer a position) up to a few
+        /// seconds.
         public var maxAnalysisWork = 30_000_000
         /// Most product states one analysis explores (each a tuple of DFA states and the rules
         /// still alive); default 100,000, about 100 MB at worst.

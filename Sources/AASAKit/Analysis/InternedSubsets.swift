@@ -8,9 +8,9 @@
 /// stored only when new. It will not forget states: an exploration is bounded by its own budgets
 /// (`analysis-states`, `analysis-work`), not by this table.
 // PERF: `aasa lint --limit analysis-work=10000000` (the former default) of artsy's real file
-// (eleven substring exclusions, the shared corpus's heaviest), callgrind: 6.47 G → 3.25 G
-// instructions, 0.88 → 0.43 s (three alternated runs); lint, cover and diff reports
-// byte-identical over the shared corpus.
+// (eleven exclusions, seven of them substring searches: the shared corpus's heaviest),
+// callgrind: 6.47 G → 3.25 G instructions, 0.88 → 0.43 s (three alternated runs); lint, cover
+// and diff reports byte-identical over the shared corpus.
 struct InternedSubsets {
     /// Every subset's positions, one after another; subset `id` holds
     /// `positions[starts[id]..<starts[id + 1]]`.
