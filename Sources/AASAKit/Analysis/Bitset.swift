@@ -38,11 +38,8 @@ struct Bitset: Hashable, Sendable {
     /// rules costs the hasher one word rather than sixteen.
     @inline(__always)
     func fold(into folded: inout UInt64) {
-        folded = (folded ^ UInt64(words.count)) &* 0x9E37_79B9_7F4A_7C15
-        for word in words {
-            folded = (folded ^ word) &* 0xBF58_476D_1CE4_E5B9
-            folded ^= folded >> 31
-        }
+        folded = WordMix.mix(folded, UInt64(words.count))
+        for word in words { folded = WordMix.mix(folded, word) }
     }
 
     func hash(into hasher: inout Hasher) {

@@ -83,15 +83,9 @@ struct InternedSubsets {
     }
 
     private static func hash(_ positions: BufferView<UInt64>, _ tags: BufferView<Int32>) -> UInt64 {
-        var hash = UInt64(positions.count) &+ 0x9E37_79B9_7F4A_7C15
-        for position in positions {
-            hash = (hash ^ position) &* 0xBF58_476D_1CE4_E5B9
-            hash ^= hash >> 29
-        }
-        for tag in tags {
-            hash = (hash ^ UInt64(UInt32(bitPattern: tag))) &* 0x94D0_49BB_1331_11EB
-            hash ^= hash >> 31
-        }
+        var hash = UInt64(positions.count) &+ WordMix.seed
+        for position in positions { hash = WordMix.mix(hash, position) }
+        for tag in tags { hash = WordMix.mix(hash, UInt64(UInt32(bitPattern: tag)) | 1 << 32) }
         return hash
     }
 }

@@ -702,10 +702,7 @@ extension URLExplorer {
         // instructions; `aasa lint` of artsy's real file 3.25 G → 2.94 G; reports identical.
         func hash(into hasher: inout Hasher) {
             var folded = UInt64(truncatingIfNeeded: phase)
-            func mix(_ value: UInt64) {
-                folded = (folded ^ value) &* 0xBF58_476D_1CE4_E5B9
-                folded ^= folded >> 31
-            }
+            func mix(_ value: UInt64) { folded = WordMix.mix(folded, value) }
             for state in states { mix(UInt64(UInt32(bitPattern: state))) }
             mix(UInt64(states.count) | 1 << 40)
             for state in slashRun { mix(UInt64(UInt32(bitPattern: state))) }

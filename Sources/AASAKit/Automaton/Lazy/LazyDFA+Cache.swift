@@ -230,11 +230,8 @@ extension LazyDFA {
 
         /// Mixes a state's positions and tag set index (a multiply-xorshift per word).
         static func hash(of positions: BufferView<UInt64>, tagSet: Int32) -> UInt64 {
-            var hash = UInt64(UInt32(bitPattern: tagSet)) &+ 0x9E37_79B9_7F4A_7C15
-            for position in positions {
-                hash = (hash ^ position) &* 0xBF58_476D_1CE4_E5B9
-                hash ^= hash >> 29
-            }
+            var hash = UInt64(UInt32(bitPattern: tagSet)) &+ WordMix.seed
+            for position in positions { hash = WordMix.mix(hash, position) }
             return hash
         }
 
