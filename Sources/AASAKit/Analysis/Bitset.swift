@@ -34,6 +34,12 @@ struct Bitset: Hashable, Sendable {
 
     var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
 
+    /// Whether the two sets share an id.
+    func intersects(_ other: Bitset) -> Bool {
+        for index in 0..<min(words.count, other.words.count) where words[index] & other.words[index] != 0 { return true }
+        return false
+    }
+
     /// The words folded into `folded` (a multiply-xorshift mix), so that a set of a thousand
     /// rules costs the hasher one word rather than sixteen.
     @inline(__always)
