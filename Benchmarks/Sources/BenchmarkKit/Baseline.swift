@@ -84,7 +84,7 @@ public struct Baseline: Codable, Sendable {
                 continue
             }
             let change = (new - old) / old
-            let tolerance = key.contains("instructions_per_url") ? min(tolerance, Self.instructionTolerance) : tolerance
+            let tolerance = key.contains("instructions") ? min(tolerance, Self.instructionTolerance) : tolerance
             if change > tolerance {
                 result.failures.append("\(key): \(Self.show(old)) → \(Self.show(new)) (+\(String(format: "%.1f", change * 100))%)")
             } else if change < -tolerance {

@@ -21,7 +21,8 @@ import Foundation
 /// (parse and compile time, automaton size against naive list expansion, eager minimised DFA),
 /// `memory` (peak RSS and allocation per workload, jemalloc vs glibc, one subprocess each),
 /// `classify` (the `aasa classify` binary end to end on the real corpus, jobs 1 and 2), `fleet`
-/// (one interleaved stream over thousands of small documents: the link shortener's workload) and
+/// (one interleaved stream over thousands of small documents: the link shortener's workload),
+/// `analysis` (`aasa lint`, `cover` and `diff` on the documents that make their walk work) and
 /// `agreement` (every URL of every suite decided by both engines; any difference fails the run).
 public enum BenchmarkMain {
     public static func run(allocator: AllocatorCounters, executableName: String) -> Never {
@@ -109,6 +110,7 @@ public final class RunContext: @unchecked Sendable {
                 case .memory: result = try MemorySuite.run(self)
                 case .classify: result = try ClassifySuite.run(self)
                 case .fleet: result = try FleetSuite.run(self)
+                case .analysis: result = try AnalysisSuite.run(self)
                 case .agreement: result = try AgreementSuite.run(self)
                 }
             } catch {

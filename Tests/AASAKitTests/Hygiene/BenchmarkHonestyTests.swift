@@ -43,6 +43,30 @@ final class BenchmarkHonestyTests: XCTestCase {
         XCTAssertTrue(comparison.failures.first?.contains("instructions_per_url_warm") == true)
     }
 
+    func test_baseline_holdsTheAnalysisSuitesInstructionCountsAtThreePercentToo() {
+        let comparison = baseline(["analysis.campaign-20.lint.instructions": 80_000_000])
+            .compare(with: report([suite("analysis", ["campaign-20.lint.instructions": 84_000_000])]), tolerance: 0.1, ratioTolerance: 0.5)
+        XCTAssertEqual(comparison.failures.count, 1, "+5% instructions: \(comparison.failures)")
+    }
+
+    /// The analysis suite's `campaign-N` documents are N rules of two query items each, and
+    /// the changed one differs from them in one rule turned into an exclusion: what its `diff`
+    /// row says it measures. The same seed writes the same documents.
+    func test_analysisDocuments_campaignChangedDiffersInOneExclusionOnly() throws {
+        let text = AnalysisDocuments.campaign(20, seed: 7)
+        XCTAssertEqual(text, AnalysisDocuments.campaign(20, seed: 7))
+        let old = try AASADocument(bytes: Array(text.utf8))
+        let new = try AASADocument(bytes: Array(AnalysisDocuments.campaign(20, seed: 7, excluding: 6).utf8))
+        let rules = try XCTUnwrap(old.entries.first?.rules).map(\.keys)
+        XCTAssertEqual(rules.count, 20)
+        XCTAssertEqual(Set(rules.map { if case .items(let items) = $0.query { items.count } else { 0 } }), [2])
+        let changed = try XCTUnwrap(new.entries.first?.rules).map(\.keys)
+        XCTAssertEqual(changed.indices.filter { changed[$0] != rules[$0] }, [6])
+        XCTAssertEqual(changed.indices.filter { changed[$0].exclude == true }, [6])
+        let diff = try SemanticDiff(old: old, new: new, domain: "example.com")
+        XCTAssertEqual(diff.verdict, .different)
+    }
+
     func test_baseline_failsAFigureASuiteStoppedMeasuringWithoutSayingWhy() {
         let old = baseline(["fleet.rules.instructions_per_url_warm": 1_410, "fleet.artifact_over_json": 1.2])
         let silent = old.compare(with: report([suite("fleet", ["artifact_over_json": 1.2])]), tolerance: 0.1, ratioTolerance: 0.5)
