@@ -2,9 +2,9 @@
 /// decide (and what decides instead), duplicates, exclusions that change nothing, catch-alls and
 /// URLs several apps claim. Each claim about URLs carries a witness URL the matcher confirmed.
 ///
-/// Negative claims ("no URL ...") are made only when the exploration is a proof: every rule
-/// compares in one text mode and the state budget sufficed. Otherwise a note says which claims
-/// were left out and why.
+/// Negative claims ("no URL ...") are made only when an exploration is a proof: the walk read
+/// every rule's text as the matcher does (in one text, or one per mode class) and its budget
+/// sufficed. Otherwise a note says which claims were left out and why.
 public enum SemanticLint {
     /// The automaton-level findings of `document`, witnesses on `https://domain/...`.
     public static func findings(document: AASADocument, domain: String, configuration: Configuration) -> [LintFinding] {
@@ -36,15 +36,40 @@ public enum SemanticLint {
                     hint: "raise the limit named in the message, or split the rules")
             ]
         }
-        let result = URLExplorer(
-            sides: [analysis], domain: domain, maxStates: configuration.automata.maxAnalysisStates,
-            maxWork: configuration.automata.maxAnalysisWork, witnessesPerOutcome: 2
-        ).explore()
+        // The walks share one work budget: each after the first gets what is left of it.
+        var workLeft = configuration.automata.maxAnalysisWork
+        func walk(_ strategy: URLExplorer.Strategy) -> URLExplorer.Result {
+            let result = URLExplorer(
+                sides: [analysis], domain: domain, maxStates: configuration.automata.maxAnalysisStates,
+                maxWork: max(workLeft, 0), witnessesPerOutcome: 2
+            ).explore(strategy, everyRule: strategy == .perModeClass)
+            workLeft -= result.work
+            return result
+        }
+        let result = walk(.standard)
         let facts = RuleReachability(analysis: analysis, result: result, check: check)
+        // Rules comparing text in modes one walk cannot read alike (Apple's international
+        // example: case-folded decoded rules with accented literals beside case-sensitive ones)
+        // make the walk above no proof. A walk giving each mode class a text of its own is
+        // one: every real URL's outcome is among its outcomes, and the facts of absence this
+        // lint claims (never matches, never decides, excludes nothing, matches everything) hold
+        // over a superset of them. Its outcomes may pair texts no one URL has, so it only
+        // withholds claims; witnesses still come from URLs the matcher confirmed.
+        var classes: URLExplorer.Result?
+        if !result.isProof, result.complete {
+            let perClass = walk(.perModeClass)
+            if perClass.exact { classes = perClass }
+        }
+        let proof = classes ?? result
+        let proofFacts = classes.map { RuleReachability(analysis: analysis, result: $0, check: check) } ?? facts
         let locations = RuleLocations(document)
         var findings: [LintFinding] = []
         let rules = analysis.rules
         func name(_ rule: Int) -> String { locations.paths[rule].description }
+        /// A confirmed URL on which `rule` decides, from either walk.
+        func witness(deciding rule: Int) -> String? {
+            facts.deciding[rule].values.lazy.compactMap(\.url).first ?? proofFacts.deciding[rule].values.lazy.compactMap(\.url).first
+        }
 
         let duplicates = duplicateRules(rules)
         // For each rule, the exclusions of its entry written before it (one pass, not one per rule).
@@ -63,40 +88,45 @@ public enum SemanticLint {
                         hint: "remove it", witness: facts.shadowedBy[rule][original]?.url))
                 continue
             }
-            if result.isProof && !facts.matches[rule] {
+            let claim = proof.isProof ? Absence(proofFacts, rule: rule, exclude: rules[rule].exclude) : nil
+            if claim == .neverMatches {
                 findings.append(
                     LintCatalog.neverMatches.finding(
                         at: path, "no URL can match this rule" + neverMatchReason(rules[rule]),
                         hint: "look for characters its component cannot hold (a raw \"?\" or \"#\" in a path), or an undefined or empty variable"))
                 continue
             }
-            if result.isProof && facts.matches[rule] && facts.deciding[rule].isEmpty {
-                let covering = facts.shadowedBy[rule].keys.sorted()
+            if claim == .neverDecides {
+                // A walk per mode class also pairs texts no one URL has: it names the rules a
+                // URL was found for, when there are some.
+                let all = proofFacts.shadowedBy[rule].keys.sorted()
+                let shown = all.filter { facts.shadowedBy[rule][$0]?.url != nil || proofFacts.shadowedBy[rule][$0]?.url != nil }
+                let covering = classes == nil || shown.isEmpty ? all : shown
                 let sameEntry = covering.allSatisfy { rules[$0].entryIndex == rules[rule].entryIndex }
                 let scope = sameEntry ? "earlier rules of its entry" : "earlier rules"
                 findings.append(
                     LintCatalog.unreachableRule.finding(
                         at: path, "this rule never decides: every URL it matches is decided by \(scope): \(covering.map(name).joined(separator: ", "))",
                         hint: "remove it, or move it before the rules that cover it",
-                        witness: covering.lazy.compactMap { facts.shadowedBy[rule][$0]?.url }.first))
+                        witness: covering.lazy.compactMap { facts.shadowedBy[rule][$0]?.url ?? proofFacts.shadowedBy[rule][$0]?.url }.first))
                 continue
             }
-            if result.isProof, rules[rule].exclude, !facts.deciding[rule].isEmpty, facts.excludeEffect[rule] == nil {
+            if claim == .excludesNothing {
                 // Where a later exclusion is what would take its URLs, the message names it:
                 // "as no_match" was wrong there, and the exclusion to keep is that one.
-                let later = facts.laterExclusions[rule].sorted().map(name)
+                let later = proofFacts.laterExclusions[rule].sorted().map(name)
                 let instead =
                     later.isEmpty
                     ? ", as no_match instead of exclude: no later rule for its apps opens one"
                     : ": the next rule for its apps that matches one is \(later.count == 1 ? "the exclusion" : "one of the exclusions") \(later.joined(separator: ", "))"
-                        + (facts.excludesWithNoLaterRule[rule] ? ", or there is none" : "")
+                        + (proofFacts.excludesWithNoLaterRule[rule] ? ", or there is none" : "")
                 findings.append(
                     LintCatalog.uselessExclude.finding(
                         at: path, "this exclusion keeps no URL from opening an app: without it, every URL it excludes would still stay on the web\(instead)",
                         hint: "remove it (one at a time: lint again after each removal), or check the patterns of the rules it was meant to carve from",
-                        witness: facts.deciding[rule].values.lazy.compactMap(\.url).first))
+                        witness: witness(deciding: rule)))
             }
-            if result.isProof, !rules[rule].exclude, facts.matchesEverything[rule], !facts.deciding[rule].isEmpty {
+            if claim == .matchesEverything {
                 let comment = locations.comments[rule].map { " (its comment: \"\($0)\")" } ?? ""
                 let apps = rules[rule].apps.map { analysis.appIDs[$0] }.joined(separator: ", ")
                 // Exclusions of its entry written before it already follow Apple's pattern: the
@@ -112,7 +142,7 @@ public enum SemanticLint {
                     LintCatalog.catchAll.finding(
                         at: path, "this rule matches every URL of the domain\(comment): every URL no earlier rule decides opens \(apps)",
                         hint: hint,
-                        witness: facts.deciding[rule].values.lazy.compactMap(\.url).first))
+                        witness: witness(deciding: rule)))
             }
         }
         for overlap in facts.overlaps {
@@ -124,14 +154,79 @@ public enum SemanticLint {
                     hint: oneEntry ? nil : "exclude these URLs from all but one app, unless sharing them is intended",
                     witness: overlap.evidence.url))
         }
-        if !result.isProof {
-            let reasons = result.incompleteness([analysis])
+        if !proof.isProof {
+            let reasons = (proof.complete ? result : proof).incompleteness([analysis])
             findings.append(
                 LintCatalog.analysisIncomplete.finding(
                     at: .root, "unreachable-rule, never-matches, useless-exclude and catch-all were not checked: \(reasons.joined(separator: "; "))",
                     hint: "see docs/analysis.md; cover and diff still give checked URLs"))
+        } else if let classes, proofFacts.unconfirmedOutcomes > 0 {
+            // An outcome of the walk per mode class that no URL confirmed may pair texts no one
+            // URL has, and it withholds every claim it contradicts. URLs of the walks on the
+            // URL's own text (as diff and cover take them) show which decisions real URLs
+            // have; claims that only outcomes with none of those would contradict are named as
+            // unproven, and the others go unsaid.
+            var seen = Set<String>()
+            var rows = Set<[Int32]>()
+            var urls = result.outcomes.flatMap(\.witnesses)
+            for strategy in URLExplorer.Strategy.rawTextWalks([analysis]) where workLeft > 0 {
+                urls += walk(strategy).outcomes.flatMap(\.witnesses)
+            }
+            for url in WitnessCheck.toJudge(urls, seen: &seen) {
+                if let row = check.rules(url, side: 0) { rows.insert(row) }
+            }
+            var confirmed = classes
+            confirmed.outcomes = classes.outcomes.filter { outcome in
+                let row = analysis.decisions(alive: outcome.alive[0])
+                return rows.contains(row) || outcome.witnesses.contains { check.confirms($0, rows: [row]) }
+            }
+            let unproven = RuleReachability(analysis: analysis, result: confirmed, check: check)
+            let withheld = rules.indices.compactMap { rule -> String? in
+                guard !rules[rule].apps.isEmpty, duplicates[rule] == nil,
+                    let maybe = Absence(unproven, rule: rule, exclude: rules[rule].exclude),
+                    Absence(proofFacts, rule: rule, exclude: rules[rule].exclude) != maybe
+                else { return nil }
+                return "\(name(rule)) \(maybe.maybe)"
+            }
+            if !withheld.isEmpty {
+                let listed = withheld.prefix(5).joined(separator: "; ") + (withheld.count > 5 ? "; and \(withheld.count - 5) more" : "")
+                findings.append(
+                    LintCatalog.analysisIncomplete.finding(
+                        at: .root, "not proven either way, as rules compare text in several modes and some combinations of texts had no URL: \(listed)",
+                        hint: "see docs/analysis.md; cover and diff still give checked URLs"))
+            }
         }
         return findings
+    }
+
+    /// The claim of absence lint makes about a rule from the facts of a walk that is a proof,
+    /// in the order they are tried: each makes the later ones moot.
+    enum Absence: Equatable {
+        case neverMatches, neverDecides, excludesNothing, matchesEverything
+
+        init?(_ facts: RuleReachability, rule: Int, exclude: Bool) {
+            if !facts.matches[rule] {
+                self = .neverMatches
+            } else if facts.deciding[rule].isEmpty {
+                self = .neverDecides
+            } else if exclude, facts.excludeEffect[rule] == nil {
+                self = .excludesNothing
+            } else if !exclude, facts.matchesEverything[rule] {
+                self = .matchesEverything
+            } else {
+                return nil
+            }
+        }
+
+        /// The claim as a possibility, for the rules it was withheld from.
+        var maybe: String {
+            switch self {
+            case .neverMatches: return "may match no URL (never-matches)"
+            case .neverDecides: return "may never decide (unreachable-rule)"
+            case .excludesNothing: return "may keep no URL from opening an app (useless-exclude)"
+            case .matchesEverything: return "may match every URL (catch-all)"
+            }
+        }
     }
 
     /// The likeliest cause when a rule can never match: a raw path pattern holding `#` (a URL's

@@ -120,7 +120,10 @@ struct URLExplorer {
         }
     }
 
-    func explore(_ strategy: Strategy = .standard) -> Result {
+    /// `everyRule` keeps every rule in the outcomes of a `perModeClass` or `rawText` walk,
+    /// which otherwise drop the rules that can no longer decide (diff needs decisions only;
+    /// lint's proofs ask about every rule).
+    func explore(_ strategy: Strategy = .standard, everyRule: Bool = false) -> Result {
         let modes = sides.reduce(into: Set<TextMode>()) { $0.formUnion($1.modes) }
         let textQueries = sides.contains { $0.hasTextQueries }
         let itemQueries = sides.contains { $0.hasItemQueries }
@@ -154,7 +157,7 @@ struct URLExplorer {
         // takes text query rules down (`rawQueryItems`) keeps every rule too: those rules would
         // otherwise hide every later rule they share apps with, for URLs whose query they do
         // not match.
-        let decisionsOnly = strategy == .perModeClass || strategy == .rawText
+        let decisionsOnly = !everyRule && (strategy == .perModeClass || strategy == .rawText)
         var search = Search(explorer: self, phases: phases, tally: tally, decisionsOnly: decisionsOnly)
         result.complete = search.run()
         result.states = search.nodes.count

@@ -71,7 +71,7 @@ public enum LintCatalog {
     public static let catchAll = Entry(code: "catch-all", severity: .warning, summary: "the rule matches every URL of the domain (its comment quoted)")
     public static let overlappingApps = Entry(code: "overlapping-apps", severity: .warning, summary: "apps of different entries open the same URLs (the witness shows one); the order they are listed in decides nothing between them")
     public static let appsShareURLs = Entry(code: "apps-share-urls", severity: .note, summary: "one entry names several apps, so they open the same URLs (usually on purpose)")
-    public static let analysisIncomplete = Entry(code: "analysis-incomplete", severity: .note, summary: "the automaton checks that prove an absence were left out, and why")
+    public static let analysisIncomplete = Entry(code: "analysis-incomplete", severity: .note, summary: "the automaton checks that prove an absence were left out, and why; or, for rules in several modes, which claims could not be proven either way")
     public static let notAnalysed = Entry(code: "not-analysed", severity: .warning, summary: "no automaton check ran: the rules pass a limit of the analysis (such as analysis-pairs) that the matcher does not have")
 
     /// The entry of any code, document-level or automaton-level.

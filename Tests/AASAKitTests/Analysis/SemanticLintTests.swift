@@ -248,10 +248,50 @@ final class SemanticLintTests: XCTestCase {
         XCTAssertEqual(try F.oracle(document, "https://example.com/\u{212A}").rule, 0)
     }
 
-    func testSeveralTextModesMakeNoUnprovenClaimsAndSaySo() throws {
+    /// `/%61/b` decodes to `/a/b` without its raw path starting with `/a/`: the decoded rule
+    /// decides there. A walk per mode class writes the raw and the decoded text apart, so it
+    /// proves what it finds absent, and finds nothing to claim here.
+    func test_severalTextModes_areWalkedPerModeClass_andClaimNothingUnproven() throws {
         let document = try F.components(#"[{"/": "/a/*"}, {"/": "/a/b", "percentEncoded": false}]"#)
         let all = F.lint(document)
+        XCTAssertEqual(all.filter { $0.code == "unreachable-rule" || $0.code == "analysis-incomplete" }.map(\.message), [])
+        XCTAssertEqual(try F.oracle(document, "https://example.com/%61/b").rule, 1)
+    }
+
+    /// A case-folded rule with an accented literal puts the rules in modes one text cannot
+    /// serve; a rule covered by an earlier rule of its own mode is still proven unreachable,
+    /// and the covering rule named is the one a URL shows, not the accented one.
+    func test_severalTextModes_proveARuleCoveredWithinItsMode() throws {
+        let document = try F.components(
+            #"[{"/": "/cr\#u{E8}me/*", "caseSensitive": false, "percentEncoded": false}, {"/": "/a/*", "percentEncoded": false}, {"/": "/a/b", "percentEncoded": false}]"#)
+        let all = F.lint(document)
+        XCTAssertEqual(all.filter { $0.code == "analysis-incomplete" }.map(\.message), [])
+        let found = all.filter { $0.code == "unreachable-rule" }
+        XCTAssertEqual(found.map(\.path.description), ["applinks.details[0].components[2]"])
+        let first = try XCTUnwrap(found.first)
+        XCTAssertTrue(first.message.hasSuffix("earlier rules of its entry: applinks.details[0].components[1]"), first.message)
+        let witness = try XCTUnwrap(first.witness)
+        XCTAssertEqual(try F.oracle(document, witness).rule, 1, witness)
+    }
+
+    /// Covered across modes (every URL whose decoded path is `/a/b` also matches the folded
+    /// `/a/*`), which a walk writing each mode's text apart cannot prove: no claim, and the
+    /// note names the rule as unproven rather than saying nothing was checked.
+    func test_severalTextModes_nameTheClaimTheyCouldNotProve() throws {
+        let document = try F.components(
+            #"[{"/": "/a/*", "caseSensitive": false, "percentEncoded": false}, {"/": "/a/b", "percentEncoded": false}, {"/": "/cr\#u{E8}me", "caseSensitive": false, "percentEncoded": false}]"#)
+        let all = F.lint(document)
         XCTAssertEqual(all.filter { $0.code == "unreachable-rule" }, [])
-        XCTAssertEqual(all.filter { $0.code == "analysis-incomplete" }.count, 1)
+        let notes = all.filter { $0.code == "analysis-incomplete" }.map(\.message)
+        XCTAssertEqual(notes.count, 1)
+        XCTAssertTrue(notes.first?.contains("applinks.details[0].components[1] may never decide (unreachable-rule)") == true, "\(notes)")
+    }
+
+    /// Apple's international example (case-folded decoded rules with accented dish names beside
+    /// a case-sensitive decoded one) gets every check, and has nothing wrong.
+    func test_applesInternationalExample_isCheckedWhole() throws {
+        let document = try F.document(
+            #"{"applinks": {"substitutionVariables": {"food": ["cr\#u{E8}me-br\#u{FB}l\#u{E9}e", "samosa"], "size": ["small", "large"]}, "details": [{"appIDs": ["\#(F.app)"], "components": [{"/": "/$(lang)_CA/$(food)/", "exclude": true, "caseSensitive": false, "percentEncoded": false}, {"/": "/$(lang)_$(region)/$(food)/", "caseSensitive": false, "percentEncoded": false}, {"/": "/order/$(food)/$(size)", "percentEncoded": false}]}]}}"#)
+        XCTAssertEqual(F.lint(document).map(\.code), [])
     }
 }
