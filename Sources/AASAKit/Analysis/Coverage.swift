@@ -16,7 +16,8 @@ public struct Coverage: Sendable {
     }
 
     public let items: [Item]
-    /// The absence of a URL is proven (one text mode, exploration complete).
+    /// The absence of a URL is proven for every item without one (the exploration complete, in
+    /// one text or, for rules in several modes, one text per mode class).
     public let isProof: Bool
 
     /// Covers `document` on `domain`, within `configuration`'s automaton limits.
@@ -33,6 +34,18 @@ public struct Coverage: Sendable {
         var workLeft = limits.maxAnalysisWork - result.work
         let check = try WitnessCheck(sides: [analysis], configuration: configuration)
         let facts = RuleReachability(analysis: analysis, result: result, check: check)
+        // Rules in modes one text cannot serve: a walk per mode class, as lint takes, proves
+        // which (rule, app) pairs no URL has (`SemanticLint` says why that is a proof).
+        var classes: RuleReachability?
+        if !result.isProof, result.complete, workLeft > 0 {
+            let walk = URLExplorer(
+                sides: [analysis], domain: domain, maxStates: limits.maxAnalysisStates, maxWork: workLeft, witnessesPerOutcome: 2
+            ).explore(.perModeClass, everyRule: true)
+            workLeft -= walk.work
+            if walk.isProof { classes = RuleReachability(analysis: analysis, result: walk, check: check) }
+        }
+        /// The facts that prove an absence, when some walk is a proof.
+        let proof = result.isProof ? facts : classes
         let locations = RuleLocations(document)
         // Short of a proof, every URL the walk wrote is judged by the matcher, whatever outcome
         // the walk expected of it: with several modes or both query shapes a URL may show
@@ -49,6 +62,8 @@ public struct Coverage: Sendable {
         let unproven = !result.isProof || facts.unconfirmedOutcomes > 0
         if unproven { judge(result.outcomes.flatMap(\.witnesses)) }
         var items: [Item] = []
+        // Items whose reason is a proof that no URL exists.
+        var provenAbsent = Set<Int>()
         for rule in analysis.rules {
             // URLs the rule matches on its own, looked for once per rule and only when needed.
             var alone: [String]?
@@ -57,7 +72,8 @@ public struct Coverage: Sendable {
                     app: analysis.appIDs[app], entry: rule.entryIndex, rule: rule.ruleIndex,
                     decision: rule.exclude ? .exclude : .match)
                 item.url = facts.deciding[rule.id][app]?.url ?? judged[analysis.decision(app: app, rule: Int32(rule.id))]
-                if item.url == nil, facts.deciding[rule.id][app] != nil || !result.isProof {
+                let absent = proof.map { $0.deciding[rule.id][app] == nil } ?? false
+                if item.url == nil, facts.deciding[rule.id][app] != nil || (!result.isProof && !absent) {
                     if alone == nil, workLeft > 0 {
                         let found = try Self.urlsMatchedByRuleAlone(
                             rule.id, of: analysis, limits: configuration.automata, maxWork: min(1_000_000, workLeft))
@@ -67,21 +83,27 @@ public struct Coverage: Sendable {
                     item.url = alone?.first { check.rules($0, side: 0)?[app] == Int32(rule.id) }
                 }
                 if item.url == nil {
-                    if alone == nil, workLeft <= 0 {
+                    if alone == nil, workLeft <= 0, !absent {
                         item.reason = "not searched: the analysis spent its work budget on earlier rules (\(Configuration.Limit.analysisWork.hint))"
                     } else if facts.deciding[rule.id][app] != nil {
                         item.reason = "the search found the rule deciding, but no URL for it could be confirmed"
-                    } else if !result.isProof {
+                    } else if let proof, absent {
+                        provenAbsent.insert(items.count)
+                        if !proof.matches[rule.id] {
+                            item.reason = "no URL can match this rule"
+                        } else {
+                            // The rules that decide this app there: for a rule that decides its
+                            // other apps, the list of every shadowing rule was empty (an audit's
+                            // finding). A walk per mode class also pairs texts no one URL has: it
+                            // names the rules a URL was found for, when there are some.
+                            let all = proof.shadowedBy[rule.id].keys.filter { analysis.rules[$0].apps.contains(app) }.sorted()
+                            let shown = all.filter { facts.shadowedBy[rule.id][$0]?.url != nil || proof.shadowedBy[rule.id][$0]?.url != nil }
+                            let covering = result.isProof || shown.isEmpty ? all : shown
+                            item.reason = "every URL it matches is decided earlier by \(covering.map { locations.paths[$0].description }.joined(separator: ", "))"
+                        }
+                    } else {
                         item.reason = "no URL found; the search is not exhaustive for this document: "
                             + result.incompleteness([analysis]).joined(separator: "; ")
-                    } else if !facts.matches[rule.id] {
-                        item.reason = "no URL can match this rule"
-                    } else {
-                        // The rules that decide this app there: for a rule that decides its other
-                        // apps, the list of every shadowing rule was empty (an audit's finding).
-                        let covering = facts.shadowedBy[rule.id].keys.filter { analysis.rules[$0].apps.contains(app) }.sorted()
-                            .map { locations.paths[$0].description }
-                        item.reason = "every URL it matches is decided earlier by \(covering.joined(separator: ", "))"
                     }
                 }
                 items.append(item)
@@ -107,7 +129,8 @@ public struct Coverage: Sendable {
             }
         }
         self.items = items
-        isProof = result.isProof
+        // With several modes, a proof only where every rule without a URL was proven to have none.
+        isProof = result.isProof || (classes != nil && items.indices.allSatisfy { items[$0].url != nil || provenAbsent.contains($0) })
     }
 
     /// URLs that rule `rule` matches on its own (shortest first): when the whole document is

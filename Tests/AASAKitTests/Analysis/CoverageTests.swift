@@ -68,9 +68,11 @@ final class CoverageTests: XCTestCase {
         // and the exclusion's text pattern does not.
         let document = try F.components(#"[{"/": "/a", "?": "id=x", "exclude": true}, {"/": "/a", "?": {"id": "x"}}]"#)
         let coverage = try Coverage(document: document, domain: F.domain)
-        XCTAssertFalse(coverage.isProof)
         let url = try XCTUnwrap(coverage.items[1].url, coverage.items[1].reason ?? "")
         XCTAssertEqual(url, "https://\(F.domain)/a?id=x&")
+        // Both rules have a URL, and the walk per mode class (query text and items apart)
+        // finished: nothing is left unproven.
+        XCTAssertTrue(coverage.isProof)
         XCTAssertEqual(try F.oracle(document, url), AppDecision(app: F.app, kind: .match, entry: 0, rule: 1), url)
     }
 
@@ -83,6 +85,27 @@ final class CoverageTests: XCTestCase {
         let coverage = try Coverage(document: document, domain: F.domain)
         let url = try XCTUnwrap(coverage.items[1].url, coverage.items[1].reason ?? "")
         XCTAssertEqual(try F.oracle(document, url), AppDecision(app: F.app, kind: .match, entry: 0, rule: 1), url)
+    }
+
+    /// Rules in modes one text cannot serve (an accented case-folded literal): a rule covered
+    /// by an earlier rule of its own mode is proven to have no URL, naming that rule; a rule
+    /// covered only across modes stays "not exhaustive".
+    func test_severalTextModes_proveARuleWithoutURLCoveredWithinItsMode() throws {
+        let covered = try F.components(
+            #"[{"/": "/cr\#u{E8}me/*", "caseSensitive": false, "percentEncoded": false}, {"/": "/a/*", "percentEncoded": false}, {"/": "/a/b", "percentEncoded": false}]"#)
+        let coverage = try Coverage(document: covered, domain: F.domain)
+        XCTAssertTrue(coverage.isProof)
+        XCTAssertNil(coverage.items[2].url)
+        XCTAssertEqual(coverage.items[2].reason, "every URL it matches is decided earlier by applinks.details[0].components[1]")
+        for item in coverage.items.prefix(2) {
+            let url = try XCTUnwrap(item.url)
+            XCTAssertEqual(try F.oracle(covered, url).rule, item.rule, url)
+        }
+        let across = try F.components(
+            #"[{"/": "/a/*", "caseSensitive": false, "percentEncoded": false}, {"/": "/a/b", "percentEncoded": false}, {"/": "/cr\#u{E8}me", "caseSensitive": false, "percentEncoded": false}]"#)
+        let unproven = try Coverage(document: across, domain: F.domain)
+        XCTAssertFalse(unproven.isProof)
+        XCTAssertTrue(unproven.items[1].reason?.hasPrefix("no URL found; the search is not exhaustive") == true, "\(unproven.items[1])")
     }
 
     /// Every URL cover prints for the 250 real documents is decided by that rule, per the oracle.
