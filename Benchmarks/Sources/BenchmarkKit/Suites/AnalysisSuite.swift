@@ -25,11 +25,7 @@ enum AnalysisSuite {
 
     static func run(_ context: RunContext) throws -> SuiteReport {
         var report = SuiteReport(name: "analysis")
-        let aasa = MemorySuite.executableDirectory() + "/aasa"
-        guard FileManager.default.isExecutableFile(atPath: aasa) else {
-            report.skipped = "skipped: \(aasa) must be built (swift build -c release)"
-            return report
-        }
+        guard let aasa = MemorySuite.releaseAASA(skipping: &report) else { return report }
         let quick = context.options.quick
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-bench-analysis-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -68,10 +64,9 @@ enum AnalysisSuite {
             _ = try ChildProcess.run(
                 "/usr/bin/env", ["SWIFT_DETERMINISTIC_HASHING=1", valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", aasa] + arguments,
                 stderr: log)
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            guard let line = text.split(separator: "\n").last(where: { $0.contains("Collected :") }),
-                let value = Double(line.split(separator: " ").last ?? "")
-            else { throw BenchmarkError.runFailed("no instruction count in callgrind's log for aasa \(arguments.joined(separator: " "))") }
+            guard let value = CallgrindProfile.collected(log: log) else {
+                throw BenchmarkError.runFailed("no instruction count in callgrind's log for aasa \(arguments.joined(separator: " "))")
+            }
             return value
         }
         func timed(_ arguments: [String]) throws -> (wall: Double, peak: Double, outcome: String) {

@@ -27,11 +27,7 @@ enum ClassifySuite {
             report.skipped = "skipped: \(missing)"
             return report
         }
-        let aasa = MemorySuite.executableDirectory() + "/aasa"
-        guard FileManager.default.isExecutableFile(atPath: aasa) else {
-            report.skipped = "skipped: \(aasa) must be built (swift build -c release)"
-            return report
-        }
+        guard let aasa = MemorySuite.releaseAASA(skipping: &report) else { return report }
         let quick = context.options.quick
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-bench-classify-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -26,11 +26,7 @@ enum FleetSuite {
             report.skipped = "skipped: \(missing)"
             return report
         }
-        let aasa = MemorySuite.executableDirectory() + "/aasa"
-        guard FileManager.default.isExecutableFile(atPath: aasa) else {
-            report.skipped = "skipped: \(aasa) must be built (swift build -c release)"
-            return report
-        }
+        guard let aasa = MemorySuite.releaseAASA(skipping: &report) else { return report }
         let quick = context.options.quick
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-bench-fleet-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -116,10 +112,9 @@ enum FleetSuite {
                             + setup.arguments
                             + ["--input", file, "--jobs", "1", "--quiet"], stderr: log)
                     guard outcome.status == 0 else { throw BenchmarkError.runFailed("callgrind on aasa classify exited \(outcome.status)") }
-                    let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                    guard let line = text.split(separator: "\n").last(where: { $0.contains("Collected :") }),
-                        let value = Double(line.split(separator: " ").last ?? "")
-                    else { throw BenchmarkError.runFailed("no instruction count in callgrind's log") }
+                    guard let value = CallgrindProfile.collected(log: log) else {
+                        throw BenchmarkError.runFailed("no instruction count in callgrind's log")
+                    }
                     let calls = CallgrindProfile.calls(inOutput: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
                     try? FileManager.default.removeItem(atPath: out)
                     return CallgrindProfile(instructions: value, calls: calls)
@@ -441,6 +436,13 @@ struct CallgrindProfile {
 
     static let retainFunctions = ["swift_retain", "swift_bridgeObjectRetain", "swift_unknownObjectRetain"]
     static let allocationFunctions = ["malloc", "calloc", "realloc", "posix_memalign"]
+
+    /// The instructions callgrind counted, from its log (`Collected : N`, the last such line).
+    static func collected(log: String) -> Double? {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        guard let line = text.split(separator: "\n").last(where: { $0.contains("Collected :") }) else { return nil }
+        return Double(line.split(separator: " ").last ?? "")
+    }
 
     var retains: Double { Self.retainFunctions.reduce(0) { $0 + (calls[$1] ?? 0) } }
     var allocations: Double { Self.allocationFunctions.reduce(0) { $0 + (calls[$1] ?? 0) } }

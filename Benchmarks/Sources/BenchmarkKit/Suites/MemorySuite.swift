@@ -55,6 +55,17 @@ enum MemorySuite {
         return report
     }
 
+    /// The release `aasa` beside this harness, or `nil` with `report` marked skipped: the
+    /// suites that run the CLI as users do need it built.
+    static func releaseAASA(skipping report: inout SuiteReport) -> String? {
+        let aasa = executableDirectory() + "/aasa"
+        guard FileManager.default.isExecutableFile(atPath: aasa) else {
+            report.skipped = "skipped: \(aasa) must be built (swift build -c release)"
+            return nil
+        }
+        return aasa
+    }
+
     static func executableDirectory() -> String {
         let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: path).deletingLastPathComponent().path
