@@ -9,10 +9,11 @@
 ///
 /// What it will not do: decide single URLs (the matcher does, here only to confirm witnesses);
 /// build automata of its own (it reads the `DocumentNFAs` the matcher is built from, so both
-/// reason about the same languages); claim that no URL does something unless the walk proved it
-/// (past the `analysis-work` or `analysis-states` budget, or across text modes it cannot read
-/// alike, such claims are withheld with a note); or depend on a clock (budgets are counts, so a
-/// document always gets the same report).
+/// reason about the same languages); claim that no URL does something unless a walk proved it
+/// (past the `analysis-work` or `analysis-states` budget such claims are withheld with a note;
+/// across text modes one text cannot serve, only what a walk per mode class proves is claimed,
+/// and lint names the claims it could not settle); or depend on a clock (budgets are counts, so
+/// a document always gets the same report).
 ///
 /// This type: one document prepared for reasoning about *sets* of URLs rather than one URL at
 /// a time.
