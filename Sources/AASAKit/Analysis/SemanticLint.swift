@@ -162,31 +162,37 @@ public enum SemanticLint {
                     hint: "see docs/analysis.md; cover and diff still give checked URLs"))
         } else if let classes, proofFacts.unconfirmedOutcomes > 0 {
             // An outcome of the walk per mode class that no URL confirmed may pair texts no one
-            // URL has, and it withholds every claim it contradicts. URLs of the walks on the
-            // URL's own text (as diff and cover take them) show which decisions real URLs
-            // have; claims that only outcomes with none of those would contradict are named as
-            // unproven, and the others go unsaid.
+            // URL has, and it withholds every claim it contradicts. The claims that only such
+            // outcomes contradict are named as unproven, and the others go unsaid. Which
+            // decisions real URLs have: first the URLs at hand (the first walk's, and each
+            // outcome's own in every class's spelling); for claims still withheld, the walks on
+            // the URL's own text too (as diff and cover take them), which cost far more.
             var seen = Set<String>()
             var rows = Set<[Int32]>()
-            var urls = result.outcomes.flatMap(\.witnesses)
-            for strategy in URLExplorer.Strategy.rawTextWalks([analysis]) where workLeft > 0 {
-                urls += walk(strategy).outcomes.flatMap(\.witnesses)
+            func judge(_ urls: [String]) {
+                for url in WitnessCheck.toJudge(urls, seen: &seen) {
+                    if let row = check.rules(url, side: 0) { rows.insert(row) }
+                }
             }
-            for url in WitnessCheck.toJudge(urls, seen: &seen) {
-                if let row = check.rules(url, side: 0) { rows.insert(row) }
+            func withheldClaims() -> [String] {
+                var confirmed = classes
+                confirmed.outcomes = classes.outcomes.filter { rows.contains(analysis.decisions(alive: $0.alive[0])) }
+                let unproven = RuleReachability(analysis: analysis, result: confirmed, check: check)
+                return rules.indices.compactMap { rule -> String? in
+                    guard !rules[rule].apps.isEmpty, duplicates[rule] == nil,
+                        let maybe = Absence(unproven, rule: rule, exclude: rules[rule].exclude),
+                        Absence(proofFacts, rule: rule, exclude: rules[rule].exclude) != maybe
+                    else { return nil }
+                    return "\(name(rule)) \(maybe.maybe)"
+                }
             }
-            var confirmed = classes
-            confirmed.outcomes = classes.outcomes.filter { outcome in
-                let row = analysis.decisions(alive: outcome.alive[0])
-                return rows.contains(row) || outcome.witnesses.contains { check.confirms($0, rows: [row]) }
-            }
-            let unproven = RuleReachability(analysis: analysis, result: confirmed, check: check)
-            let withheld = rules.indices.compactMap { rule -> String? in
-                guard !rules[rule].apps.isEmpty, duplicates[rule] == nil,
-                    let maybe = Absence(unproven, rule: rule, exclude: rules[rule].exclude),
-                    Absence(proofFacts, rule: rule, exclude: rules[rule].exclude) != maybe
-                else { return nil }
-                return "\(name(rule)) \(maybe.maybe)"
+            judge(result.outcomes.flatMap(\.witnesses) + classes.outcomes.flatMap { $0.witnesses + $0.otherSpellings })
+            var withheld = withheldClaims()
+            if !withheld.isEmpty {
+                for strategy in URLExplorer.Strategy.rawTextWalks([analysis]) where workLeft > 0 {
+                    judge(walk(strategy).outcomes.flatMap(\.witnesses))
+                }
+                withheld = withheldClaims()
             }
             if !withheld.isEmpty {
                 let listed = withheld.prefix(5).joined(separator: "; ") + (withheld.count > 5 ? "; and \(withheld.count - 5) more" : "")

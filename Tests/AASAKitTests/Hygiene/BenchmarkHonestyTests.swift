@@ -49,6 +49,17 @@ final class BenchmarkHonestyTests: XCTestCase {
         XCTAssertEqual(comparison.failures.count, 1, "+5% instructions: \(comparison.failures)")
     }
 
+    /// A report counts as whole only when it claims everything it checks: any mark of an
+    /// incomplete lint, cover or diff makes it incomplete.
+    func test_analysisReport_isWholeOnlyWithoutAnIncompleteMark() {
+        XCTAssertTrue(AnalysisSuite.isWhole("1 file: 0 errors, 1 warning, 0 notes\n", status: 0))
+        XCTAssertFalse(AnalysisSuite.isWhole("f.json: note [analysis-incomplete] $: not proven either way", status: 0))
+        XCTAssertFalse(AnalysisSuite.isWhole("entry 0 rule 1 match A: none: no URL found; the search is not exhaustive for this document", status: 1))
+        XCTAssertFalse(AnalysisSuite.isWhole("entry 0 rule 9 match A: none: not searched: the analysis spent its work budget", status: 1))
+        XCTAssertFalse(AnalysisSuite.isWhole("", status: 4))
+        XCTAssertFalse(AnalysisSuite.isWhole("at least 2 classes of URLs decided differently", status: 1))
+    }
+
     /// The analysis suite's `campaign-N` documents are N rules of two query items each, and
     /// the changed one differs from them in one rule turned into an exclusion: what its `diff`
     /// row says it measures. The same seed writes the same documents.
