@@ -179,9 +179,11 @@ public enum SemanticLint {
                 confirmed.outcomes = classes.outcomes.filter { rows.contains(analysis.decisions(alive: $0.alive[0])) }
                 let unproven = RuleReachability(analysis: analysis, result: confirmed, check: check)
                 return rules.indices.compactMap { rule -> String? in
-                    guard !rules[rule].apps.isEmpty, duplicates[rule] == nil,
-                        let maybe = Absence(unproven, rule: rule, exclude: rules[rule].exclude),
-                        Absence(proofFacts, rule: rule, exclude: rules[rule].exclude) != maybe
+                    // Only rules lint says nothing else about: a rule proven never to decide is
+                // not also named as one that may match no URL.
+                guard !rules[rule].apps.isEmpty, duplicates[rule] == nil,
+                        Absence(proofFacts, rule: rule, exclude: rules[rule].exclude) == nil,
+                        let maybe = Absence(unproven, rule: rule, exclude: rules[rule].exclude)
                     else { return nil }
                     return "\(name(rule)) \(maybe.maybe)"
                 }
