@@ -94,11 +94,9 @@ public struct Coverage: Sendable {
                         } else {
                             // The rules that decide this app there: for a rule that decides its
                             // other apps, the list of every shadowing rule was empty (an audit's
-                            // finding). A walk per mode class also pairs texts no one URL has: it
-                            // names the rules a URL was found for, when there are some.
-                            let all = proof.shadowedBy[rule.id].keys.filter { analysis.rules[$0].apps.contains(app) }.sorted()
-                            let shown = all.filter { facts.shadowedBy[rule.id][$0]?.url != nil || proof.shadowedBy[rule.id][$0]?.url != nil }
-                            let covering = result.isProof || shown.isEmpty ? all : shown
+                            // finding).
+                            let covering = proof.covering(
+                                rule.id, perModeClass: !result.isProof, seen: facts, include: { analysis.rules[$0].apps.contains(app) })
                             item.reason = "every URL it matches is decided earlier by \(covering.map { locations.paths[$0].description }.joined(separator: ", "))"
                         }
                     } else {

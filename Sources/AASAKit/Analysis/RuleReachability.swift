@@ -35,6 +35,17 @@ struct RuleReachability {
     /// Outcomes none of whose witnesses the matcher confirmed (a bug if the analysis is exact).
     private(set) var unconfirmedOutcomes = 0
 
+    /// The rules that decide instead of `rule` (those of `include`), as a claim names them.
+    /// Facts from a walk per mode class (`perModeClass`) also come from pairings of texts no one
+    /// URL has: then only the rules some URL showed deciding instead (here or in `seen`, the
+    /// first walk's facts) are named, when there are some.
+    func covering(_ rule: Int, perModeClass: Bool, seen: RuleReachability, include: (Int) -> Bool = { _ in true }) -> [Int] {
+        let all = shadowedBy[rule].keys.filter(include).sorted()
+        guard perModeClass else { return all }
+        let shown = all.filter { seen.shadowedBy[rule][$0]?.url != nil || shadowedBy[rule][$0]?.url != nil }
+        return shown.isEmpty ? all : shown
+    }
+
     init(analysis: AnalysisDocument, result: URLExplorer.Result, check: WitnessCheck) {
         let count = analysis.rules.count
         matches = Array(repeating: false, count: count)

@@ -97,11 +97,7 @@ public enum SemanticLint {
                 continue
             }
             if claim == .neverDecides {
-                // A walk per mode class also pairs texts no one URL has: it names the rules a
-                // URL was found for, when there are some.
-                let all = proofFacts.shadowedBy[rule].keys.sorted()
-                let shown = all.filter { facts.shadowedBy[rule][$0]?.url != nil || proofFacts.shadowedBy[rule][$0]?.url != nil }
-                let covering = classes == nil || shown.isEmpty ? all : shown
+                let covering = proofFacts.covering(rule, perModeClass: classes != nil, seen: facts)
                 let sameEntry = covering.allSatisfy { rules[$0].entryIndex == rules[rule].entryIndex }
                 let scope = sameEntry ? "earlier rules of its entry" : "earlier rules"
                 findings.append(
