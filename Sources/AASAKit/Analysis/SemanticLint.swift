@@ -163,6 +163,10 @@ public enum SemanticLint {
             // decisions real URLs have: first the URLs at hand (the first walk's, and each
             // outcome's own in every class's spelling); for claims still withheld, the walks on
             // the URL's own text too (as diff and cover take them), which cost far more.
+            // PERF: `aasa-bench --quick --suite analysis`, row `international.lint` (Apple's
+            // example, callgrind beyond start-up): 1 121 M → 98 M instructions with those walks
+            // run only for claims still withheld, the same report
+            // (`Benchmarks/Records/2026-12-07-analysis-modes.md`).
             var seen = Set<String>()
             var rows = Set<[Int32]>()
             func judge(_ urls: [String]) {
