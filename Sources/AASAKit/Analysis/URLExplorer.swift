@@ -377,10 +377,20 @@ extension URLExplorer {
         /// nothing.
         private let scratch: StateScratch
         private var subsets = InternedSubsets()
-        /// `table[subset * classCount + class]`, -1 while unknown.
-        var table: [Int32] = []
-        var classCount = 0
-        var representatives: [UInt8] = []
+        /// What the walk reads at every step, memoised: `table[state * classCount + class]`
+        /// and `escapes[state * escapeCount + escapeIndex[byte]]`, -1 while unknown, grown as
+        /// states are found. Held in one `UnsharedCell`: as the class's own stored properties,
+        /// every read was checked for exclusive access at run time, about a fifth of a walk's
+        /// instructions. A track belongs to one walk, and its reads and writes do not nest.
+        private struct Memo {
+            var table: [Int32] = []
+            var classCount = 0
+            var representatives: [UInt8] = []
+            var escapes: [Int32] = []
+            var escapeIndex = [Int16](repeating: -1, count: 256)
+            var escapeCount = 0
+        }
+        private let memo = UnsharedCell(Memo())
         private(set) var start: Int32 = 0
         /// NFA positions stepped so far: the cost of determinisation.
         private(set) var work = 0 {
@@ -432,13 +442,13 @@ extension URLExplorer {
 
         private var statesPerSubset: Int32 { transform == .foldASCII ? 3 : 1 }
 
-        /// Memoised `escape(_:byte:)`, keyed by `state * 256 + byte`.
-        private var escapes: [Int: Int32] = [:]
-
-        /// Fixes the byte classes of the phase; state 0 is the dead state.
-        func prepare(classCount: Int, representatives: [UInt8]) {
-            self.classCount = classCount
-            self.representatives = representatives
+        /// Fixes the byte classes of the phase and the bytes it writes escaped; state 0 is the
+        /// dead state.
+        func prepare(classCount: Int, representatives: [UInt8], escapes: [UInt8]) {
+            memo.value.classCount = classCount
+            memo.value.representatives = representatives
+            for (index, byte) in escapes.enumerated() { memo.value.escapeIndex[Int(byte)] = Int16(index) }
+            memo.value.escapeCount = escapes.count
             // The dead subset first (no positions, no tags), as id 0.
             scratch.seeds.removeAll()
             _ = determinizer.closeSeeds(scratch: scratch, cap: 0)
@@ -465,7 +475,7 @@ extension URLExplorer {
             let id = Int32(scalarStates.count)
             scalarStates.append(key)
             scalarIDs[key] = id
-            table.append(contentsOf: repeatElement(-1, count: classCount))
+            memo.value.table.append(contentsOf: repeatElement(-1, count: memo.value.classCount))
             return id
         }
 
@@ -485,15 +495,16 @@ extension URLExplorer {
         private func intern() -> Int32 {
             let (id, isNew) = subsets.intern(scratch)
             // A scalar-folding track's table rows are its (subset, pending) states.
-            if isNew, !foldsScalars { table.append(contentsOf: repeatElement(-1, count: classCount * Int(statesPerSubset))) }
+            if isNew, !foldsScalars { memo.value.table.append(contentsOf: repeatElement(-1, count: memo.value.classCount * Int(statesPerSubset))) }
             return id
         }
 
         func step(_ state: Int32, class cls: Int) -> Int32 {
-            let slot = Int(state) * classCount + cls
-            if table[slot] >= 0 { return table[slot] }
-            let next = state == 0 ? 0 : transition(state, representatives[cls])
-            table[slot] = next
+            let slot = Int(state) * memo.value.classCount + cls
+            let known = memo.value.table[slot]
+            if known >= 0 { return known }
+            let next = state == 0 ? 0 : transition(state, memo.value.representatives[cls])
+            memo.value.table[slot] = next
             return next
         }
 
@@ -517,17 +528,26 @@ extension URLExplorer {
         /// The state after the escape `%XY` of `byte` is written: one decoded byte for a decoding
         /// track, three bytes for the others (escapes are ASCII: never inside a Kelvin sign).
         func escape(_ state: Int32, byte: UInt8) -> Int32 {
-            let key = Int(state) * 256 + Int(byte)
-            if let known = escapes[key] { return known }
-            var next = state
-            if state != 0 {
-                if decodes {
-                    next = transition(state, byte)
-                } else {
-                    for written in WitnessURL.escape(byte) where next != 0 { next = transition(next, written) }
-                }
+            let column = Int(memo.value.escapeIndex[Int(byte)])
+            // Every byte a phase writes escaped was given to `prepare`; any other is worked out
+            // each time.
+            guard column >= 0 else { return escaping(state, byte: byte) }
+            let slot = Int(state) * memo.value.escapeCount + column
+            if slot >= memo.value.escapes.count {
+                memo.value.escapes.append(contentsOf: repeatElement(-1, count: (Int(state) + 1) * memo.value.escapeCount - memo.value.escapes.count))
             }
-            escapes[key] = next
+            let known = memo.value.escapes[slot]
+            if known >= 0 { return known }
+            let next = escaping(state, byte: byte)
+            memo.value.escapes[slot] = next
+            return next
+        }
+
+        private func escaping(_ state: Int32, byte: UInt8) -> Int32 {
+            guard state != 0 else { return 0 }
+            if decodes { return transition(state, byte) }
+            var next = state
+            for written in WitnessURL.escape(byte) where next != 0 { next = transition(next, written) }
             return next
         }
 
@@ -672,7 +692,7 @@ extension URLExplorer {
             self.classOf = classOf
             representatives = best.map { UInt8(truncatingIfNeeded: max($0, 0)) }
             order = (0..<count).filter { best[$0] >= 0 }.sorted { ComponentText.rank(UInt8(best[$0])) < ComponentText.rank(UInt8(best[$1])) }
-            for track in tracks { track.prepare(classCount: count, representatives: representatives) }
+            for track in tracks { track.prepare(classCount: count, representatives: representatives, escapes: escapes) }
         }
 
         /// A query item whose name no URL can carry: its value is always the empty one.
@@ -683,39 +703,89 @@ extension URLExplorer {
     }
 
     /// A product state.
-    struct Node: Hashable {
-        var phase: Int
-        var context: ComponentText.Context
-        var states: [Int32]
-        /// Per side, the rules still alive (all rules before the path phase ends).
-        var alive: [Bitset]
-        /// Per side, in a query item phase: the predicates every value so far satisfied.
-        var holding: [Bitset]
+    struct Node: Equatable {
+        let phase: Int
+        let context: ComponentText.Context
+        let states: [Int32]
+        /// The rules still alive and the predicates holding, by id (`Search.ruleSets`): they
+        /// change only where a text ends, so a byte's step copies an id rather than their sets.
+        let rules: Int32
         /// In a path that decoding tracks read (`Phase.escapes`), ending in a run of `/`
         /// written or escaped: the tracks' states where the run began. The matcher trims a
         /// decoded path's trailing `/` (SPEC 6, 12), so a decoding track ends there; empty
         /// otherwise.
         var slashRun: [Int32] = []
 
-        /// Every field folded into one word before the hasher sees it: the search hashes a node
-        /// per step, and word by word through `Hasher` that was most of a step's cost.
+        /// The node after a byte is written: the same rules and predicates.
+        func child(context: ComponentText.Context, states: [Int32], slashRun: [Int32]) -> Node {
+            Node(phase: phase, context: context, states: states, rules: rules, slashRun: slashRun)
+        }
+
+        /// Every field folded into one word (`WordMix`), for `Search`'s own table (`NodeTable`):
+        /// the search looks a node up per step, and field by field through `Hasher` that was
+        /// most of a step's cost.
         // PERF: `aasa cover --limit analysis-work=10000000` of 1 100 rules of eight query items
         // (`HostileInputCLITests.test_coverRuleByRuleSearches_shareOneBudgetThatCountsTheirStates`'s
         // document), callgrind with `SWIFT_DETERMINISTIC_HASHING=1`: 17.27 G → 9.49 G
-        // instructions; `aasa lint` of artsy's real file 3.25 G → 2.94 G; reports identical.
-        func hash(into hasher: inout Hasher) {
-            var folded = UInt64(truncatingIfNeeded: phase)
-            func mix(_ value: UInt64) { folded = WordMix.mix(folded, value) }
-            for state in states { mix(UInt64(UInt32(bitPattern: state))) }
-            mix(UInt64(states.count) | 1 << 40)
-            for state in slashRun { mix(UInt64(UInt32(bitPattern: state))) }
-            mix(UInt64(slashRun.count) | 2 << 40)
-            for set in alive { set.fold(into: &folded) }
-            mix(UInt64(alive.count) | 3 << 40)
-            for set in holding { set.fold(into: &folded) }
-            mix(UInt64(holding.count) | 4 << 40)
-            hasher.combine(folded)
-            hasher.combine(context)
+        // instructions once folded for `Hasher`; `aasa lint` of artsy's real file 3.25 G → 2.94 G.
+        var fold: UInt64 {
+            var folded = WordMix.mix(WordMix.seed, UInt64(truncatingIfNeeded: phase) << 32 | UInt64(UInt32(bitPattern: rules)))
+            for state in states { folded = WordMix.mix(folded, UInt64(UInt32(bitPattern: state))) }
+            folded = WordMix.mix(folded, UInt64(states.count) | 1 << 40)
+            for state in slashRun { folded = WordMix.mix(folded, UInt64(UInt32(bitPattern: state))) }
+            return WordMix.mix(folded, UInt64(slashRun.count) | UInt64(context.bits) << 32 | 2 << 40)
+        }
+    }
+
+    /// Per side, the rules still alive (all rules before the path phase ends) and, in a query
+    /// item phase, the predicates every value so far satisfied.
+    struct RuleSet: Hashable {
+        var alive: [Bitset]
+        var holding: [Bitset]
+    }
+
+    /// The nodes a search has found, by content: node ids in an open-addressing table on
+    /// `Node.fold`, at most half full. Nodes are never removed (a search is bounded by
+    /// `analysis-states`).
+    // PERF: `aasa diff` of two generated 1 KB documents in several modes (the differential
+    // tests' seed 271), callgrind with `SWIFT_DETERMINISTIC_HASHING=1`: with the search's
+    // other step costs (the escape memo in a flat table, the tracks' memo out of the reach of
+    // run-time exclusivity checks, children's states written into one buffer, rule sets by
+    // id), 15.94 G → 7.23 G instructions; the analysis suite's rows 28-44% fewer
+    // (`aasa-bench --quick --suite analysis`); reports identical
+    // (`Benchmarks/Records/2026-12-07-explorer-steps.md`).
+    struct NodeTable {
+        private var slots = [Int32](repeating: -1, count: 256)
+        private var hashes: [UInt64] = []
+
+        /// The id of a node equal to `node` among `nodes`, or `nil`.
+        func find(_ node: Node, hash: UInt64, in nodes: [Node]) -> Int32? {
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] >= 0 {
+                let id = slots[slot]
+                if hashes[Int(id)] == hash, nodes[Int(id)] == node { return id }
+                slot = (slot + 1) & mask
+            }
+            return nil
+        }
+
+        /// Records the node just appended as id `hashes.count`, with its hash.
+        mutating func insert(hash: UInt64) {
+            hashes.append(hash)
+            if hashes.count * 2 > slots.count {
+                slots = [Int32](repeating: -1, count: slots.count * 2)
+                for id in hashes.indices { place(Int32(id)) }
+            } else {
+                place(Int32(hashes.count - 1))
+            }
+        }
+
+        private mutating func place(_ id: Int32) {
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: hashes[Int(id)]) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = id
         }
     }
 
@@ -738,7 +808,10 @@ extension URLExplorer {
         var nodes: [Node] = []
         var parents: [Int32] = []
         var steps: [Step] = []
-        var index: [Node: Int32] = [:]
+        var table = NodeTable()
+        /// The rule sets nodes name (`Node.rules`), and their ids.
+        var ruleSets: [RuleSet] = []
+        var ruleSetIDs: [RuleSet: Int32] = [:]
         var outcomes: [Outcome] = []
         var outcomeIndex: [[Bitset]: Int] = [:]
         /// Per side and rule, the last phase that can take the rule down; `nil` when outcomes
@@ -831,15 +904,15 @@ extension URLExplorer {
         /// Runs to the end or to the budget; `true` when every state was visited.
         mutating func run() -> Bool {
             let sides = explorer.sides
-            let root = Node(
-                phase: 0, context: ComponentText.Context(), states: phases[0].tracks.map(\.start),
-                // Rules not compiled never match; the others fall as phases of their mode end.
+            // Rules not compiled never match; the others fall as phases of their mode end.
+            let rules = id(of: RuleSet(
                 alive: sides.map { side in
                     var alive = Bitset(capacity: side.rules.count)
                     for rule in side.compiledRules { alive.insert(rule) }
                     return alive
                 },
-                holding: sides.map { Bitset.full(capacity: $0.predicateRule.count) })
+                holding: sides.map { Bitset.full(capacity: $0.predicateRule.count) }))
+            let root = Node(phase: 0, context: ComponentText.Context(), states: phases[0].tracks.map(\.start), rules: rules)
             add(root, parent: -1, step: .root)
             var next = 0
             while next < nodes.count {
@@ -853,28 +926,23 @@ extension URLExplorer {
                     continue
                 }
                 let phase = phases[node.phase]
+                // The children's states are written into one buffer, which a child shares only
+                // once it is kept: most children are nodes already found, and each used to copy
+                // its parent's states before being dropped.
+                var states = node.states
+                let tracks = phase.tracks
                 for cls in phase.order {
                     let byte = phase.representatives[cls]
                     guard let context = node.context.writing(byte, kind: phase.kind) else { continue }
-                    var child = node
-                    child.context = context
-                    child.slashRun = slashRun(after: node, writing: byte)
-                    for (slot, track) in phase.tracks.enumerated() {
-                        child.states[slot] = track.step(node.states[slot], class: cls)
-                    }
-                    add(child, parent: Int32(next), step: .byte(byte))
+                    for slot in tracks.indices { states[slot] = tracks[slot].step(node.states[slot], class: cls) }
+                    add(node.child(context: context, states: states, slashRun: slashRun(after: node, writing: byte)), parent: Int32(next), step: .byte(byte))
                 }
                 for byte in phase.escapes {
                     var context: ComponentText.Context? = node.context
                     for written in WitnessURL.escape(byte) { context = context?.writing(written, kind: phase.kind) }
                     guard let context else { continue }
-                    var child = node
-                    child.context = context
-                    child.slashRun = slashRun(after: node, writing: byte)
-                    for (slot, track) in phase.tracks.enumerated() {
-                        child.states[slot] = track.escape(node.states[slot], byte: byte)
-                    }
-                    add(child, parent: Int32(next), step: .escape(byte))
+                    for slot in tracks.indices { states[slot] = tracks[slot].escape(node.states[slot], byte: byte) }
+                    add(node.child(context: context, states: states, slashRun: slashRun(after: node, writing: byte)), parent: Int32(next), step: .escape(byte))
                 }
                 if node.context.canEnd(kind: phase.kind) { finishValue(of: node, id: next) }
                 next += 1
@@ -896,19 +964,29 @@ extension URLExplorer {
         private func passesOver(_ node: Node) -> Bool {
             guard node.phase + 1 < phases.count, phases[node.phase].kind != .path else { return false }
             let rules = constrained[node.phase]
-            for side in node.alive.indices where node.alive[side].intersects(rules[side]) { return false }
+            let alive = ruleSets[Int(node.rules)].alive
+            for side in alive.indices where alive[side].intersects(rules[side]) { return false }
             return true
+        }
+
+        /// The id of `set` among the rule sets nodes name.
+        private mutating func id(of set: RuleSet) -> Int32 {
+            if let known = ruleSetIDs[set] { return known }
+            let id = Int32(ruleSets.count)
+            ruleSets.append(set)
+            ruleSetIDs[set] = id
+            return id
         }
 
         /// What writing nothing in `node`'s phase leads to (`finishValue` on an empty text that
         /// decides no alive rule): the next phase, with the same rules alive, less those that can
         /// no longer decide an app.
         private mutating func passOver(_ node: Node, id: Int) {
-            var alive = node.alive
-            dropUndecisive(&alive, after: node.phase)
+            var set = ruleSets[Int(node.rules)]
+            dropUndecisive(&set.alive, after: node.phase)
             let nextPhase = node.phase + 1
             add(
-                Node(phase: nextPhase, context: ComponentText.Context(), states: phases[nextPhase].tracks.map(\.start), alive: alive, holding: node.holding),
+                Node(phase: nextPhase, context: ComponentText.Context(), states: phases[nextPhase].tracks.map(\.start), rules: self.id(of: set)),
                 parent: Int32(id), step: .nextPhase)
         }
 
@@ -927,9 +1005,10 @@ extension URLExplorer {
         var work: Int { tally.total }
 
         private mutating func add(_ node: Node, parent: Int32, step: Step) {
-            guard index[node] == nil else { return }
-            index[node] = Int32(nodes.count)
+            let hash = node.fold
+            guard table.find(node, hash: hash, in: nodes) == nil else { return }
             nodes.append(node)
+            table.insert(hash: hash)
             parents.append(parent)
             steps.append(step)
         }
@@ -942,8 +1021,8 @@ extension URLExplorer {
                 let state = track.decodes && !node.slashRun.isEmpty ? node.slashRun[slot] : node.states[slot]
                 for tag in track.tags(state) { accepted[track.side].insert(Int(tag)) }
             }
-            var alive = node.alive
-            var holding = node.holding
+            var alive = ruleSets[Int(node.rules)].alive
+            var holding = ruleSets[Int(node.rules)].holding
             for (side, document) in explorer.sides.enumerated() {
                 switch phase.kind {
                 case .path:
@@ -969,10 +1048,9 @@ extension URLExplorer {
             }
             if case .itemValue = phase.kind {
                 // Another value of the same name: every value must satisfy a predicate (SPEC 7).
-                var again = node
-                again.context = ComponentText.Context()
-                again.states = phase.tracks.map(\.start)
-                again.holding = holding
+                let again = Node(
+                    phase: node.phase, context: ComponentText.Context(), states: phase.tracks.map(\.start),
+                    rules: self.id(of: RuleSet(alive: ruleSets[Int(node.rules)].alive, holding: holding)), slashRun: node.slashRun)
                 add(again, parent: Int32(id), step: .nextValue)
                 // No more values: predicates some value failed take their rules down.
                 for (side, document) in explorer.sides.enumerated() {
@@ -986,7 +1064,9 @@ extension URLExplorer {
             let nextPhase = node.phase + 1
             if nextPhase < phases.count {
                 add(
-                    Node(phase: nextPhase, context: ComponentText.Context(), states: phases[nextPhase].tracks.map(\.start), alive: alive, holding: holding),
+                    Node(
+                        phase: nextPhase, context: ComponentText.Context(), states: phases[nextPhase].tracks.map(\.start),
+                        rules: self.id(of: RuleSet(alive: alive, holding: holding))),
                     parent: Int32(id), step: .nextPhase)
             } else {
                 record(alive, endingAt: id)
