@@ -13,7 +13,8 @@ struct Bitset: Hashable, Sendable {
     /// Every id in `0..<capacity`.
     static func full(capacity: Int) -> Bitset {
         var set = Bitset(capacity: capacity)
-        for id in 0..<capacity { set.insert(id) }
+        for index in set.words.indices { set.words[index] = ~0 }
+        if capacity % 64 != 0, let last = set.words.indices.last { set.words[last] = (1 << UInt64(capacity % 64)) - 1 }
         return set
     }
 

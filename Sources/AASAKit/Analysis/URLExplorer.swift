@@ -795,7 +795,8 @@ extension URLExplorer {
         case byte(UInt8)
         /// The escape `%XY` of a byte.
         case escape(UInt8)
-        /// End of the parent's phase, start of the next one.
+        /// End of the parent's phase, start of the node's (the next one, or a later one when
+        /// the phases in between were passed over: nothing written in them).
         case nextPhase
         /// End of one value of a query item, start of another value of the same name.
         case nextValue
@@ -820,6 +821,8 @@ extension URLExplorer {
 
         /// Every track's work, added up as it is spent.
         let tally: WorkTally
+        /// Where each phase's text goes in a witness (`layout(of:)`).
+        let layout: (slots: [Slot], items: [String], slotOfPhase: [Int])
         /// Per phase and side, the rules whose component the phase decides (empty for the path,
         /// which is never passed over): a node none of whose alive rules is among them writes
         /// nothing in that phase (`passesOver`).
@@ -830,6 +833,7 @@ extension URLExplorer {
             self.explorer = explorer
             self.phases = phases
             self.tally = tally
+            layout = Self.layout(of: phases)
             constrained = phases.map { phase in
                 explorer.sides.map { document in
                     var rules = Bitset(capacity: document.rules.count)
@@ -920,7 +924,7 @@ extension URLExplorer {
                 // Checked at every node: one node can step every class of every automaton.
                 if work > explorer.maxWork { return false }
                 let node = nodes[next]
-                if passesOver(node) {
+                if passesOver(phase: node.phase, alive: ruleSets[Int(node.rules)].alive) {
                     passOver(node, id: next)
                     next += 1
                     continue
@@ -950,21 +954,21 @@ extension URLExplorer {
             return true
         }
 
-        /// Whether `node` starts a phase (a query, one query item's values, a fragment) that
-        /// decides none of its alive rules, on any side, and is not the last. Whatever it wrote
-        /// there, every value would end in the same next node (its alive rules, every predicate
-        /// holding again): the one writing nothing (SPEC 7: a missing item reads as an empty
-        /// value), which breadth-first order reaches first. So the walk goes straight there, and
-        /// finds the same nodes in the same order without the ones in between. The last phase is
+        /// Whether a node with `alive` rules starting `phase` (a query, one query item's values,
+        /// a fragment) is at a phase that decides none of them, on any side, and is not the last.
+        /// Whatever it wrote there, every value would end in the same next node (its alive rules,
+        /// every predicate holding again): the one writing nothing (SPEC 7: a missing item reads
+        /// as an empty value). So the walk goes straight there (`passOver`), and finds the same
+        /// nodes without the ones in between; crossing a run of such phases in one step, it may
+        /// meet a node sooner, and show another URL of the same outcome first. The last phase is
         /// walked whole: each text written in it is a witness of its own.
         // PERF: `aasa lint` of 40 rules `/xxxxx/*` naming two query items each (callgrind,
         // `SWIFT_DETERMINISTIC_HASHING=1`): 2 098 M instructions and out of its state budget
         // (100 000) → 271 M and whole; `aasa cover` of 20 rules of eight items 2 514 M → 363 M
         // (`Benchmarks/Records/2026-12-07-explorer-pass-over.md`).
-        private func passesOver(_ node: Node) -> Bool {
-            guard node.phase + 1 < phases.count, phases[node.phase].kind != .path else { return false }
-            let rules = constrained[node.phase]
-            let alive = ruleSets[Int(node.rules)].alive
+        private func passesOver(phase: Int, alive: [Bitset]) -> Bool {
+            guard phase + 1 < phases.count, phases[phase].kind != .path else { return false }
+            let rules = constrained[phase]
             for side in alive.indices where alive[side].intersects(rules[side]) { return false }
             return true
         }
@@ -980,13 +984,21 @@ extension URLExplorer {
 
         /// What writing nothing in `node`'s phase leads to (`finishValue` on an empty text that
         /// decides no alive rule): the next phase, with the same rules alive, less those that can
-        /// no longer decide an app.
+        /// no longer decide an app; and past it, in the same step, every phase that passes over
+        /// too (the items of the rules a path left behind), so that a run of them costs one
+        /// node rather than one each.
+        // PERF: `aasa lint` of 200 rules `/word/*` naming two query items each (the analysis
+        // suite's `campaign-200`): out of `analysis-states` (each of 400 item phases a node per
+        // path outcome) → whole; see `Benchmarks/Records/2026-12-07-explorer-steps.md`.
         private mutating func passOver(_ node: Node, id: Int) {
             var set = ruleSets[Int(node.rules)]
+            // Once is enough: a phase passed over is the last phase of none of the rules alive
+            // (it decides none of them), so the phases after it drop no more.
             dropUndecisive(&set.alive, after: node.phase)
-            let nextPhase = node.phase + 1
+            var phase = node.phase + 1
+            while passesOver(phase: phase, alive: set.alive) { phase += 1 }
             add(
-                Node(phase: nextPhase, context: ComponentText.Context(), states: phases[nextPhase].tracks.map(\.start), rules: self.id(of: set)),
+                Node(phase: phase, context: ComponentText.Context(), states: phases[phase].tracks.map(\.start), rules: self.id(of: set)),
                 parent: Int32(id), step: .nextPhase)
         }
 
@@ -1112,29 +1124,10 @@ extension URLExplorer {
             // Several phases of one component (one per mode class) wrote texts of their own,
             // which no one URL may have: each spelling takes one class's text per component
             // (and per item name), and the matcher's re-check judges them.
-            var slots: [Slot] = []
-            var choices: [[(values: [[UInt8]], policy: ComponentText.Policy)]] = []
-            var items: [String] = []
-            for (phase, values) in zip(phases, texts) {
-                let slot: Slot
-                switch phase.kind {
-                case .path: slot = .path
-                case .query: slot = .query
-                case .fragment: slot = .fragment
-                case .itemValue(let name):
-                    if let known = items.firstIndex(where: { $0.isExactly(name) }) {
-                        slot = .item(known)
-                    } else {
-                        slot = .item(items.count)
-                        items.append(name)
-                    }
-                }
-                if let index = slots.firstIndex(of: slot) {
-                    choices[index].append((values, phase.policy))
-                } else {
-                    slots.append(slot)
-                    choices.append([(values, phase.policy)])
-                }
+            let (slots, items, slotOfPhase) = layout
+            var choices = [[(values: [[UInt8]], policy: ComponentText.Policy)]](repeating: [], count: slots.count)
+            for (index, (phase, values)) in zip(phases, texts).enumerated() {
+                choices[slotOfPhase[index]].append((values, phase.policy))
             }
             func spelling(_ pick: [Int]) -> String {
                 var url = WitnessURL(domain: explorer.domain)
@@ -1174,9 +1167,45 @@ extension URLExplorer {
         }
 
         /// Where a phase's text goes in the URL; an item by its index among the names.
-        private enum Slot: Equatable {
+        enum Slot: Hashable {
             case path, query, fragment
             case item(Int)
+        }
+
+        /// Where each phase's text goes in a witness: the slots in the order phases first
+        /// name them, the item names, and each phase's slot. The same for every witness, so
+        /// worked out once: per witness, looking each of thousands of item phases' names up
+        /// among the names before it made a witness quadratic in the items.
+        static func layout(of phases: [Phase]) -> (slots: [Slot], items: [String], slotOfPhase: [Int]) {
+            var slots: [Slot] = []
+            var slotIndex: [Slot: Int] = [:]
+            var items: [String] = []
+            var itemIndex: [ExactString: Int] = [:]
+            var slotOfPhase: [Int] = []
+            for phase in phases {
+                let slot: Slot
+                switch phase.kind {
+                case .path: slot = .path
+                case .query: slot = .query
+                case .fragment: slot = .fragment
+                case .itemValue(let name):
+                    if let known = itemIndex[ExactString(name)] {
+                        slot = .item(known)
+                    } else {
+                        slot = .item(items.count)
+                        itemIndex[ExactString(name)] = items.count
+                        items.append(name)
+                    }
+                }
+                if let known = slotIndex[slot] {
+                    slotOfPhase.append(known)
+                } else {
+                    slotIndex[slot] = slots.count
+                    slotOfPhase.append(slots.count)
+                    slots.append(slot)
+                }
+            }
+            return (slots, items, slotOfPhase)
         }
 
         /// Spellings per witness: enough for two mode classes (raw and decoded) over the

@@ -58,6 +58,25 @@ final class QueryItemWalkTests: XCTestCase {
         XCTAssertEqual(diff.verdict, .equivalent)
     }
 
+    /// After a path, the items of every rule it ruled out are crossed in one step, not one
+    /// node an item: at 200 rules (400 item names) a node per item and path outcome ran out of
+    /// the state budget, so lint checked nothing and diff left its list unfinished.
+    func test_twoHundredRulesOfTwoQueryItemsEach_lintAndDiffAreWhole() throws {
+        let rules = campaignRules(200) + [#"{"/": "/p7/deal", "?": {"ref7": "x*", "id7": "c1"}}"#]
+        let findings = F.lint(try document(rules))
+        XCTAssertEqual(findings.filter { $0.code == "analysis-incomplete" }.map(\.message), [])
+        XCTAssertEqual(findings.filter { $0.code == "unreachable-rule" }.map(\.path.description), ["applinks.details[0].components[200]"])
+        let old = try document(campaignRules(200))
+        let new = try document(campaignRules(200, exclude: 66))
+        let diff = try SemanticDiff(old: old, new: new, domain: F.domain)
+        XCTAssertNil(diff.incompleteness)
+        XCTAssertEqual(diff.changes.map { "\($0.old.kind.rawValue):\($0.old.rule ?? -1)->\($0.new.kind.rawValue):\($0.new.rule ?? -1)" },
+                       ["match:66->exclude:66"])
+        for url in diff.changes.flatMap(\.urls) {
+            XCTAssertEqual(try F.oracle(new, url), AppDecision(app: F.app, kind: .exclude, entry: 0, rule: 66), url)
+        }
+    }
+
     /// An item no alive rule names is still written when a later rule's item needs a value
     /// beside it: passing over one phase keeps the phases after it.
     func test_cover_aRuleNeedingTwoItemsBehindOneNamingOneGetsAURLWithBoth() throws {
