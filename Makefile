@@ -16,12 +16,17 @@ PYTEST_VERSION := 8.3.5
 PYARROW_VERSION := 17.0.0
 PANDAS_VERSION := 2.2.3
 NUMPY_VERSION := 1.26.4
-# The test build is the debug build optimised with every `assert` kept: the tests exercise the
-# code users run, invariant checks on, and the differential suites finish in seconds instead of
-# minutes. Said here rather than in Package.swift, whose unsafe flags SwiftPM refuses in a
-# package used as a versioned dependency. `swift build` and `swift test` get the same flags, so
-# they share one build; `swift test --filter X $(TEST_FLAGS)` reuses it too.
-TEST_FLAGS := -Xswiftc -O -Xswiftc -assert-config -Xswiftc Debug
+# The test build is a release build (a whole module optimised at once) with every `assert` kept
+# and testable imports, in a scratch directory of its own (.build/tests), so that it never
+# replaces the release binaries users and the benchmarks run: the tests exercise the code users
+# run, invariant checks on. The debug build optimised file by file, which it replaces, does not
+# specialise generics across files: its test run took twice as long, for two minutes less
+# building (`Benchmarks/Records/2026-12-07-explorer-steps.md`). Said here rather than in
+# Package.swift, whose unsafe flags SwiftPM refuses in a package used as a versioned dependency.
+# `swift build` and `swift test` get the same flags, so they share one build;
+# `swift test --filter X $(TEST_FLAGS)` reuses it too (plain `swift test --filter X`, a debug
+# build, rebuilds faster after a change).
+TEST_FLAGS := -c release -Xswiftc -assert-config -Xswiftc Debug -Xswiftc -enable-testing --scratch-path .build/tests
 
 .PHONY: all deps build install demo test test-python spark-test java bench bench-embed fuzz clean
 

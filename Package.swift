@@ -45,8 +45,8 @@ let package = Package(
             name: "AASAKit",
             path: "Sources/AASAKit"
             // No unsafe flags here or in any target a consumer builds: SwiftPM refuses them in a
-            // versioned dependency. `make test` optimises the debug build itself (-Xswiftc -O
-            // -assert-config Debug), so the tests still run the code users run, asserts on.
+            // versioned dependency. `make test` builds the tests in release with asserts kept
+            // (`TEST_FLAGS` in the Makefile), so they run the code users run, asserts on.
         ),
         // fetch, check, entitlements --fetch: transfers through libcurl, atomic writes.
         .target(
