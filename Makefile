@@ -23,9 +23,10 @@ NUMPY_VERSION := 1.26.4
 # specialise generics across files: its test run took twice as long, for two minutes less
 # building (`Benchmarks/Records/2026-12-07-explorer-steps.md`). Said here rather than in
 # Package.swift, whose unsafe flags SwiftPM refuses in a package used as a versioned dependency.
-# `swift build` and `swift test` get the same flags, so they share one build;
-# `swift test --filter X $(TEST_FLAGS)` reuses it too (plain `swift test --filter X`, a debug
-# build, rebuilds faster after a change).
+# `swift build --build-tests` makes it once and `swift test --skip-build` runs it (without
+# `--build-tests`, the test step compiled the library a second time);
+# `swift test --skip-build --filter X $(TEST_FLAGS)` reuses it too (plain
+# `swift test --filter X`, a debug build, rebuilds faster after a change).
 TEST_FLAGS := -c release -Xswiftc -assert-config -Xswiftc Debug -Xswiftc -enable-testing --scratch-path .build/tests
 
 .PHONY: all deps build install demo test test-python spark-test java bench bench-embed fuzz clean
@@ -104,8 +105,8 @@ $(FETCHVENV_MARKER):
 	@touch $@
 
 test: deps $(FETCHVENV_MARKER)
-	$(SWIFT) build $(TEST_FLAGS)
-	AASA_TEST_PYTHON=$(CURDIR)/$(FETCHVENV)/bin/python $(SWIFT) test $(TEST_FLAGS) --parallel --xunit-output .build/xunit.xml
+	$(SWIFT) build --build-tests $(TEST_FLAGS)
+	AASA_TEST_PYTHON=$(CURDIR)/$(FETCHVENV)/bin/python $(SWIFT) test --skip-build $(TEST_FLAGS) --parallel --xunit-output .build/xunit.xml
 	AASA_FUZZ_OPTIMIZE=-Onone ./Tests/Fuzz/run.sh 5
 	$(SWIFT) build -c release
 	./Tests/CABI/run.sh
