@@ -924,7 +924,7 @@ extension URLExplorer {
                 // Checked at every node: one node can step every class of every automaton.
                 if work > explorer.maxWork { return false }
                 let node = nodes[next]
-                if passesOver(phase: node.phase, alive: ruleSets[Int(node.rules)].alive) {
+                if passesOver(phase: node.phase, rules: node.rules) {
                     passOver(node, id: next)
                     next += 1
                     continue
@@ -954,7 +954,7 @@ extension URLExplorer {
             return true
         }
 
-        /// Whether a node with `alive` rules starting `phase` (a query, one query item's values,
+        /// Whether a node with the rule set `id` starting `phase` (a query, one query item's values,
         /// a fragment) is at a phase that decides none of them, on any side, and is not the last.
         /// Whatever it wrote there, every value would end in the same next node (its alive rules,
         /// every predicate holding again): the one writing nothing (SPEC 7: a missing item reads
@@ -966,9 +966,10 @@ extension URLExplorer {
         // `SWIFT_DETERMINISTIC_HASHING=1`): 2 098 M instructions and out of its state budget
         // (100 000) → 271 M and whole; `aasa cover` of 20 rules of eight items 2 514 M → 363 M
         // (`Benchmarks/Records/2026-12-07-explorer-pass-over.md`).
-        private func passesOver(phase: Int, alive: [Bitset]) -> Bool {
+        private func passesOver(phase: Int, rules id: Int32) -> Bool {
             guard phase + 1 < phases.count, phases[phase].kind != .path else { return false }
             let rules = constrained[phase]
+            let alive = ruleSets[Int(id)].alive
             for side in alive.indices where alive[side].intersects(rules[side]) { return false }
             return true
         }
@@ -995,10 +996,11 @@ extension URLExplorer {
             // Once is enough: a phase passed over is the last phase of none of the rules alive
             // (it decides none of them), so the phases after it drop no more.
             dropUndecisive(&set.alive, after: node.phase)
+            let rules = self.id(of: set)
             var phase = node.phase + 1
-            while passesOver(phase: phase, alive: set.alive) { phase += 1 }
+            while passesOver(phase: phase, rules: rules) { phase += 1 }
             add(
-                Node(phase: phase, context: ComponentText.Context(), states: phases[phase].tracks.map(\.start), rules: self.id(of: set)),
+                Node(phase: phase, context: ComponentText.Context(), states: phases[phase].tracks.map(\.start), rules: rules),
                 parent: Int32(id), step: .nextPhase)
         }
 
