@@ -1,5 +1,5 @@
 /// The DFA states an explorer track has met: canonical subsets (sorted positions, sorted tags)
-/// kept once in a flat arena and found by content through an open-addressing table.
+/// kept once in a flat arena and found by content through `HashSlots`.
 ///
 /// The explorer steps every automaton along every product state it visits, and most steps land
 /// on a subset it already knows. Building each one as a `Determinizer.Subset` to look it up in a
@@ -18,9 +18,8 @@ struct InternedSubsets {
     private var starts: [Int32] = [0]
     /// Every subset's accepted tags (read when a phase ends, not per step).
     private(set) var tags: [[Int32]] = []
-    private var hashes: [UInt64] = []
-    /// Subset ids by hash, -1 where empty; a power of two, at most half full.
-    private var slots = [Int32](repeating: -1, count: 64)
+    /// Subset ids by hash.
+    private var index = HashSlots()
 
     var count: Int { tags.count }
 
@@ -43,24 +42,14 @@ struct InternedSubsets {
         let hash = scratch.positions.withView { positions in
             scratch.tags.withView { tags in Self.hash(positions, tags) }
         }
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot] >= 0 {
-            let id = slots[slot]
-            if hashes[Int(id)] == hash, holds(id, scratch) { return (id, false) }
-            slot = (slot + 1) & mask
+        var probe = index.probe(hash)
+        while let known = index.next(&probe) {
+            if holds(known, scratch) { return (known, false) }
         }
-        let id = Int32(tags.count)
+        let id = index.append(hash: hash)
         scratch.positions.withView { positions.append(contentsOf: $0) }
         starts.append(Int32(positions.count))
         tags.append(scratch.tags.withView { Array($0) })
-        hashes.append(hash)
-        if tags.count * 2 > slots.count {
-            slots = [Int32](repeating: -1, count: slots.count * 2)
-            for known in hashes.indices { place(Int32(known)) }
-        } else {
-            slots[slot] = id
-        }
         return (id, true)
     }
 
@@ -73,13 +62,6 @@ struct InternedSubsets {
             }
         }
         return same && scratch.tags.withView { $0.elementsEqual(tags[Int(id)]) }
-    }
-
-    private mutating func place(_ id: Int32) {
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hashes[Int(id)]) & mask
-        while slots[slot] >= 0 { slot = (slot + 1) & mask }
-        slots[slot] = id
     }
 
     private static func hash(_ positions: BufferView<UInt64>, _ tags: BufferView<Int32>) -> UInt64 {

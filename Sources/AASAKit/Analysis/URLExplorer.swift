@@ -721,9 +721,9 @@ extension URLExplorer {
             Node(phase: phase, context: context, states: states, rules: rules, slashRun: slashRun)
         }
 
-        /// Every field folded into one word (`WordMix`), for `Search`'s own table (`NodeTable`):
-        /// the search looks a node up per step, and field by field through `Hasher` that was
-        /// most of a step's cost.
+        /// Every field folded into one word (`WordMix`), for `Search.nodeIndex`: the search
+        /// looks a node up per step, and field by field through `Hasher` that was most of a
+        /// step's cost.
         // PERF: `aasa cover --limit analysis-work=10000000` of 1 100 rules of eight query items
         // (`HostileInputCLITests.test_coverRuleByRuleSearches_shareOneBudgetThatCountsTheirStates`'s
         // document), callgrind with `SWIFT_DETERMINISTIC_HASHING=1`: 17.27 G → 9.49 G
@@ -742,51 +742,6 @@ extension URLExplorer {
     struct RuleSet: Hashable {
         var alive: [Bitset]
         var holding: [Bitset]
-    }
-
-    /// The nodes a search has found, by content: node ids in an open-addressing table on
-    /// `Node.fold`, at most half full. Nodes are never removed (a search is bounded by
-    /// `analysis-states`).
-    // PERF: `aasa diff` of two generated 1 KB documents in several modes (the differential
-    // tests' seed 271), callgrind with `SWIFT_DETERMINISTIC_HASHING=1`: with the search's
-    // other step costs (the escape memo in a flat table, the tracks' memo out of the reach of
-    // run-time exclusivity checks, children's states written into one buffer, rule sets by
-    // id), 15.94 G → 7.23 G instructions; the analysis suite's rows 28-44% fewer
-    // (`aasa-bench --quick --suite analysis`); reports identical
-    // (`Benchmarks/Records/2026-12-07-explorer-steps.md`).
-    struct NodeTable {
-        private var slots = [Int32](repeating: -1, count: 256)
-        private var hashes: [UInt64] = []
-
-        /// The id of a node equal to `node` among `nodes`, or `nil`.
-        func find(_ node: Node, hash: UInt64, in nodes: [Node]) -> Int32? {
-            let mask = slots.count - 1
-            var slot = Int(truncatingIfNeeded: hash) & mask
-            while slots[slot] >= 0 {
-                let id = slots[slot]
-                if hashes[Int(id)] == hash, nodes[Int(id)] == node { return id }
-                slot = (slot + 1) & mask
-            }
-            return nil
-        }
-
-        /// Records the node just appended as id `hashes.count`, with its hash.
-        mutating func insert(hash: UInt64) {
-            hashes.append(hash)
-            if hashes.count * 2 > slots.count {
-                slots = [Int32](repeating: -1, count: slots.count * 2)
-                for id in hashes.indices { place(Int32(id)) }
-            } else {
-                place(Int32(hashes.count - 1))
-            }
-        }
-
-        private mutating func place(_ id: Int32) {
-            let mask = slots.count - 1
-            var slot = Int(truncatingIfNeeded: hashes[Int(id)]) & mask
-            while slots[slot] >= 0 { slot = (slot + 1) & mask }
-            slots[slot] = id
-        }
     }
 
     /// What led to a node: its parent and the step taken.
@@ -809,7 +764,16 @@ extension URLExplorer {
         var nodes: [Node] = []
         var parents: [Int32] = []
         var steps: [Step] = []
-        var table = NodeTable()
+        /// The nodes by content: ids on `Node.fold`. Nodes are never removed (a search is
+        /// bounded by `analysis-states`).
+        // PERF: `aasa diff` of two generated 1 KB documents in several modes (the differential
+        // tests' seed 271), callgrind with `SWIFT_DETERMINISTIC_HASHING=1`: with the search's
+        // other step costs (the escape memo in a flat table, the tracks' memo out of the reach of
+        // run-time exclusivity checks, children's states written into one buffer, rule sets by
+        // id), 15.94 G → 7.23 G instructions; the analysis suite's rows 28-44% fewer
+        // (`aasa-bench --quick --suite analysis`); reports identical
+        // (`Benchmarks/Records/2026-12-07-explorer-steps.md`).
+        var nodeIndex = HashSlots(capacity: 256)
         /// The rule sets nodes name (`Node.rules`), and their ids.
         var ruleSets: [RuleSet] = []
         var ruleSetIDs: [RuleSet: Int32] = [:]
@@ -1018,11 +982,15 @@ extension URLExplorer {
         // (`HostileInputCLITests.test_thousandsOfQueryItems_lintAndDiffStopWithinBounds`).
         var work: Int { tally.total }
 
+        @inline(__always)
         private mutating func add(_ node: Node, parent: Int32, step: Step) {
             let hash = node.fold
-            guard table.find(node, hash: hash, in: nodes) == nil else { return }
+            var probe = nodeIndex.probe(hash)
+            while let known = nodeIndex.next(&probe) {
+                if nodes[Int(known)] == node { return }
+            }
             nodes.append(node)
-            table.insert(hash: hash)
+            _ = nodeIndex.append(hash: hash)
             parents.append(parent)
             steps.append(step)
         }

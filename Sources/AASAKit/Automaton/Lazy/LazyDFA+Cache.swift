@@ -5,9 +5,9 @@ extension LazyDFA {
     /// its budget, everything is cleared (the search keeps the subset it is in and goes on), as
     /// RE2 does; the counters let benchmarks and tests see how often that happens.
     ///
-    /// A state's subset lives in one flat arena (`positionArena`), found again through an
-    /// open-addressing table of its hash: building a state allocates nothing once the arena
-    /// and the table have grown, and its subset is hashed once.
+    /// A state's subset lives in one flat arena (`positionArena`), found again by its hash
+    /// (`HashSlots`): building a state allocates nothing once the arena and the index have
+    /// grown, and its subset is hashed once.
     public final class Cache {
         let dfa: LazyDFA
         let table: TransitionTable
@@ -24,12 +24,12 @@ extension LazyDFA {
 
         /// The cache's mutable state.
         struct Store {
-            /// Per state (by row): where its positions are in `positionArena`, and their hash.
+            /// Per state (by row): where its positions are in `positionArena`.
             var spans: [Span] = []
             var positionArena: [UInt64] = []
-            /// Open addressing over rows: `row + 1`, or 0 for an empty slot; the count is a
-            /// power of 2.
-            var slots: [Int32] = []
+            /// The states' rows by the hash of their positions and tag set (`hash(of:tagSet:)`):
+            /// a row is the index's id.
+            var rows = HashSlots()
             var tagSets: [TagSet] = []
             /// The index of each non-empty tag set (the empty one is always set 0).
             var tagSetIndex: [[Int32]: Int32] = [:]
@@ -66,11 +66,10 @@ extension LazyDFA {
             var fallbackCount = 0
         }
 
-        /// Where one state's positions are, and their hash (with its tag set mixed in).
+        /// Where one state's positions are.
         struct Span {
             var start: Int32
             var count: Int32
-            var hash: UInt64
         }
 
         /// The tag sets of the states, by index (`searchTagSet`'s answers).
@@ -161,7 +160,7 @@ extension LazyDFA {
                 table.removeAllReleasingMemory()
                 store.value.spans = []
                 store.value.positionArena = []
-                store.value.slots = []
+                store.value.rows.removeAllReleasingMemory()
                 store.value.tagSets = []
                 store.value.tagSetIndex = [:]
                 store.value.heavyTargets = [:]
@@ -169,11 +168,7 @@ extension LazyDFA {
             table.removeAll()
             store.value.spans.removeAll(keepingCapacity: true)
             store.value.positionArena.removeAll(keepingCapacity: true)
-            if store.value.slots.isEmpty {
-                store.value.slots = Array(repeating: 0, count: 64)
-            } else {
-                for index in store.value.slots.indices { store.value.slots[index] = 0 }
-            }
+            store.value.rows.removeAll()
             store.value.tagSets.removeAll(keepingCapacity: true)
             if !store.value.tagSetIndex.isEmpty { store.value.tagSetIndex.removeAll(keepingCapacity: true) }
             if releasingMemory {
@@ -273,21 +268,16 @@ extension LazyDFA {
 
         /// The state with these positions and tag set, if built.
         func find(positions: BufferView<UInt64>, tagSet: Int32, hash: UInt64) -> Int32? {
-            let mask = store.value.slots.count - 1
-            var slot = Int(truncatingIfNeeded: hash) & mask
-            while true {
-                let entry = store.value.slots[slot]
-                if entry == 0 { return nil }
-                let row = Int(entry) - 1
-                let span = store.value.spans[row]
-                if span.hash == hash, Int(span.count) == positions.count {
-                    let id = Int32(row * table.rowWidth)
-                    if table.tagSet(of: id) == tagSet, samePositions(span, positions) { return id }
-                }
-                slot = (slot + 1) & mask
+            var probe = store.value.rows.probe(hash)
+            while let row = store.value.rows.next(&probe) {
+                let span = store.value.spans[Int(row)]
+                let id = row * Int32(table.rowWidth)
+                if Int(span.count) == positions.count, table.tagSet(of: id) == tagSet, samePositions(span, positions) { return id }
             }
+            return nil
         }
 
+        @inline(__always)
         private func samePositions(_ span: Span, _ positions: BufferView<UInt64>) -> Bool {
             store.value.positionArena.withView { arena in
                 let stored = arena[Int(span.start)..<(Int(span.start) + positions.count)]
@@ -299,26 +289,13 @@ extension LazyDFA {
         /// Adds a state known to be new; returns its premultiplied id.
         func insert(positions: BufferView<UInt64>, tagSet: Int32, hash: UInt64, tagCount: Int) -> Int32 {
             let id = table.addRow(tagSet: tagSet)
-            let row = store.value.spans.count
-            store.value.spans.append(Span(start: Int32(store.value.positionArena.count), count: Int32(positions.count), hash: hash))
+            store.value.spans.append(Span(start: Int32(store.value.positionArena.count), count: Int32(positions.count)))
             store.value.positionArena.append(contentsOf: positions)
-            if store.value.spans.count * 2 > store.value.slots.count { growSlots() } else { place(row: row, hash: hash) }
+            _ = store.value.rows.append(hash: hash)
             store.value.memoryUsage += dfa.stateOverhead + positions.count * 16 + tagCount * 8
             noteGrowth()
             store.value.statesBuilt += 1
             return id
-        }
-
-        private func place(row: Int, hash: UInt64) {
-            let mask = store.value.slots.count - 1
-            var slot = Int(truncatingIfNeeded: hash) & mask
-            while store.value.slots[slot] != 0 { slot = (slot + 1) & mask }
-            store.value.slots[slot] = Int32(row + 1)
-        }
-
-        private func growSlots() {
-            store.value.slots = Array(repeating: 0, count: store.value.slots.count * 2)
-            for row in store.value.spans.indices { place(row: row, hash: store.value.spans[row].hash) }
         }
 
         /// The subset of `state` (for the NFA fallback).
