@@ -27,10 +27,12 @@ enum ExitCode: Int32, Error {
           0  done: every input line got its record (error records included), or the check passed
           1  a check failed: --strict and some records are errors, a test expectation failed,
              lint found an error, diff found differences, cover found a rule without a URL,
-             explain could not split the URL, fetch could not fetch some domain, check or
-             entitlements found an error
-          2  usage error (the message says what is wrong)
-          3  a document, the rules or the compiled artifact could not be read
+             explain could not split the URL or ran over the work budget, fetch could not
+             fetch some domain, check or entitlements found an error
+          2  usage error (the message says what is wrong), including a --matrix file that
+             cannot be read or is not a matrix
+          3  a document, the rules, the compiled artifact or an entitlements file could not
+             be read
           4  diff found no difference but could not prove equivalence
           5  the input could not be read, or an output (-o, --stats, standard output) could not
              be written; a standard output closed by its reader (| head) is not an error and

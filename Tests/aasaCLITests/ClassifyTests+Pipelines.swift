@@ -106,6 +106,32 @@ extension ClassifyTests {
         XCTAssertTrue(records[2].contains(#""error": "empty URL""#), String(records[2]))
     }
 
+    /// `--limit json-depth` holds an NDJSON line as it holds a document: its message said to
+    /// raise it, and raising it changed nothing.
+    func test_ndjsonInput_jsonDepthLimitAppliesToEachLine() throws {
+        let nested = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let input = try file("deep.ndjson", "{\"url\": \"\(museumURL)\", \"x\": \(nested)}\n{\"url\": \"\(museumURL)\", \"x\": [[[1]]]}\n")
+        let base = ["classify", "--rules", corpus.path, "--input", input.path, "--input-format", "ndjson"]
+        let standard = rows(try CLIRunner.run(base))
+        XCTAssertEqual(standard.count, 2)
+        XCTAssertTrue(standard[0].contains("deeper than the limit of 512 levels"), String(standard[0]))
+        XCTAssertFalse(standard[1].contains("error"), String(standard[1]))
+        let raised = rows(try CLIRunner.run(base + ["--limit", "json-depth=1000"]))
+        XCTAssertFalse(raised[0].contains("\"error\""), String(raised[0]))
+        let lowered = rows(try CLIRunner.run(base + ["--limit", "json-depth=3"]))
+        XCTAssertTrue(lowered[1].contains("deeper than the limit of 3 levels"), String(lowered[1]))
+    }
+
+    /// A CSV header naming the URL's column twice: the second is `url.1` in the record, as
+    /// `--url-column url.1` names it and as pandas reads it, where it stayed `url`.
+    func test_csvInput_aRepeatOfTheURLColumnsNameIsRenamed() throws {
+        let csv = try file("two-urls.csv", "url,url\n\(museumURL),https://other.example/\n")
+        let ndjson = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", csv.path, "--input-format", "csv"])
+        XCTAssertTrue(ndjson.stdout.contains(#""fields": {"url.1":"https://other.example/"}"#), ndjson.stdout)
+        let table = try CLIRunner.run(["classify", "--rules", corpus.path, "--input", csv.path, "--input-format", "csv", "--format", "csv"])
+        XCTAssertTrue(table.stdout.hasPrefix("url,domain,apps,rules,error,url.1\n"), table.stdout)
+    }
+
     func test_blankLines_rejectsAnUnknownMode() throws {
         let run = try CLIRunner.run(["classify", "--rules", corpus.path, "--blank-lines", "keep"], stdin: Data())
         XCTAssertEqual(run.status, 2)

@@ -58,9 +58,21 @@ extension HostileInputCLITests {
         let run = try ChildProcess.run(["cover", document, "--domain", "example.com", "--limit", "analysis-work=10M"], folder: folder)
         XCTAssertEqual(run.status, 1, "rules without a URL: \(run.summary)")
         let output = String(decoding: run.stdout, as: UTF8.self)
-        XCTAssertTrue(output.contains("not searched: the analysis spent its work budget on earlier rules"), run.summary)
+        XCTAssertTrue(output.contains("not searched: the document's walk and the searches of earlier rules spent the work budget"), run.summary)
         XCTAssertEqual(output.split(separator: "\n").filter { $0.hasPrefix("entry 0 rule") }.count, 1_100, run.summary)
         RobustnessBounds(seconds: 25, residentMiB: 400).check(run, "cover of 1 100 eight-item rules")
+    }
+
+    /// A rule left without a URL because the walk of the document spent the budget is said to
+    /// be so: a lone rule was "not searched" for a budget spent "on earlier rules".
+    func test_coverOfALoneRuleTheWalkRanOutOn_blamesTheWalk() throws {
+        let pattern = "/" + String(repeating: "*a", count: 3_000) + "b"
+        let document = try write(Array(#"{"applinks":{"details":[{"appIDs":["T.a"],"components":[{"/":"\#(pattern)"}]}]}}"#.utf8), "stars.json")
+        let run = try ChildProcess.run(["cover", document, "--domain", "example.com", "--limit", "analysis-work=1M"], folder: folder)
+        XCTAssertEqual(run.status, 1, run.summary)
+        let output = String(decoding: run.stdout, as: UTF8.self)
+        XCTAssertTrue(output.contains("not searched: the document's walk spent the work budget"), run.summary)
+        XCTAssertFalse(output.contains("earlier rules"), run.summary)
     }
 
     func test_debugDFA_boundsThePositionsItStepsNotOnlyItsStates() throws {

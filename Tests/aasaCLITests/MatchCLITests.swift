@@ -29,6 +29,36 @@ final class MatchCLITests: XCTestCase {
         let records = recorded.stdout.split(separator: "\n")
         XCTAssertEqual(records.count, 3, recorded.stdout)
         XCTAssertEqual(records.prefix(2).filter { $0.contains(#""error": "empty line""#) }.count, 2, recorded.stdout)
+        // `line-bytes` holds an argument as it holds a line (only `url-bytes` did).
+        let long = try CLIRunner.run(["match", document.path, "--domain", "ex.com", "--limit", "line-bytes=16", "https://ex.com/abcdef"])
+        let fromInput = try CLIRunner.runShell(#"printf 'https://ex.com/abcdef\n' | \#(aasa) --limit line-bytes=16"#)
+        XCTAssertTrue(long.stdout.contains(#""error": "line of 21 bytes is over the limit of 16 bytes"#), long.stdout)
+        XCTAssertEqual(long.stdout, fromInput.stdout)
+    }
+
+    /// A document named `/dev/stdin` while the URLs come from standard input too is a usage
+    /// error: a redirected file was read twice (its JSON lines classified as URLs, exit 0) and a
+    /// pipe was read whole as the document (no record, exit 0). `classify --rules` the same.
+    func test_documentAndURLsBothFromStandardInput_isAUsageError() throws {
+        let folder = try makeTemporaryFolder("aasa-match")
+        let document = folder.appendingPathComponent("doc.json")
+        try Data(#"{"applinks":{"details":[{"appIDs":["T.a"],"components":[{"/":"/*"}]}]}}"#.utf8).write(to: document)
+        let binary = "'\(CLIRunner.executable.path)'"
+        for command in [
+            "\(binary) match /dev/stdin --domain ex.com < '\(document.path)'",
+            "cat '\(document.path)' | \(binary) match /dev/stdin --domain ex.com",
+            "\(binary) classify --rules /dev/stdin --domain ex.com < '\(document.path)'",
+            "cat '\(document.path)' | \(binary) classify --rules /dev/stdin --domain ex.com",
+        ] {
+            let run = try CLIRunner.runShell(command)
+            XCTAssertEqual(run.status, 2, "\(command): \(run.stdout) \(run.stderr)")
+            XCTAssertEqual(run.stdout, "", command)
+            XCTAssertTrue(run.stderr.contains("standard input") || run.stderr.contains("is the input"), run.stderr)
+        }
+        // The document on standard input with the URLs as arguments is fine.
+        let arguments = try CLIRunner.runShell("\(binary) match /dev/stdin --domain ex.com https://ex.com/a < '\(document.path)'")
+        XCTAssertEqual(arguments.status, 0, arguments.stderr)
+        XCTAssertTrue(arguments.stdout.contains(#""decision": "match""#), arguments.stdout)
     }
 
     /// `--app` naming an app the document does not name gets no_match records, as SPEC makes

@@ -64,6 +64,7 @@ public struct Coverage: Sendable {
         var items: [Item] = []
         // Items whose reason is a proof that no URL exists.
         var provenAbsent = Set<Int>()
+        var searchedAlone = false
         for rule in analysis.rules {
             // URLs the rule matches on its own, looked for once per rule and only when needed.
             var alone: [String]?
@@ -79,12 +80,17 @@ public struct Coverage: Sendable {
                             rule.id, of: analysis, limits: configuration.automata, maxWork: min(1_000_000, workLeft))
                         alone = found.urls
                         workLeft -= found.work
+                        searchedAlone = true
                     }
                     item.url = alone?.first { check.rules($0, side: 0)?[app] == Int32(rule.id) }
                 }
                 if item.url == nil {
                     if alone == nil, workLeft <= 0, !absent {
-                        item.reason = "not searched: the analysis spent its work budget on earlier rules (\(Configuration.Limit.analysisWork.hint))"
+                        // Who spent it: the walk of the whole document, and the searches of
+                        // earlier rules if any ran (a lone rule's walk had been blamed on rules
+                        // that do not exist).
+                        let spender = searchedAlone ? "the document's walk and the searches of earlier rules" : "the document's walk"
+                        item.reason = "not searched: \(spender) spent the work budget (\(Configuration.Limit.analysisWork.hint))"
                     } else if facts.deciding[rule.id][app] != nil {
                         item.reason = "the search found the rule deciding, but no URL for it could be confirmed"
                     } else if let proof, absent {

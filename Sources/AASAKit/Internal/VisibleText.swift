@@ -35,6 +35,17 @@ public enum VisibleText {
         return String(text[..<end]) + "… (\(text.utf8.count) bytes)"
     }
 
+    /// What a record shows of a line over `line-bytes` (`URLLineReader`), for a URL given as an
+    /// argument, which is judged as such a line: at most its first 200 bytes, and no more than
+    /// the reader keeps of a line (`maxLineBytes + 2`), cut before a UTF-8 sequence rather than
+    /// inside it, and "…" when cut.
+    public static func overlongLine(_ text: String, maxLineBytes: Int) -> String {
+        let bytes = Array(text.utf8)
+        let window = maxLineBytes + 2
+        guard bytes.count > window else { return bytes.withView { $0.shownText() } }
+        return bytes.withView { $0[0..<window].shownText(cut: true) }
+    }
+
     private static func escaped(_ text: String, hiding isHidden: (Unicode.Scalar) -> Bool) -> String {
         guard text.unicodeScalars.contains(where: isHidden) else { return text }
         var shown = String.UnicodeScalarView()

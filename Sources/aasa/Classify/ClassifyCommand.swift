@@ -158,6 +158,11 @@ enum ClassifyCommand {
         defer { if input != STDIN_FILENO { close(input) } }
         // What the run reads, so that an output naming one of them is refused before it is
         // truncated: `-o in.txt --input in.txt` would otherwise destroy the input and exit 0.
+        // (An artifact is mapped: one on a pipe is refused as not a regular file.)
+        if let rulesPath, ReadFiles.same(path: rulesPath, as: input) {
+            return CommandSupport.usageError(
+                spec, "--rules \(VisibleText.escapedLine(rulesPath)) is the input the URLs are read from; give the rules and the URLs as two files")
+        }
         var readFiles = ReadFiles()
         readFiles.add(descriptor: input, as: "the input")
         if let artifactPath { readFiles.add(path: artifactPath, as: "the compiled artifact") }
@@ -258,7 +263,9 @@ enum ClassifyCommand {
             return refused(.inputOutput)
         }
 
-        var parser = InputRecordParser(format: inputFormat, urlField: parsed.value("url-field") ?? "url", outputFormat: format)
+        var parser = InputRecordParser(
+            format: inputFormat, urlField: parsed.value("url-field") ?? "url", maxJSONDepth: configuration.document.maxJSONDepth,
+            outputFormat: format)
         let output = OutputStream(fileDescriptor: outputFile?.fileDescriptor ?? STDOUT_FILENO, flushThreshold: 1 << 18)
         let started = Date()
         // The stats file is written however the run ends once it has begun, so that a job
@@ -330,9 +337,12 @@ enum ClassifyCommand {
                 } else {
                     return refused(CommandSupport.usageError(spec, "--url-column '\(VisibleText.excerpt(wanted))' is not in the header: \(VisibleText.excerpt(names.joined(separator: ", "), limit: 300))"))
                 }
-                let others = names.enumerated().filter { $0.offset != parser.urlColumn }.map(\.element)
                 // Each name once: a repeated input name, or one of the record's own columns in
-                // a TSV/CSV output, would make two columns (or two JSON keys) of one name.
+                // a TSV/CSV output, would make two columns (or two JSON keys) of one name. A
+                // repeat is named as `--url-column` names it (`url.1`), the URL's column among
+                // the header's names.
+                let others = InputRecordParser.uniqueNames(names, besides: []).enumerated()
+                    .filter { $0.offset != parser.urlColumn }.map(\.element)
                 parser.otherColumnNames = InputRecordParser.uniqueNames(others, besides: format == .ndjson ? [] : RecordFormat.columns)
                 extraColumnNames = format == .ndjson ? [] : parser.otherColumnNames
             } else if inputFormat == .ndjson {

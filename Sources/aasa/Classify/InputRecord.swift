@@ -16,6 +16,8 @@ enum InputFormat: String {
 struct InputRecordParser {
     let format: InputFormat
     let urlField: String
+    /// `--limit json-depth`, which holds an NDJSON line as it holds a document.
+    let maxJSONDepth: Int
     /// For CSV: the URL's column, and the names of the other columns (from the header).
     var urlColumn: Int = 0
     var otherColumnNames: [String] = []
@@ -35,7 +37,7 @@ struct InputRecordParser {
         case .ndjson:
             let object: JSONObject
             do {
-                guard case .object(let parsed) = try JSONParser.parse(UnsafeRawBufferPointer(line)) else {
+                guard case .object(let parsed) = try JSONParser.parse(UnsafeRawBufferPointer(line), maxDepth: maxJSONDepth) else {
                     return .invalid("the line is not a JSON object", blankExtra)
                 }
                 object = parsed

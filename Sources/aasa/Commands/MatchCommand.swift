@@ -51,6 +51,9 @@ enum MatchCommand {
         guard CommandSupport.engineNames.contains(engineName) else {
             return CommandSupport.usageError(spec, "unknown engine '\(engineName)' (choose \(CommandSupport.engineNames.joined(separator: ", ")))")
         }
+        if parsed.positionals.count == 1, ReadFiles.same(path: file, as: STDIN_FILENO) {
+            return CommandSupport.usageError(spec, "\(VisibleText.escapedLine(file)) is standard input, which the URLs are read from; give the document as a file, or the URLs as arguments")
+        }
         let document: AASADocument
         switch CommandSupport.loadDocument(file, command: spec.name, configuration: configuration) {
         case .success(let value): document = value
@@ -103,6 +106,10 @@ enum MatchCommand {
                         guard blankLines == "record" else { continue }
                         errors += 1
                         try output.append { RecordWriter.appendError(url: "", error: Classifier.emptyLineMessage, to: &$0) }
+                    } else if trimmed.utf8.count > configuration.input.maxLineBytes {
+                        errors += 1
+                        let error = URLSplitError.lineTooLong(length: trimmed.utf8.count, limit: configuration.input.maxLineBytes)
+                        try output.append { RecordWriter.appendError(url: VisibleText.overlongLine(trimmed, maxLineBytes: configuration.input.maxLineBytes), error: error.description, to: &$0) }
                     } else if CommandSupport.notUTF8Arguments.contains(url) {
                         errors += 1
                         try output.append { RecordWriter.appendError(url: trimmed, error: URLSplitError.invalidUTF8.description, to: &$0) }

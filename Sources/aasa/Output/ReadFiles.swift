@@ -26,6 +26,17 @@ struct ReadFiles {
         files.append((UInt64(info.st_dev), UInt64(info.st_ino), name))
     }
 
+    /// Whether `path` names the regular file or pipe open as `descriptor`: a document read from
+    /// `/dev/stdin` while the URLs are read from standard input too. A redirected file was read
+    /// twice, the document's lines then classified as URLs (exit 0), and a pipe was read to its
+    /// end as the document, leaving no URL.
+    static func same(path: String, as descriptor: Int32) -> Bool {
+        var files = ReadFiles()
+        files.add(descriptor: descriptor, as: "")
+        var info = stat()
+        return stat(path, &info) == 0 && files.file(info) != nil
+    }
+
     /// Which of the files added the one open as `descriptor` is (standard output appending to
     /// the input), or nil. By identity only: the shell has already made the file, so a place
     /// inside the rules directory is no reason to refuse it, as it is for `-o`.
