@@ -56,6 +56,16 @@ struct RuleReachability {
         excludesWithNoLaterRule = Array(repeating: false, count: count)
         matchesEverything = Array(repeating: !result.outcomes.isEmpty, count: count)
         var overlapIndex: [[Int]: Int] = [:]
+        // Per app, the rules naming it, in order: the rule after an exclusion that would decide
+        // its app is looked for among these, not among every rule the outcome matched, which was
+        // quadratic in them per outcome and charged to no budget.
+        // PERF: 1 500 entries `{"/":"/N/*"}, {"/":"*x*","exclude":true}` (113 KB), medians of
+        // three alternated runs: `aasa cover` 4.59 → 1.13 s, `aasa lint` 4.39 → 1.01 s; reports
+        // identical.
+        var rulesNaming = [[Int]](repeating: [], count: analysis.appIDs.count)
+        for rule in 0..<count {
+            for app in analysis.rules[rule].apps { rulesNaming[app].append(rule) }
+        }
         for outcome in result.outcomes {
             let alive = outcome.alive[0]
             let decided = analysis.decisions(alive: alive)
@@ -78,7 +88,13 @@ struct RuleReachability {
                 // An exclusion matters where, without it, the next matching rule would open the app.
                 if analysis.rules[rule].exclude, decidesHere, excludeEffect[rule]?.url == nil {
                     for app in apps where decided[app] == Int32(rule) {
-                        guard let later = members.first(where: { $0 > rule && analysis.rules[$0].apps.contains(app) }) else {
+                        let naming = rulesNaming[app]
+                        var start = 0, end = naming.count
+                        while start < end {
+                            let middle = (start + end) / 2
+                            if naming[middle] > rule { end = middle } else { start = middle + 1 }
+                        }
+                        guard let later = naming[start...].first(where: { alive.contains($0) }) else {
                             excludesWithNoLaterRule[rule] = true
                             continue
                         }
