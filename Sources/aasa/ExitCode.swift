@@ -15,7 +15,8 @@ enum ExitCode: Int32, Error {
     /// A document (or the rules, or the artifact) could not be read at all.
     case unreadableDocument = 3
     /// `diff` found no difference but could not prove the documents equivalent (several text
-    /// modes, or the search budget).
+    /// modes, or the search budget); `cover` found no URL for some rule and proved of none that
+    /// it has no URL.
     case inconclusive = 4
     /// The input could not be read or an output could not be written (a closed pipe, as with
     /// `| head`, is not this: the run ends quietly with 0).
@@ -26,14 +27,15 @@ enum ExitCode: Int32, Error {
         EXIT STATUS (every command):
           0  done: every input line got its record (error records included), or the check passed
           1  a check failed: --strict and some records are errors, a test expectation failed,
-             lint found an error, diff found differences, cover found a rule without a URL,
+             lint found an error, diff found differences, cover proved a rule has no URL,
              explain could not split the URL or ran over the work budget, fetch could not
              fetch some domain, check or entitlements found an error
           2  usage error (the message says what is wrong), including a --matrix file that
              cannot be read or is not a matrix
           3  a document, the rules, the compiled artifact or an entitlements file could not
              be read
-          4  diff found no difference but could not prove equivalence
+          4  diff found no difference but could not prove equivalence; cover found no URL for
+             some rule without proving there is none
           5  the input could not be read, or an output (-o, --stats, standard output) could not
              be written; a standard output closed by its reader (| head) is not an error and
              ends with 0 (one never opened, >&-, is 5)

@@ -255,7 +255,8 @@ final class DiffCoverCLITests: XCTestCase {
         }
         // cover's searches rule by rule are held to analysis-states too.
         XCTAssertEqual(try CLIRunner.run(["cover", ab]).status, 0)
-        XCTAssertEqual(try CLIRunner.run(["cover", ab, "--limit", "analysis-states=1"]).status, 1)
+        // Rules left without a URL by the budget, none proven: 4, as diff's "not proven".
+        XCTAssertEqual(try CLIRunner.run(["cover", ab, "--limit", "analysis-states=1"]).status, 4)
         let lintWork = try CLIRunner.run(["lint", ab, "--limit", "analysis-work=5"])
         XCTAssertTrue(lintWork.stdout.contains("work budget (raise it with --limit analysis-work=<n>)"), lintWork.stdout)
         let lintStates = try CLIRunner.run(["lint", ab, "--limit", "analysis-states=2"])
@@ -301,6 +302,7 @@ final class DiffCoverCLITests: XCTestCase {
             } else {
                 XCTAssertEqual(record["rule"] as? Int, 3)
                 XCTAssertTrue((record["reason"] as? String)?.contains("components[2]") ?? false)
+                XCTAssertEqual(record["proven"] as? Bool, true, "a proof, which makes the exit status 1")
             }
         }
     }

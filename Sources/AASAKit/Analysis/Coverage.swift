@@ -13,6 +13,9 @@ public struct Coverage: Sendable {
         public var url: String?
         /// Why there is no URL.
         public var reason: String?
+        /// There is no URL and that is proven (the rule never matches, or earlier rules decide
+        /// every URL it matches), rather than the search having run short (`reason` says how).
+        public var provenAbsent = false
     }
 
     public let items: [Item]
@@ -95,6 +98,7 @@ public struct Coverage: Sendable {
                         item.reason = "the search found the rule deciding, but no URL for it could be confirmed"
                     } else if let proof, absent {
                         provenAbsent.insert(items.count)
+                        item.provenAbsent = true
                         if !proof.matches[rule.id] {
                             item.reason = "no URL can match this rule"
                         } else {

@@ -17,12 +17,13 @@ enum CoverCommand {
             earlier rules decide every URL it matches (a proof when the document compares text
             in one mode; otherwise the search covered only URLs all modes read alike).
             json: {"app": …, "entry": i, "rule": j, "decision": "match"|"exclude", "url": …} per rule
-                  and app, or the same with "url": null, "reason": ….
+                  and app, or the same with "url": null, "proven": true|false, "reason": ….
             matrix: a test matrix for 'aasa test --matrix', keyed by app:
                   {"opens_app": {app: [urls of match rules]}, "opens_web": {app: [urls of exclude rules]}}.
 
-            EXIT STATUS: 0 every rule has a URL; 1 some rule has none; 2 usage error;
-            3 the document cannot be read or compiled; 5 the output cannot be written.
+            EXIT STATUS: 0 every rule has a URL; 1 some rule is proven to have none; 2 usage
+            error; 3 the document cannot be read or compiled; 4 some rule has no URL, none
+            proven (the search ran short: the reasons say how); 5 the output cannot be written.
             """)
 
     static func run(_ arguments: ArraySlice<String>) -> ExitCode {
@@ -63,7 +64,7 @@ enum CoverCommand {
                     if let url = item.url {
                         line += "\"url\": \(JSONWriter.escape(url))}\n"
                     } else {
-                        line += "\"url\": null, \"reason\": \(JSONWriter.escape(item.reason ?? ""))}\n"
+                        line += "\"url\": null, \"proven\": \(item.provenAbsent), \"reason\": \(JSONWriter.escape(item.reason ?? ""))}\n"
                     }
                     try output.write(line)
                 }
@@ -78,7 +79,11 @@ enum CoverCommand {
             }
         }
         if let failure { return failure }
-        return coverage.items.allSatisfy { $0.url != nil } ? .success : .failure
+        // As diff's: a rule proven to have no URL is a finding (1); rules the search ran short
+        // on, and none proven, are not (4), so that a CI gate can tell a dead rule from a
+        // document too large to search whole.
+        if coverage.items.allSatisfy({ $0.url != nil }) { return .success }
+        return coverage.items.contains { $0.provenAbsent } ? .failure : .inconclusive
     }
 
     /// The covered URLs as an `aasa test` matrix: a URL decided by a match rule must open its
