@@ -82,7 +82,8 @@ enum ClassifyCommand {
             return CommandSupport.usageError(spec, "--input-format must be lines, ndjson or csv")
         }
         guard let engine = ClassifierRules.Engine(rawValue: parsed.value("engine") ?? "dfa") else {
-            return CommandSupport.usageError(spec, "--engine must be dfa or reference")
+            let engineName = VisibleText.escapedLine(parsed.value("engine") ?? "")
+            return CommandSupport.usageError(spec, "unknown engine '\(engineName)' (choose \(CommandSupport.engineNames.joined(separator: ", ")))")
         }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         guard let jobs = parsed.value("jobs").map({ Int($0) }) ?? cores, jobs >= 1, jobs <= 256 else {

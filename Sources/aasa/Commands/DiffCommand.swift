@@ -87,7 +87,11 @@ enum DiffCommand {
         }
         switch diff.verdict {
         case .equivalent:
-            if format == "text" { text += "equivalent: every URL gets the same decision for every app\n" }
+            if format == "text" {
+                // With --app only that app was compared: "every app" claimed the others too.
+                let apps = parsed.value("app").map { "for \(VisibleText.escapedLine($0))" } ?? "for every app"
+                text += "equivalent: every URL gets the same decision \(apps)\n"
+            }
         case .different:
             let classes = "\(diff.changes.count) class\(diff.changes.count == 1 ? "" : "es")"
             if let reason = diff.incompleteness {

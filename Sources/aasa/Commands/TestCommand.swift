@@ -46,7 +46,7 @@ enum TestCommand {
         guard let matrixPath = parsed.value("matrix") else { return CommandSupport.usageError(spec, "missing --matrix") }
         let engineName = parsed.value("engine") ?? "dfa"
         guard CommandSupport.engineNames.contains(engineName) else {
-            return CommandSupport.usageError(spec, "unknown engine '\(engineName)'")
+            return CommandSupport.usageError(spec, "unknown engine '\(engineName)' (choose \(CommandSupport.engineNames.joined(separator: ", ")))")
         }
         if let given = parsed.value("domain"), case .failure(let error) = CommandSupport.documentDomain(given) {
             return CommandSupport.usageError(spec, error.message)

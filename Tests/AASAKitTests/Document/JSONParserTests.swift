@@ -288,6 +288,9 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(failure([0xEF, 0xBB, 0xBF])?.kind, .emptyInput)
         XCTAssertEqual(
             failure("")?.description, "invalid JSON at line 1, column 1: the input is empty")
+        // Blank lines only: said of the start, not of the last line's end.
+        XCTAssertEqual(
+            failure("\n\n \n")?.description, "invalid JSON at line 1, column 1: the input holds only whitespace")
         XCTAssertThrowsError(try JSONParser.parse(UnsafeRawBufferPointer(start: nil, count: 0)))
     }
 

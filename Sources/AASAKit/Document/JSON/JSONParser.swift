@@ -150,7 +150,10 @@ extension JSONParser {
             }
             skipWhitespace()
             if pos == end {
-                throw error(.emptyInput, at: pos, "the input is empty")
+                // Nothing but blanks: said at the start, not at the end of the last blank line.
+                throw pos == bomLength
+                    ? error(.emptyInput, at: pos, "the input is empty")
+                    : error(.emptyInput, at: bomLength, "the input holds only whitespace")
             }
             // One allocation each for a typical document's nesting, not one per doubling.
             var frames: [Frame] = []
