@@ -982,6 +982,10 @@ extension URLExplorer {
         // (`HostileInputCLITests.test_thousandsOfQueryItems_lintAndDiffStopWithinBounds`).
         var work: Int { tally.total }
 
+        // PERF: inlined into `run`: outlined, the node was copied through `memcpy` on every
+        // call, and the quick analysis rows took 3.0-5.9% more instructions than with the
+        // former own table (`aasa-bench --quick --suite analysis`, callgrind;
+        // `Benchmarks/Records/2026-12-07-hash-slots-and-reachability.md`).
         @inline(__always)
         private mutating func add(_ node: Node, parent: Int32, step: Step) {
             let hash = node.fold
