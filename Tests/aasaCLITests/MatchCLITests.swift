@@ -36,6 +36,23 @@ final class MatchCLITests: XCTestCase {
         XCTAssertEqual(long.stdout, fromInput.stdout)
     }
 
+    /// `--help` wins over a mistake elsewhere on the line (it exited 2), and a failure to read
+    /// before any record is not said to leave the output "incomplete".
+    func test_helpWinsOverABadOption_andAnUnreadInputLeavesNothingIncomplete() throws {
+        let help = try CLIRunner.run(["match", "--help", "--bogus"])
+        XCTAssertEqual(help.status, 0, help.stderr)
+        XCTAssertTrue(help.stdout.contains("USAGE: aasa match"), help.stdout)
+        XCTAssertEqual(try CLIRunner.run(["match", "--bogus"]).status, 2)
+        XCTAssertEqual(try CLIRunner.run(["match", "--", "--help"]).status, 2, "after --, --help is a positional")
+        let folder = try makeTemporaryFolder("aasa-match")
+        let document = folder.appendingPathComponent("doc.json")
+        try Data(#"{"applinks":{"details":[{"appIDs":["T.a"],"components":[{"/":"/*"}]}]}}"#.utf8).write(to: document)
+        let directory = try CLIRunner.runShell("'\(CLIRunner.executable.path)' match '\(document.path)' --domain ex.com < '\(folder.path)'")
+        XCTAssertEqual(directory.status, 5, directory.stderr)
+        XCTAssertTrue(directory.stderr.contains("cannot read the input"), directory.stderr)
+        XCTAssertFalse(directory.stderr.contains("incomplete"), directory.stderr)
+    }
+
     /// A document named `/dev/stdin` while the URLs come from standard input too is a usage
     /// error: a redirected file was read twice (its JSON lines classified as URLs, exit 0) and a
     /// pipe was read whole as the document (no record, exit 0). `classify --rules` the same.

@@ -58,6 +58,19 @@ struct UsageError: Error, CustomStringConvertible {
 
 extension CommandSpec {
     func parse(_ arguments: [String]) throws(UsageError) -> ParsedArguments {
+        do throws(UsageError) {
+            return try parseAll(arguments)
+        } catch {
+            // `--help` wins over a mistake elsewhere on the line (`aasa match --help --bogus`):
+            // whoever asked for help is still learning how to write the rest.
+            guard arguments.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) else { throw error }
+            var parsed = ParsedArguments()
+            parsed.helpRequested = true
+            return parsed
+        }
+    }
+
+    private func parseAll(_ arguments: [String]) throws(UsageError) -> ParsedArguments {
         var parsed = ParsedArguments()
         var index = 0
         var onlyPositionals = false

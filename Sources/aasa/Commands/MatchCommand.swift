@@ -149,7 +149,8 @@ enum MatchCommand {
         } catch {
             // What was read before the failure was written; flushing it is all that is left.
             try? output.flush()
-            printError("aasa match: cannot read the input: \(error); the output is incomplete")
+            // "Incomplete" only when some record was written: a directory as input fails first.
+            printError("aasa match: cannot read the input: \(error)\(output.bytesGiven > 0 ? "; the output is incomplete" : "")")
             return .inputOutput
         }
         if parsed.has("strict"), errors > 0 {

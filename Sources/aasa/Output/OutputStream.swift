@@ -20,6 +20,10 @@ final class OutputStream {
     private let fileDescriptor: Int32
     private(set) var buffer: [UInt8] = []
     private let flushThreshold: Int
+    /// Bytes handed to the output so far, written or still buffered: whether a failure left
+    /// anything incomplete.
+    var bytesGiven: Int { written + buffer.count }
+    private var written = 0
 
     init(fileDescriptor: Int32, flushThreshold: Int = 1 << 16) {
         self.fileDescriptor = fileDescriptor
@@ -64,6 +68,7 @@ final class OutputStream {
                 throw code == EPIPE ? .closed : .failed(errno: code)
             }
             offset += written
+            self.written += written
         }
     }
 }
