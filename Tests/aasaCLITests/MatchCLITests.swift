@@ -36,6 +36,23 @@ final class MatchCLITests: XCTestCase {
         XCTAssertEqual(long.stdout, fromInput.stdout)
     }
 
+    /// A `--domain` with a final dot or a `*.` label is taken as text (SPEC 3), so the host
+    /// meant gets no_match: said once on stderr, where every record was silent about why.
+    func test_domainWithAFinalDotOrAWildcardLabel_isWarnedAbout() throws {
+        let folder = try makeTemporaryFolder("aasa-match")
+        let document = folder.appendingPathComponent("doc.json")
+        try Data(#"{"applinks":{"details":[{"appIDs":["T.a"],"components":[{"/":"/*"}]}]}}"#.utf8).write(to: document)
+        for (domain, warning) in [("ex.com.", "ends in '.'"), ("*.ex.com", "not as a wildcard")] {
+            let run = try CLIRunner.run(["match", document.path, "--domain", domain, "https://ex.com/a"])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertTrue(run.stdout.contains(#""decision": "no_match""#), run.stdout)
+            XCTAssertTrue(run.stderr.contains(warning), run.stderr)
+            XCTAssertEqual(run.stderr.components(separatedBy: "warning:").count - 1, 1, "said once: \(run.stderr)")
+        }
+        let plain = try CLIRunner.run(["match", document.path, "--domain", "ex.com", "https://ex.com/a"])
+        XCTAssertEqual(plain.stderr, "")
+    }
+
     /// `--help` wins over a mistake elsewhere on the line (it exited 2), and a failure to read
     /// before any record is not said to leave the output "incomplete".
     func test_helpWinsOverABadOption_andAnUnreadInputLeavesNothingIncomplete() throws {

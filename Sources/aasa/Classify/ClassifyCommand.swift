@@ -99,7 +99,7 @@ enum ClassifyCommand {
         }
         let domain: String?
         if let given = parsed.value("domain") {
-            switch CommandSupport.documentDomain(given) {
+            switch CommandSupport.documentDomain(given, command: spec.name) {
             case .success(let host): domain = host
             case .failure(let error): return CommandSupport.usageError(spec, error.message)
             }

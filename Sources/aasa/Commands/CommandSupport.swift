@@ -129,9 +129,17 @@ enum CommandSupport {
     /// `--domain` of a single document: the host that serves it. A URL or a path given there
     /// would be accepted as a host no URL ever has, and every URL would then quietly get
     /// "no document", so it is refused with the host it probably meant.
-    static func documentDomain(_ value: String) -> Result<String, UsageError> {
+    static func documentDomain(_ value: String, command: String) -> Result<String, UsageError> {
         switch DomainName.documentDomainProblem(value) {
         case nil:
+            // Taken as given (SPEC 3 compares hosts as text), but said: with a final dot or a
+            // `*.` label, URLs of the host meant get no_match, and every record says nothing
+            // of why.
+            if value.hasSuffix(".") {
+                printError("aasa \(command): warning: --domain \(VisibleText.excerpt(value)) ends in '.': only URLs whose host ends in '.' are on it (hosts compare as text)")
+            } else if value.hasPrefix("*.") {
+                printError("aasa \(command): warning: --domain \(VisibleText.excerpt(value)) is matched as text, not as a wildcard: give the host itself")
+            }
             return .success(value)
         case .urlOrPath(let host)?:
             let hint = host.map { ": try --domain \(VisibleText.excerpt($0))" } ?? ""

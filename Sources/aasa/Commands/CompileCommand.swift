@@ -50,7 +50,7 @@ enum CompileCommand {
         }
         var domain: String?
         if let given = parsed.value("domain") {
-            switch CommandSupport.documentDomain(given) {
+            switch CommandSupport.documentDomain(given, command: spec.name) {
             case .success(let host): domain = host
             case .failure(let error): return CommandSupport.usageError(spec, error.message)
             }

@@ -44,7 +44,7 @@ enum DebugCommand {
         }
         var domain = "example.com"
         if let given = parsed.value("domain") {
-            switch CommandSupport.documentDomain(given) {
+            switch CommandSupport.documentDomain(given, command: spec.name) {
             case .success(let host): domain = host
             case .failure(let error): return CommandSupport.usageError(spec, error.message)
             }

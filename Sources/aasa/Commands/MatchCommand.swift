@@ -43,7 +43,7 @@ enum MatchCommand {
         guard let file = parsed.positionals.first else { return CommandSupport.usageError(spec, "missing <file>") }
         guard let given = parsed.value("domain") else { return CommandSupport.usageError(spec, "missing --domain") }
         let domain: String
-        switch CommandSupport.documentDomain(given) {
+        switch CommandSupport.documentDomain(given, command: spec.name) {
         case .success(let host): domain = host
         case .failure(let error): return CommandSupport.usageError(spec, error.message)
         }

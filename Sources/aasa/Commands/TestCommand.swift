@@ -48,7 +48,7 @@ enum TestCommand {
         guard CommandSupport.engineNames.contains(engineName) else {
             return CommandSupport.usageError(spec, "unknown engine '\(engineName)' (choose \(CommandSupport.engineNames.joined(separator: ", ")))")
         }
-        if let given = parsed.value("domain"), case .failure(let error) = CommandSupport.documentDomain(given) {
+        if let given = parsed.value("domain"), case .failure(let error) = CommandSupport.documentDomain(given, command: spec.name) {
             return CommandSupport.usageError(spec, error.message)
         }
         let expectations: [Expectation]
