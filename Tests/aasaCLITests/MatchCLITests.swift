@@ -61,6 +61,12 @@ final class MatchCLITests: XCTestCase {
         XCTAssertTrue(help.stdout.contains("USAGE: aasa match"), help.stdout)
         XCTAssertEqual(try CLIRunner.run(["match", "--bogus"]).status, 2)
         XCTAssertEqual(try CLIRunner.run(["match", "--", "--help"]).status, 2, "after --, --help is a positional")
+        // An unknown engine is said alike by every command that takes one.
+        for command in [["match", "doc.json", "--domain", "ex.com"], ["classify"]] {
+            let engine = try CLIRunner.run(command + ["--engine", "foo"], stdin: Data())
+            XCTAssertEqual(engine.status, 2, engine.stderr)
+            XCTAssertTrue(engine.stderr.contains("unknown engine 'foo' (choose dfa, reference)"), "\(command): \(engine.stderr)")
+        }
         let folder = try makeTemporaryFolder("aasa-match")
         let document = folder.appendingPathComponent("doc.json")
         try Data(#"{"applinks":{"details":[{"appIDs":["T.a"],"components":[{"/":"/*"}]}]}}"#.utf8).write(to: document)

@@ -65,8 +65,6 @@ public struct Coverage: Sendable {
         let unproven = !result.isProof || facts.unconfirmedOutcomes > 0
         if unproven { judge(result.outcomes.flatMap(\.witnesses)) }
         var items: [Item] = []
-        // Items whose reason is a proof that no URL exists.
-        var provenAbsent = Set<Int>()
         var searchedAlone = false
         for rule in analysis.rules {
             // URLs the rule matches on its own, looked for once per rule and only when needed.
@@ -97,7 +95,6 @@ public struct Coverage: Sendable {
                     } else if facts.deciding[rule.id][app] != nil {
                         item.reason = "the search found the rule deciding, but no URL for it could be confirmed"
                     } else if let proof, absent {
-                        provenAbsent.insert(items.count)
                         item.provenAbsent = true
                         if !proof.matches[rule.id] {
                             item.reason = "no URL can match this rule"
@@ -138,7 +135,7 @@ public struct Coverage: Sendable {
         }
         self.items = items
         // With several modes, a proof only where every rule without a URL was proven to have none.
-        isProof = result.isProof || (classes != nil && items.indices.allSatisfy { items[$0].url != nil || provenAbsent.contains($0) })
+        isProof = result.isProof || (classes != nil && items.allSatisfy { $0.url != nil || $0.provenAbsent })
     }
 
     /// URLs that rule `rule` matches on its own (shortest first): when the whole document is
