@@ -61,6 +61,14 @@ public struct Configuration: Sendable, Equatable {
         /// (`Benchmarks/Peers`). RE2::Set gets 1 GiB in the same comparison.
         /// Past it the cache is cleared and the search goes on: slower, never wrong.
         public var cacheCapacity = 128 << 20
+        /// Bytes of compiled documents a lazily loaded fleet (`classify --rules DIR` or
+        /// `--compiled`) keeps at once, all threads together: their automata, rule tables and
+        /// record pieces (default 1 GiB). Past it, every document loaded is let go, and each is
+        /// loaded again (read and compiled, or decoded) when its domain next comes: slower, never
+        /// wrong. Real documents hold a few kilobytes each, so a fleet of a hundred thousand
+        /// stays far below it; a stream of hostile documents (tens of megabytes each, within
+        /// every other limit) is held to it.
+        public var maxLoadedBytes = 1 << 30
         /// Merge bytes no transition distinguishes into classes (default on). Not a limit: the
         /// test suite turns it off to check that classes never change an answer.
         public var useByteClasses = true
@@ -183,6 +191,7 @@ extension Configuration {
         case variableValues = "variable-values"
         case nfaStates = "nfa-states"
         case dfaCacheBytes = "dfa-cache-bytes"
+        case loadedBytes = "loaded-bytes"
         case eagerDFAStates = "eager-dfa-states"
         case eagerDFAWork = "eager-dfa-work"
         case variablePositions = "variable-positions"
@@ -204,6 +213,7 @@ extension Configuration {
             case .variableValues: return "most values of one variable"
             case .nfaStates: return "most NFA states of one document's automata together"
             case .dfaCacheBytes: return "lazy DFA cache per automaton and thread (a classify thread's together: twice it, 16 MiB at least)"
+            case .loadedBytes: return "compiled documents a classify stream keeps loaded (past it: all let go, loaded again as needed)"
             case .eagerDFAStates: return "DFA states determinised at compile time per automaton (0: lazy)"
             case .eagerDFAWork: return "work of one document's compile-time tables together"
             case .variablePositions: return "most variable calls x variable states in one automaton"
@@ -273,6 +283,7 @@ extension Configuration {
             case .variableValues: return document.maxValuesPerVariable
             case .nfaStates: return automata.maxNFAStates
             case .dfaCacheBytes: return automata.cacheCapacity
+            case .loadedBytes: return automata.maxLoadedBytes
             case .eagerDFAStates: return automata.eagerMaxStates
             case .eagerDFAWork: return automata.eagerMaxWork
             case .variablePositions: return automata.maxVariablePositions
@@ -294,6 +305,7 @@ extension Configuration {
             case .variableValues: document.maxValuesPerVariable = newValue
             case .nfaStates: automata.maxNFAStates = newValue
             case .dfaCacheBytes: automata.cacheCapacity = newValue
+            case .loadedBytes: automata.maxLoadedBytes = newValue
             case .eagerDFAStates: automata.eagerMaxStates = newValue
             case .eagerDFAWork: automata.eagerMaxWork = newValue
             case .variablePositions: automata.maxVariablePositions = newValue

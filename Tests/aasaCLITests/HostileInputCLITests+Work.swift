@@ -700,3 +700,46 @@ extension HostileInputCLITests {
         RobustnessBounds(seconds: 3, residentMiB: 256).check(run, "diff of 6 000 apps × 10 rules")
     }
 }
+
+extension HostileInputCLITests {
+    /// Many documents, each within every limit and about 12 MB compiled (1 000 query items
+    /// calling `$(lang)`), met by one stream: past `loaded-bytes` every document is let go and
+    /// loaded again when needed, so memory stays near the budget where it grew with each
+    /// document met (8 of them: 135 MB with `--rules`, 197 MB with `--compiled`; 76 and 103 MB
+    /// at `loaded-bytes=12M`). Letting go never changes a record.
+    func test_manyHeavyDocuments_stayWithinLoadedBytes_withTheSameRecords() throws {
+        let rules = folder.appendingPathComponent("heavy")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        var urls: [String] = []
+        for domain in 0..<8 {
+            let items = (0..<1_000).map { #""n\#(domain)_\#($0)":"$(lang)""# }.joined(separator: ",")
+            let document = #"{"applinks":{"details":[{"appIDs":["ABCDE12345.h\#(domain)"],"components":[{"/":"/u\#(domain)/*"},{"?":{\#(items)}}]}]}}"#
+            try Data(document.utf8).write(to: rules.appendingPathComponent("h\(domain).heavy.example.json"))
+        }
+        for _ in 0..<2 {
+            for domain in 0..<8 { urls += ["https://h\(domain).heavy.example/u\(domain)/x", "https://h\(domain).heavy.example/v?n\(domain)_7=en"] }
+        }
+        let input = try write(Array(urls.map { $0 + "\n" }.joined().utf8), "heavy.txt")
+        let artifact = folder.appendingPathComponent("heavy.aasac").path
+        let compile = try ChildProcess.run(["compile", rules.path, "-o", artifact], folder: folder)
+        XCTAssertEqual(compile.status, 0, compile.summary)
+        let kept = try CLIRunner.run(["classify", "--rules", rules.path, "--input", input, "--jobs", "1"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        // `/uN/x` opens the app; `/v?nN_7=en` leaves the other items empty, which `$(lang)` refuses.
+        XCTAssertEqual(kept.stdout.components(separatedBy: #""decision": "match""#).count - 1, urls.count / 2, kept.stdout)
+        XCTAssertEqual(kept.stdout.components(separatedBy: #""decision": "no_match""#).count - 1, urls.count / 2, kept.stdout)
+        for (source, bound) in [(["--rules", rules.path], 110), (["--compiled", artifact], 150)] {
+            let stats = folder.appendingPathComponent("heavy-stats.json").path
+            let output = folder.appendingPathComponent("heavy.ndjson").path
+            let run = try ChildProcess.run(
+                ["classify"] + source + ["--input", input, "--jobs", "1", "--limit", "loaded-bytes=12M", "--stats", stats], stdout: output, folder: folder)
+            XCTAssertEqual(run.status, 0, run.summary)
+            RobustnessBounds(seconds: 60, residentMiB: bound).check(run, "8 heavy documents under loaded-bytes=12M, \(source[0])")
+            XCTAssertEqual(try String(contentsOfFile: output, encoding: .utf8), kept.stdout, source[0])
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
+            XCTAssertGreaterThanOrEqual(object["document_releases"] as? Int ?? 0, 4, "\(source[0]): \(object)")
+            XCTAssertTrue(run.stderr.contains("passed loaded-bytes, so all were let go"), run.stderr)
+            XCTAssertTrue(run.stderr.contains("--limit loaded-bytes=<n>"), run.stderr)
+        }
+    }
+}

@@ -31,7 +31,7 @@ __all__ = ["AASAError", "Decision", "Result", "Results", "Rules", "LIMITS"]
 #: The limits ``Rules`` accept (``limits={"url-bytes": 1024}``), named as ``aasa --limit``.
 LIMITS = (
     "document-bytes", "json-depth", "patterns", "pattern-bytes", "variables", "variable-values",
-    "nfa-states", "dfa-cache-bytes", "eager-dfa-states", "eager-dfa-work", "variable-positions", "url-work",
+    "nfa-states", "dfa-cache-bytes", "loaded-bytes", "eager-dfa-states", "eager-dfa-work", "variable-positions", "url-work",
     "analysis-work", "analysis-states", "analysis-pairs", "url-bytes", "line-bytes",
 )
 

@@ -321,7 +321,8 @@ public enum CompiledArtifact {
         private let file: MappedFile
         private var bytes: ByteView { file.bytes }
         private let bodies: [Body]
-        private let configuration: Configuration
+        /// What the artifact was opened with: its documents' limits and the fleet's budget.
+        let configuration: Configuration
         private let lock = NSLock()
         /// Per body number, under `lock`: the document of the first domain decoded with it, or
         /// why the body cannot be used.
@@ -390,6 +391,14 @@ public enum CompiledArtifact {
             if case .failure(.corrupt(CompiledDocument.appCountMismatch)) = result { return result }
             decoded[number] = result
             return result
+        }
+
+        /// Forgets the documents decoded so far (a fleet over its `loaded-bytes` let them go), so
+        /// that they are freed and decoded again when next asked for; the failures stay.
+        func forgetDecoded() {
+            lock.lock()
+            defer { lock.unlock() }
+            decoded = decoded.filter { if case .failure = $0.value { true } else { false } }
         }
     }
 

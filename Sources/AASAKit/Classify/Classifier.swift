@@ -48,6 +48,11 @@ public final class Classifier {
         /// (`CompiledDocument.automata`): domains serving the same document share one, and
         /// with it the states its caches have built.
         var matchers: [ObjectIdentifier: DFAMatcher] = [:]
+        /// The fleet's `DocumentBudget.generation` when this thread last dropped its slots: when
+        /// it moves, every document was let go, and the thread drops its own references too.
+        var generation = 0
+        /// Per domain index, the counts of slots dropped since (`retireSlots`).
+        var retired: [Int: (records: Int, matched: Int, appMatches: [Int])] = [:]
         // TSV/CSV scratch for the apps and rules columns, reused so a record allocates nothing.
         var appsColumn: [UInt8] = []
         var rulesColumn: [UInt8] = []
@@ -87,11 +92,14 @@ public final class Classifier {
         statistics.errors = counts.errors
         statistics.withoutDomain = counts.withoutDomain
         statistics.cacheReleases = state.value.cacheReleases
-        for slot in state.value.slots {
-            statistics.domainRecords[slot.index] = slot.records
-            statistics.domainMatched[slot.index] = slot.matched
-            statistics.appMatches[slot.index] = slot.appMatches
+        func add(_ index: Int, _ records: Int, _ matched: Int, _ appMatches: [Int]) {
+            statistics.domainRecords[index] += records
+            statistics.domainMatched[index] += matched
+            statistics.countApps(of: index, appMatches.count)
+            for app in appMatches.indices { statistics.appMatches[index][app] += appMatches[app] }
         }
+        for (index, counts) in state.value.retired { add(index, counts.records, counts.matched, counts.appMatches) }
+        for slot in state.value.slots { add(slot.index, slot.records, slot.matched, slot.appMatches) }
         return statistics
     }
 
@@ -155,6 +163,7 @@ public final class Classifier {
             state.value.counts.withoutDomain &+= 1
             return .noDomain
         }
+        if rules.budget.generation.load(ordering: .relaxed) != state.value.generation { retireSlots() }
         var slot = Int(state.value.slotNumbers[domainIndex])
         if slot < 0 { slot = meet(domainIndex) }
         if cacheMemory.bytes > state.value.cacheBudget { releaseCaches() }
@@ -215,6 +224,10 @@ public final class Classifier {
     private func meet(_ domainIndex: Int) -> Int {
         let domain = rules.domains[domainIndex]
         let document = domain.loaded
+        // This thread may have just passed the fleet's budget: then every document is let go,
+        // this thread's first; the one just loaded serves this slot all the same.
+        rules.releaseDocumentsIfOverBudget()
+        if rules.budget.generation.load(ordering: .relaxed) != state.value.generation { retireSlots() }
         var matcher: DFAMatcher?
         if case .compiled(let compiled) = document.state {
             let key = ObjectIdentifier(compiled.automata)
@@ -233,6 +246,30 @@ public final class Classifier {
         state.value.slots.append(DomainSlot(index: domainIndex, domain: domain, document: document, matcher: matcher))
         state.value.slotNumbers[domainIndex] = Int32(number)
         return number
+    }
+
+    /// Drops this thread's slots and matchers, keeping their counts (`retired`): the fleet let
+    /// go of every document to stay within `loaded-bytes` (`DocumentBudget`), and the
+    /// references held here would keep them all alive. Each domain gets a new slot when its
+    /// next URL comes.
+    @inline(never)
+    private func retireSlots() {
+        state.value.generation = rules.budget.generation.load(ordering: .acquiring)
+        for slot in state.value.slots {
+            state.value.slotNumbers[slot.index] = -1
+            var counts = state.value.retired[slot.index] ?? (0, 0, [])
+            counts.records += slot.records
+            counts.matched += slot.matched
+            if counts.appMatches.count < slot.appMatches.count {
+                counts.appMatches += repeatElement(0, count: slot.appMatches.count - counts.appMatches.count)
+            }
+            for app in slot.appMatches.indices { counts.appMatches[app] += slot.appMatches[app] }
+            state.value.retired[slot.index] = counts
+        }
+        // Their caches' bytes leave this thread's account (`LazyCacheMemory`) with them.
+        for matcher in state.value.matchers.values { matcher.releaseCaches() }
+        state.value.slots = []
+        state.value.matchers = [:]
     }
 
     /// Empties every lazy cache of this thread, between two URLs: its documents' caches

@@ -44,8 +44,21 @@ public final class ClassifierRules: Sendable {
         /// them there) or `%`: those two written `%7C` and `%25`, so that the column splits back
         /// into the document's IDs. Nil when none does: no valid app ID does.
         let columnAppIDs: [[UInt8]]?
+        /// What holding this costs the fleet's `DocumentBudget`: the compiled automata
+        /// (`CompiledDocument.memoryUsage`) unless shared with another domain's, the record
+        /// pieces and the rule table; for the reference engine, the JSON it was read from.
+        let heldBytes: Int
 
-        init(state: State, domain: String, appIDs apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)]) {
+        /// What an automaton holds beyond `LazyDFA.memoryUsage`, which counts its tables'
+        /// elements only: the object and its configuration, its arrays' headers and the
+        /// allocator's rounding, its query item's name and predicates. Measured: documents of
+        /// 1 500 query items calling `$(lang)` took about 2 KB an automaton more than their
+        /// `memoryUsage` (peak resident memory of `aasa classify` on one of them, less an empty
+        /// run's).
+        static let automatonOverhead = 2_048
+
+        /// `sourceBytes`: the size of the JSON a reference-engine document was read from.
+        init(state: State, domain: String, appIDs apps: [String], rules: [(entry: Int, rule: Int, exclude: Bool)], sourceBytes: Int = 0) {
             if let fragments = RecordFragments(domain: domain, apps: apps, rules: rules) {
                 self.state = state
                 self.appIDs = apps
@@ -60,6 +73,13 @@ public final class ClassifierRules: Sendable {
                 self.fragments = RecordFragments.withoutDocument(domain: domain)
             }
             columnAppIDs = Self.columnTexts(self.appIDs)
+            var automata = 0
+            switch state {
+            case .compiled(let compiled): automata = compiled.memoryUsage + compiled.automatonCount * Self.automatonOverhead
+            case .reference: automata = sourceBytes
+            case .failed: break
+            }
+            heldBytes = automata + fragments.byteCount + self.rules.count * MemoryLayout<(Int, Int, Bool)>.stride
         }
 
         static func columnTexts(_ apps: [String]) -> [[UInt8]]? {
@@ -104,6 +124,7 @@ public final class ClassifierRules: Sendable {
             self.init(state: .compiled(compiled), appIDs: apps, rules: first.rules, fragments: fragments, columnAppIDs: columnAppIDs)
         }
 
+        /// A domain sharing another's automata and rule table: only its record pieces are its own.
         private init(
             state: State, appIDs: [String], rules: [(entry: Int, rule: Int, exclude: Bool)], fragments: RecordFragments,
             columnAppIDs: [[UInt8]]?
@@ -113,6 +134,7 @@ public final class ClassifierRules: Sendable {
             self.rules = rules
             self.fragments = fragments
             self.columnAppIDs = columnAppIDs
+            heldBytes = fragments.byteCount
         }
 
         deinit { fragments.deallocate() }
@@ -132,33 +154,55 @@ public final class ClassifierRules: Sendable {
         private let load: @Sendable () -> Loaded
         /// Why a lock rather than an atomic: two threads meeting a new domain at once must not
         /// both compile it; each worker keeps its own reference once loaded, so the lock is
-        /// taken once per domain and thread, never per URL.
-        private let slot: Mutex<Loaded?>
+        /// taken once per domain and thread, never per URL. `appIDs` outlives a document let go
+        /// (`letGo`), for the summary.
+        private let slot: Mutex<(loaded: Loaded?, appIDs: [String]?)>
         /// False when each use loads the document again and nothing keeps it (`aasa compile`
         /// visits every domain once).
         private let keepsLoaded: Bool
+        /// The fleet's budget and this domain's index, when its document may be let go and
+        /// loaded again (a lazily loaded fleet).
+        private let budget: (budget: DocumentBudget, index: Int)?
 
-        init(name: String, file: String, loaded: Loaded?, keepsLoaded: Bool = true, load: @escaping @Sendable () -> Loaded) {
+        init(
+            name: String, file: String, loaded: Loaded?, keepsLoaded: Bool = true, budget: (DocumentBudget, Int)? = nil,
+            load: @escaping @Sendable () -> Loaded
+        ) {
             self.name = name
             self.nameBytes = Array(name.utf8)
             self.file = file
             self.load = load
-            self.slot = Mutex(loaded)
+            self.slot = Mutex((loaded, loaded?.appIDs))
             self.keepsLoaded = keepsLoaded
+            self.budget = budget
         }
 
-        /// The document, read and compiled now if this is its first use.
+        /// The document, read and compiled now if this is its first use (or its first since
+        /// the fleet's budget let it go).
         public var loaded: Loaded {
             slot.withLock { slot in
-                if let loaded = slot { return loaded }
+                if let loaded = slot.loaded { return loaded }
                 let loaded = load()
-                if keepsLoaded { slot = loaded }
+                if keepsLoaded {
+                    slot = (loaded, loaded.appIDs)
+                    if let budget, loaded.failure == nil { budget.budget.charge(loaded.heldBytes, domain: budget.index) }
+                }
                 return loaded
             }
         }
 
-        /// The document if some thread has loaded it; never loads.
-        public var loadedIfReady: Loaded? { slot.withLock { $0 } }
+        /// The document if some thread has loaded it (and it was not let go since); never loads.
+        public var loadedIfReady: Loaded? { slot.withLock { $0.loaded } }
+
+        /// The app IDs of the document last loaded, even if let go since; nil before any load.
+        public var appIDsIfLoaded: [String]? { slot.withLock { $0.appIDs } }
+
+        /// Forgets the document unless it failed (`DocumentBudget`): the next use loads it again.
+        func letGo() {
+            slot.withLock { slot in
+                if slot.loaded?.failure == nil { slot.loaded = nil }
+            }
+        }
 
         public var state: State { loaded.state }
         public var appIDs: [String] { loaded.appIDs }
@@ -167,6 +211,12 @@ public final class ClassifierRules: Sendable {
     public let engine: Engine
     public let domains: [Domain]
     public let table: DomainTable
+    /// What the loaded documents hold together (`loaded-bytes`); never passed by rules loaded
+    /// eagerly.
+    let budget: DocumentBudget
+    /// Empties the caches that share one domain's load with others (`LoadedByContent`,
+    /// `ArtifactLoader`), when every document is let go.
+    private let forgetShared: (@Sendable () -> Void)?
 
     /// Compiles every document now; `threads` > 1 compiles several at once (`ParallelMap`).
     public init(documents: DomainDocuments, engine: Engine, configuration: Configuration = .default, threads: Int = 1) {
@@ -179,6 +229,8 @@ public final class ClassifierRules: Sendable {
         }
         self.domains = domains
         self.table = DomainTable(domains: domains.map(\.name))
+        budget = DocumentBudget(limit: .max)
+        forgetShared = nil
     }
 
     /// The documents of a listed rules directory, each read and compiled on first use;
@@ -189,6 +241,8 @@ public final class ClassifierRules: Sendable {
     /// each use reads and compiles it again (and reports a failure again): `aasa compile` visits
     /// every domain once, so its memory is one document's at a time (issue 19's 100 000-domain
     /// directory took 850 MB when every document was held), however many it compiles.
+    /// Otherwise the documents kept are let go when together they pass `loaded-bytes`
+    /// (`DocumentBudget`), and read again from their files when next needed.
     public init(
         listing: DomainDocuments.Listing, engine: Engine, configuration: Configuration = .default,
         retainsDocuments: Bool = true, onLoadFailure: (@Sendable (String, String) -> Void)? = nil
@@ -196,8 +250,9 @@ public final class ClassifierRules: Sendable {
         self.engine = engine
         let loadedByContent = retainsDocuments ? LoadedByContent() : nil
         let loadedByShape = retainsDocuments ? LoadedByContent() : nil
-        domains = listing.files.map { entry in
-            Domain(name: entry.domain, file: entry.file, loaded: nil, keepsLoaded: retainsDocuments) {
+        let budget = DocumentBudget(limit: retainsDocuments ? configuration.automata.maxLoadedBytes : .max)
+        domains = listing.files.enumerated().map { index, entry in
+            Domain(name: entry.domain, file: entry.file, loaded: nil, keepsLoaded: retainsDocuments, budget: (budget, index)) {
                 let loaded: Loaded
                 switch DomainDocuments.read(entry.file, configuration, regularFileOnly: true) {
                 case .failure(let failure):
@@ -212,7 +267,9 @@ public final class ClassifierRules: Sendable {
                         if let shape, let first = loadedByShape?[shape], let shared = Loaded(sharing: first, domain: entry.domain, appIDs: shape.appIDs) {
                             loaded = shared
                         } else {
-                            loaded = Self.build(document, domain: entry.domain, file: entry.file, engine: engine, configuration: configuration)
+                            loaded = Self.build(
+                                document, domain: entry.domain, file: entry.file, engine: engine, configuration: configuration,
+                                sourceBytes: bytes.count)
                             if case .compiled = loaded.state, let shape { loadedByShape?[shape] = loaded }
                         }
                         if engine == .dfa, case .compiled = loaded.state { loadedByContent?[bytes] = loaded }
@@ -223,6 +280,11 @@ public final class ClassifierRules: Sendable {
             }
         }
         table = DomainTable(domains: domains.map(\.name))
+        self.budget = budget
+        forgetShared = {
+            loadedByContent?.removeAll()
+            loadedByShape?.removeAll()
+        }
     }
 
     /// A document's bytes with each of its app IDs' string literals replaced by a number
@@ -304,6 +366,8 @@ public final class ClassifierRules: Sendable {
         // callgrind, stream − empty input).
         private let known = Mutex<[BytesKey: Loaded]>([:])
 
+        func removeAll() { known.withLock { $0 = [:] } }
+
         subscript(bytes: [UInt8]) -> Loaded? {
             get { known.withLock { $0[BytesKey(bytes: bytes)] } }
             set { known.withLock { $0[BytesKey(bytes: bytes)] = newValue } }
@@ -318,7 +382,7 @@ public final class ClassifierRules: Sendable {
 
     private static func build(
         _ document: Result<AASADocument, DomainDocuments.LoadFailure>, domain: String, file: String, engine: Engine,
-        configuration: Configuration
+        configuration: Configuration, sourceBytes: Int = 0
     ) -> Loaded {
         switch document {
         case .failure(let failure):
@@ -328,7 +392,8 @@ public final class ClassifierRules: Sendable {
             case .reference:
                 return Loaded(
                     state: .reference(ReferenceMatcher(document: document, domain: domain, workLimit: configuration.automata.maxURLWork)), domain: domain,
-                    appIDs: document.appIDs, rules: EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex, $0.exclude) })
+                    appIDs: document.appIDs, rules: EffectiveRule.resolve(document).map { ($0.entryIndex, $0.ruleIndex, $0.exclude) },
+                    sourceBytes: sourceBytes)
             case .dfa:
                 do {
                     let compiled = try CompiledDocument(document: document, domain: domain, configuration: configuration)
@@ -357,19 +422,26 @@ public final class ClassifierRules: Sendable {
             return Domain(name: domain.name, file: domain.file, loaded: loaded, load: { loaded })
         }
         table = DomainTable(domains: domains.map(\.name))
+        budget = DocumentBudget(limit: .max)
+        forgetShared = nil
     }
 
     /// Rules over a mapped artifact: each domain decoded the first time a URL of its host
     /// arrives; `onLoadFailure(domain, reason)` is called once for one that cannot be used (it
-    /// failed when compiled, or its entry is damaged).
+    /// failed when compiled, or its entry is damaged). The documents decoded are let go when
+    /// together they pass `loaded-bytes` (`DocumentBudget`, the configuration the artifact was
+    /// opened with), and decoded again when next needed.
     public init(artifact mapped: CompiledArtifact.Mapped, onLoadFailure: (@Sendable (String, String) -> Void)? = nil) {
         engine = .dfa
         let loader = ArtifactLoader(mapped: mapped, onLoadFailure: onLoadFailure)
+        let budget = DocumentBudget(limit: mapped.configuration.automata.maxLoadedBytes)
         domains = mapped.entries.indices.map { index in
             let entry = mapped.entries[index]
-            return Domain(name: entry.name, file: entry.file, loaded: nil) { loader.load(index) }
+            return Domain(name: entry.name, file: entry.file, loaded: nil, budget: (budget, index)) { loader.load(index) }
         }
         table = DomainTable(domains: domains.map(\.name))
+        self.budget = budget
+        forgetShared = { loader.forgetFirsts() }
     }
 
     /// Loads the domains of a mapped artifact, one at a time as they are first met. Domains of
@@ -387,6 +459,13 @@ public final class ClassifierRules: Sendable {
         init(mapped: CompiledArtifact.Mapped, onLoadFailure: (@Sendable (String, String) -> Void)?) {
             self.mapped = mapped
             self.onLoadFailure = onLoadFailure
+        }
+
+        /// Forgets what each body's first domain loaded, here and in the artifact (every document
+        /// is let go).
+        func forgetFirsts() {
+            firstByBody.withLock { $0 = [:] }
+            mapped.forgetDecoded()
         }
 
         func load(_ index: Int) -> Loaded {
@@ -420,6 +499,19 @@ public final class ClassifierRules: Sendable {
             return loaded
         }
     }
+
+    /// Lets go of every document loaded when together they pass `loaded-bytes`
+    /// (`DocumentBudget`); each thread's `Classifier` drops its own references before its next
+    /// URL. Called after a load, outside every domain's lock.
+    func releaseDocumentsIfOverBudget() {
+        budget.releaseIfOver { indices in
+            for index in indices { domains[index].letGo() }
+            forgetShared?()
+        }
+    }
+
+    /// Times every loaded document was let go to stay within `loaded-bytes`.
+    public var documentReleases: Int { budget.releases.load(ordering: .relaxed) }
 
     /// The domains whose document could not be used, with the reason (loading every document).
     public var failures: [(domain: String, reason: String)] {

@@ -261,6 +261,14 @@ struct RecordFragments: @unchecked Sendable {
         @inline(__always) get { Int(block.load(fromByteOffset: 4, as: Int32.self)) }
     }
 
+    /// Bytes of the block: the header and offsets, the exclude bytes and the text (the fleet's
+    /// `DocumentBudget` charges them).
+    var byteCount: Int {
+        let textStart = Int(block.load(fromByteOffset: 12, as: Int32.self))
+        let pieces = 2 + appCount + 2 * ruleCount
+        return textStart + Int(block.load(fromByteOffset: 16 + 4 * pieces, as: Int32.self))
+    }
+
     @inline(__always)
     private func piece(_ index: Int) -> UnsafeBufferPointer<UInt8> {
         let start = Int(block.load(fromByteOffset: 16 + 4 * index, as: Int32.self))

@@ -237,6 +237,11 @@ public final class CompiledDocument: Sendable {
             + (pathPlan.decisionRows?.memoryUsage ?? 0) + (pathPlan.rowTable?.memoryUsage ?? 0)
     }
 
+    /// How many automata the document holds (path, query text, fragment and query items).
+    var automatonCount: Int {
+        (path + queryText + fragment).reduce(0) { $0 + ($1 == nil ? 0 : 1) } + queryItems.groups.count
+    }
+
     /// The plan's row table when it alone decides a path (`PathRowTable`): no mode splits a
     /// `literal * literal` pattern out of its automaton. `classify` decides a routed URL from it
     /// before reaching for the matcher.

@@ -28,7 +28,7 @@ struct Summary {
             .sorted { (statistics.domainRecords[$0], rules.domains[$1].name) > (statistics.domainRecords[$1], rules.domains[$0].name) }
         for index in busiest.prefix(Self.domainsShown) {
             let domain = rules.domains[index]
-            let apps = (domain.loadedIfReady?.appIDs ?? []).enumerated().compactMap { app, name -> String? in
+            let apps = (domain.appIDsIfLoaded ?? []).enumerated().compactMap { app, name -> String? in
                 let count = app < statistics.appMatches[index].count ? statistics.appMatches[index][app] : 0
                 return count > 0 ? "\(VisibleText.excerpt(name, limit: 200)) \(count)" : nil
             }
@@ -38,6 +38,12 @@ struct Summary {
         }
         if busiest.count > Self.domainsShown {
             lines.append("  … and \(counted(busiest.count - Self.domainsShown, "more domain")) (all of them in --stats)")
+        }
+        let releases = rules.documentReleases
+        if releases > 0 {
+            lines.append(
+                "  the loaded documents passed loaded-bytes, so all were let go \(counted(releases, "time")) and loaded again as needed"
+                    + " (\(Configuration.Limit.loadedBytes.hint))")
         }
         let failures = rules.failuresSoFar
         if !failures.isEmpty {
@@ -55,7 +61,7 @@ struct Summary {
         // The domains URLs reached, as the text lists them: a rules directory's others were
         // never loaded (their apps unknown), and a fleet's would fill the file with zeros.
         for (index, domain) in rules.domains.enumerated() where statistics.domainRecords[index] > 0 {
-            let apps = (domain.loadedIfReady?.appIDs ?? []).enumerated().map { app, name -> JSONValue in
+            let apps = (domain.appIDsIfLoaded ?? []).enumerated().map { app, name -> JSONValue in
                 let count = app < statistics.appMatches[index].count ? statistics.appMatches[index][app] : 0
                 return .object(JSONObject(members: [("app", .string(name)), ("matches", .number(String(count)))]))
             }
@@ -73,6 +79,7 @@ struct Summary {
                 ("seconds", .number(String(format: "%.6f", elapsed))),
                 ("records_per_second", .number(String(format: "%.0f", rate))), ("jobs", .number(String(jobs))),
                 ("complete", .bool(complete)), ("cache_releases", .number(String(statistics.cacheReleases))),
+                ("document_releases", .number(String(rules.documentReleases))),
                 ("domains", .array(domains)),
                 (
                     "unusable_documents",
