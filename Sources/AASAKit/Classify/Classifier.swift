@@ -98,6 +98,15 @@ public final class Classifier {
             statistics.countApps(of: index, appMatches.count)
             for app in appMatches.indices { statistics.appMatches[index][app] += appMatches[app] }
         }
+        guard !state.value.retired.isEmpty else {
+            // No slot was dropped: each domain's counts are its one slot's.
+            for slot in state.value.slots {
+                statistics.domainRecords[slot.index] = slot.records
+                statistics.domainMatched[slot.index] = slot.matched
+                statistics.appMatches[slot.index] = slot.appMatches
+            }
+            return statistics
+        }
         for (index, counts) in state.value.retired { add(index, counts.records, counts.matched, counts.appMatches) }
         for slot in state.value.slots { add(slot.index, slot.records, slot.matched, slot.appMatches) }
         return statistics
@@ -223,10 +232,9 @@ public final class Classifier {
     @inline(never)
     private func meet(_ domainIndex: Int) -> Int {
         let domain = rules.domains[domainIndex]
-        let document = domain.loaded
-        // This thread may have just passed the fleet's budget: then every document is let go,
-        // this thread's first; the one just loaded serves this slot all the same.
-        rules.releaseDocumentsIfOverBudget()
+        // This thread may pass the fleet's budget: then every document is let go, this
+        // thread's first; the one just loaded serves this slot all the same.
+        let document = rules.loadCharging(domainIndex)
         if rules.budget.generation.load(ordering: .relaxed) != state.value.generation { retireSlots() }
         var matcher: DFAMatcher?
         if case .compiled(let compiled) = document.state {

@@ -160,34 +160,28 @@ public final class ClassifierRules: Sendable {
         /// False when each use loads the document again and nothing keeps it (`aasa compile`
         /// visits every domain once).
         private let keepsLoaded: Bool
-        /// The fleet's budget and this domain's index, when its document may be let go and
-        /// loaded again (a lazily loaded fleet).
-        private let budget: (budget: DocumentBudget, index: Int)?
 
-        init(
-            name: String, file: String, loaded: Loaded?, keepsLoaded: Bool = true, budget: (DocumentBudget, Int)? = nil,
-            load: @escaping @Sendable () -> Loaded
-        ) {
+        init(name: String, file: String, loaded: Loaded?, keepsLoaded: Bool = true, load: @escaping @Sendable () -> Loaded) {
             self.name = name
             self.nameBytes = Array(name.utf8)
             self.file = file
             self.load = load
             self.slot = Mutex((loaded, loaded?.appIDs))
             self.keepsLoaded = keepsLoaded
-            self.budget = budget
         }
 
         /// The document, read and compiled now if this is its first use (or its first since
         /// the fleet's budget let it go).
-        public var loaded: Loaded {
+        public var loaded: Loaded { loadedNoting().loaded }
+
+        /// `loaded`, and whether this call loaded it (and keeps it): what `Classifier` charges
+        /// to the fleet's `DocumentBudget`.
+        func loadedNoting() -> (loaded: Loaded, kept: Bool) {
             slot.withLock { slot in
-                if let loaded = slot.loaded { return loaded }
+                if let loaded = slot.loaded { return (loaded, false) }
                 let loaded = load()
-                if keepsLoaded {
-                    slot = (loaded, loaded.appIDs)
-                    if let budget, loaded.failure == nil { budget.budget.charge(loaded.heldBytes, domain: budget.index) }
-                }
-                return loaded
+                if keepsLoaded { slot = (loaded, loaded.appIDs) }
+                return (loaded, keepsLoaded)
             }
         }
 
@@ -250,9 +244,8 @@ public final class ClassifierRules: Sendable {
         self.engine = engine
         let loadedByContent = retainsDocuments ? LoadedByContent() : nil
         let loadedByShape = retainsDocuments ? LoadedByContent() : nil
-        let budget = DocumentBudget(limit: retainsDocuments ? configuration.automata.maxLoadedBytes : .max)
-        domains = listing.files.enumerated().map { index, entry in
-            Domain(name: entry.domain, file: entry.file, loaded: nil, keepsLoaded: retainsDocuments, budget: (budget, index)) {
+        domains = listing.files.map { entry in
+            Domain(name: entry.domain, file: entry.file, loaded: nil, keepsLoaded: retainsDocuments) {
                 let loaded: Loaded
                 switch DomainDocuments.read(entry.file, configuration, regularFileOnly: true) {
                 case .failure(let failure):
@@ -280,7 +273,7 @@ public final class ClassifierRules: Sendable {
             }
         }
         table = DomainTable(domains: domains.map(\.name))
-        self.budget = budget
+        budget = DocumentBudget(limit: retainsDocuments ? configuration.automata.maxLoadedBytes : .max)
         forgetShared = {
             loadedByContent?.removeAll()
             loadedByShape?.removeAll()
@@ -434,13 +427,12 @@ public final class ClassifierRules: Sendable {
     public init(artifact mapped: CompiledArtifact.Mapped, onLoadFailure: (@Sendable (String, String) -> Void)? = nil) {
         engine = .dfa
         let loader = ArtifactLoader(mapped: mapped, onLoadFailure: onLoadFailure)
-        let budget = DocumentBudget(limit: mapped.configuration.automata.maxLoadedBytes)
         domains = mapped.entries.indices.map { index in
             let entry = mapped.entries[index]
-            return Domain(name: entry.name, file: entry.file, loaded: nil, budget: (budget, index)) { loader.load(index) }
+            return Domain(name: entry.name, file: entry.file, loaded: nil) { loader.load(index) }
         }
         table = DomainTable(domains: domains.map(\.name))
-        self.budget = budget
+        budget = DocumentBudget(limit: mapped.configuration.automata.maxLoadedBytes)
         forgetShared = { loader.forgetFirsts() }
     }
 
@@ -500,10 +492,20 @@ public final class ClassifierRules: Sendable {
         }
     }
 
-    /// Lets go of every document loaded when together they pass `loaded-bytes`
-    /// (`DocumentBudget`); each thread's `Classifier` drops its own references before its next
-    /// URL. Called after a load, outside every domain's lock.
-    func releaseDocumentsIfOverBudget() {
+    /// The document of domain `index` for a thread meeting it, charged to the fleet's budget
+    /// when this call loaded it (a failure holds only its message, and is never let go); then
+    /// every document is let go if together they pass `loaded-bytes` (`DocumentBudget`), each
+    /// thread's `Classifier` dropping its own references before its next URL.
+    func loadCharging(_ index: Int) -> Loaded {
+        let (loaded, kept) = domains[index].loadedNoting()
+        if kept, loaded.failure == nil { budget.charge(loaded.heldBytes, domain: index) }
+        releaseDocumentsIfOverBudget()
+        return loaded
+    }
+
+    /// Lets go of every document loaded when together they pass `loaded-bytes`. Called outside
+    /// every domain's lock: letting go takes each one's.
+    private func releaseDocumentsIfOverBudget() {
         budget.releaseIfOver { indices in
             for index in indices { domains[index].letGo() }
             forgetShared?()

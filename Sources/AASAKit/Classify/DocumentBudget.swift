@@ -39,8 +39,7 @@ final class DocumentBudget: Sendable {
         self.limit = limit
     }
 
-    /// Records that domain `domain` now holds a document of `bytes` bytes. Called under the domain's own lock (`ClassifierRules.Domain.loaded`), which is
-    /// why it never lets go itself: that takes every domain's lock.
+    /// Records that domain `domain` now holds a document of `bytes` bytes.
     func charge(_ bytes: Int, domain: Int) {
         held.withLock { held in
             held.bytes &+= bytes
