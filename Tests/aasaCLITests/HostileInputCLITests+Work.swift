@@ -705,8 +705,8 @@ extension HostileInputCLITests {
     /// Many documents, each within every limit and about 12 MB compiled (1 000 query items
     /// calling `$(lang)`), met by one stream: past `loaded-bytes` every document is let go and
     /// loaded again when needed, so memory stays near the budget where it grew with each
-    /// document met (8 of them: 135 MB with `--rules`, 197 MB with `--compiled`; 76 and 103 MB
-    /// at `loaded-bytes=12M`). Letting go never changes a record.
+    /// document met (8 of them: 132 MiB with `--rules`, 192 MiB with `--compiled`; 74 and 100
+    /// MiB at `loaded-bytes=12M`). Letting go never changes a record.
     func test_manyHeavyDocuments_stayWithinLoadedBytes_withTheSameRecords() throws {
         let rules = folder.appendingPathComponent("heavy")
         try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)

@@ -2,8 +2,9 @@
 /// stream. `DomainDocuments` finds one document per domain in a rules directory,
 /// `ClassifierRules` holds the host table (`DomainTable`) and reads, compiles (or decodes from an
 /// artifact) each domain's document the first time a URL of its host arrives, with its
-/// pre-rendered output fragments, and one `Classifier` per worker
-/// thread turns URL bytes into NDJSON, TSV or CSV records in a `RecordBuffer`.
+/// pre-rendered output fragments (letting all of them go past `loaded-bytes`, `DocumentBudget`),
+/// and one `Classifier` per worker thread turns URL bytes into NDJSON, TSV or CSV records in a
+/// `RecordBuffer`.
 ///
 /// What it will not do: read the input or write the output (the CLI's `Pipeline` cuts batches,
 /// keeps input order and writes; records only go into buffers here), decide a URL itself beyond

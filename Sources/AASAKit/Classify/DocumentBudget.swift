@@ -13,12 +13,14 @@ import Synchronization
 /// per-URL bookkeeping on the hot path: each thread compares one counter (`generation`) before
 /// a URL and, when it moved, drops its slots and matchers, keeping its counts. The documents in
 /// use are loaded again by the next URL of their domain, as the lazy DFA caches build their
-/// states again after `Classifier.releaseCaches`. A fleet within the budget never pays anything.
+/// states again after `Classifier.releaseCaches`. A fleet within the budget pays one counter
+/// read a URL and one charge a domain met.
 ///
 /// What it will not do: bound the documents' per-thread caches (`dfa-cache-bytes`, their own
-/// budget), the per-domain counts, or a document a thread is using while the budget is passed
-/// (each thread holds at most the one it met last until its next URL). A failed document is
-/// never let go: it holds only its message, and letting it go would report it again.
+/// budget) or the per-domain counts, or free at once what a thread holds when the budget is
+/// passed (its slots go before its next URL; the document that passed the budget serves the
+/// thread that loaded it). A failed document is never let go: it holds only its message, and
+/// letting it go would report it again.
 final class DocumentBudget: Sendable {
     /// `loaded-bytes`; `Int.max` for rules loaded eagerly, which never let go.
     let limit: Int
