@@ -322,6 +322,30 @@ final class DiffCoverCLITests: XCTestCase {
         }
     }
 
+    /// A document without applinks rules (webcredentials only, or no details) has nothing to
+    /// cover: every format says so on stderr rather than printing nothing, and the matrix is
+    /// still JSON (empty objects), which `aasa test` refuses for checking nothing.
+    func test_cover_documentWithoutRules_saysSo_andWritesAnEmptyMatrix() throws {
+        for (name, json) in [("webcredentials.json", #"{"webcredentials": {"apps": ["ABCDE12345.com.x"]}}"#), ("empty.json", #"{"applinks": {"details": []}}"#)] {
+            let file = try write(name, json)
+            for format in ["text", "json", "matrix"] {
+                let run = try CLIRunner.run(["cover", file, "--format", format, "--domain", "example.com"])
+                XCTAssertEqual(run.status, 0, run.stderr)
+                XCTAssertTrue(run.stderr.contains("has no applinks rule: nothing to cover"), "\(name) \(format): \(run.stderr)")
+                if format == "matrix" {
+                    let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], run.stdout)
+                    XCTAssertEqual(object["opens_app"] as? [String: [String]], [:])
+                    XCTAssertEqual(object["opens_web"] as? [String: [String]], [:])
+                    XCTAssertTrue(run.stderr.contains("aasa test refuses"), run.stderr)
+                } else {
+                    XCTAssertEqual(run.stdout, "", "\(name) \(format)")
+                }
+            }
+        }
+        let covered = try CLIRunner.run(["cover", try write("one.json", document(#"[{"/": "/a/*"}]"#)), "--domain", "example.com"])
+        XCTAssertFalse(covered.stderr.contains("nothing to cover"), covered.stderr)
+    }
+
     func test_cover_matrixKeepsAppIDsThatDifferOnlyInNormalisationApart() throws {
         // "T.é" precomposed and decomposed are two apps to the matcher; Swift's `==` finds them
         // equal, which merged their rows and made cover's own matrix fail `aasa test`.

@@ -79,6 +79,12 @@ enum CoverCommand {
             }
         }
         if let failure { return failure }
+        if coverage.items.isEmpty {
+            // Said, since every format would otherwise print nothing (or a matrix of no URL) and
+            // exit 0, as if the rules had been covered.
+            let matrixNote = format == "matrix" ? "; the matrix lists no URL, and aasa test refuses one that checks nothing" : ""
+            printError(VisibleText.escapedLine("aasa cover: \(parsed.positionals[0]) has no applinks rule: nothing to cover\(matrixNote)"))
+        }
         // As diff's: a rule proven to have no URL is a finding (1); rules the search ran short
         // on, and none proven, are not (4), so that a CI gate can tell a dead rule from a
         // document too large to search whole.
@@ -108,7 +114,7 @@ enum CoverCommand {
                 let row = rows[ExactString(app)] ?? ([], [])
                 return "    \(JSONWriter.escape(app)): [" + (excluded ? row.excluded : row.opens).map(JSONWriter.escape).joined(separator: ", ") + "]"
             }
-            return "{\n" + lines.joined(separator: ",\n") + "\n  }"
+            return lines.isEmpty ? "{}" : "{\n" + lines.joined(separator: ",\n") + "\n  }"
         }
         return "{\n  \"opens_app\": \(section(excluded: false)),\n  \"opens_web\": \(section(excluded: true))\n}\n"
     }
