@@ -7,8 +7,10 @@ import Synchronization
 /// A rules directory is loaded lazily: at start only its listing is read (the host table), and
 /// a domain's document is read and compiled the first time a URL of that host arrives. A fleet
 /// of 100 000 domains then starts in the time it takes to list them, and memory grows with the
-/// domains the stream touches, not the domains on disk. A document that cannot be used is
-/// reported when its domain is first met (`onLoadFailure`), and its URLs get error records.
+/// domains the stream touches, not the domains on disk, up to `loaded-bytes` (`DocumentBudget`:
+/// past it every document is let go, and loaded again when its domain next comes). A document
+/// that cannot be used is reported when its domain is first met (`onLoadFailure`), and its URLs
+/// get error records.
 /// Domains serving one document (the same file, the same file but for its app IDs, or one body
 /// of an artifact) share what the first of them loaded: its compiled automata, its rules, and
 /// a copy of its record pieces with the names rewritten (`Loaded(sharing:domain:appIDs:)`).
