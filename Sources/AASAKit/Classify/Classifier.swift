@@ -52,8 +52,8 @@ public final class Classifier {
         /// The fleet's `DocumentBudget.generation` when this thread last dropped its slots: when
         /// it moves, every document was let go, and the thread drops its own references too.
         var generation = 0
-        /// Per domain index, the counts of slots dropped since (`retireSlots`).
-        var retired: [Int: (records: Int, matched: Int, appMatches: [Int])] = [:]
+        /// The counts of the slots dropped so far (`retireSlots`); nil until one is.
+        var retired: ClassifyStatistics?
         // TSV/CSV scratch for the apps and rules columns, reused so a record allocates nothing.
         var appsColumn: [UInt8] = []
         var rulesColumn: [UInt8] = []
@@ -93,23 +93,8 @@ public final class Classifier {
         statistics.errors = counts.errors
         statistics.withoutDomain = counts.withoutDomain
         statistics.cacheReleases = state.value.cacheReleases
-        func add(_ index: Int, _ records: Int, _ matched: Int, _ appMatches: [Int]) {
-            statistics.domainRecords[index] += records
-            statistics.domainMatched[index] += matched
-            statistics.countApps(of: index, appMatches.count)
-            for app in appMatches.indices { statistics.appMatches[index][app] += appMatches[app] }
-        }
-        guard !state.value.retired.isEmpty else {
-            // No slot was dropped: each domain's counts are its one slot's.
-            for slot in state.value.slots {
-                statistics.domainRecords[slot.index] = slot.records
-                statistics.domainMatched[slot.index] = slot.matched
-                statistics.appMatches[slot.index] = slot.appMatches
-            }
-            return statistics
-        }
-        for (index, counts) in state.value.retired { add(index, counts.records, counts.matched, counts.appMatches) }
-        for slot in state.value.slots { add(slot.index, slot.records, slot.matched, slot.appMatches) }
+        if let retired = state.value.retired { statistics.merge(retired) }
+        for slot in state.value.slots { statistics.add(domain: slot.index, records: slot.records, matched: slot.matched, appMatches: slot.appMatches) }
         return statistics
     }
 
@@ -264,16 +249,11 @@ public final class Classifier {
     @inline(never)
     private func retireSlots() {
         state.value.generation = rules.budget.generation.load(ordering: .acquiring)
+        // Added to in place: a copy taken out would copy its per-domain arrays at each release.
+        if state.value.retired == nil { state.value.retired = ClassifyStatistics(rules: rules) }
         for slot in state.value.slots {
             state.value.slotNumbers[slot.index] = -1
-            var counts = state.value.retired[slot.index] ?? (0, 0, [])
-            counts.records += slot.records
-            counts.matched += slot.matched
-            if counts.appMatches.count < slot.appMatches.count {
-                counts.appMatches += repeatElement(0, count: slot.appMatches.count - counts.appMatches.count)
-            }
-            for app in slot.appMatches.indices { counts.appMatches[app] += slot.appMatches[app] }
-            state.value.retired[slot.index] = counts
+            state.value.retired?.add(domain: slot.index, records: slot.records, matched: slot.matched, appMatches: slot.appMatches)
         }
         // Their caches' bytes leave this thread's account (`LazyCacheMemory`) with them.
         for matcher in state.value.matchers.values { matcher.releaseCaches() }

@@ -28,6 +28,19 @@ public struct ClassifyStatistics: Sendable {
         if missing > 0 { appMatches[domain].append(contentsOf: repeatElement(0, count: missing)) }
     }
 
+    /// Adds one slot's counts for `domain` (`Classifier`): a row met for the first time is taken
+    /// as it is.
+    mutating func add(domain: Int, records: Int, matched: Int, appMatches: [Int]) {
+        domainRecords[domain] += records
+        domainMatched[domain] += matched
+        if self.appMatches[domain].isEmpty {
+            self.appMatches[domain] = appMatches
+            return
+        }
+        countApps(of: domain, appMatches.count)
+        for app in appMatches.indices { self.appMatches[domain][app] += appMatches[app] }
+    }
+
     public mutating func merge(_ other: ClassifyStatistics) {
         records += other.records
         errors += other.errors

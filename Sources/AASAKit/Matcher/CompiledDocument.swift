@@ -231,10 +231,7 @@ public final class CompiledDocument: Sendable {
     }
 
     /// Heap bytes of the compiled automata (NFAs and class maps; caches are per thread).
-    // PERF: summed in place, without gathering the automata into an array: a fleet's
-    // `DocumentBudget` asks once per document decoded or compiled, and the gathering cost 7 000
-    // instructions a document (`aasa classify --compiled` of 20 000 URLs of the 10 000-domain
-    // fleet, callgrind).
+    /// Summed in place: a fleet's `DocumentBudget` asks once per document it loads.
     public var memoryUsage: Int {
         var bytes = (pathPlan.decisionRows?.memoryUsage ?? 0) + (pathPlan.rowTable?.memoryUsage ?? 0)
         for automata in [path, queryText, fragment] {
