@@ -742,4 +742,35 @@ extension HostileInputCLITests {
             XCTAssertTrue(run.stderr.contains("--limit loaded-bytes=<n>"), run.stderr)
         }
     }
+
+    /// A URL makes a cache for each query item name it has, so 12 documents of 3 000 names, each
+    /// met by one URL naming all of them, made 36 000 empty caches (203 MiB) that no budget
+    /// counted. They are charged to the thread's caches as they are made, and a release drops
+    /// them: with `dfa-cache-bytes=4M` (16 MiB for the thread's caches) the run peaks at about
+    /// 111 MiB, where one item per URL takes 84. The records do not change.
+    func test_queryItemCachesURLsMake_areChargedAndDropped_withTheSameRecords() throws {
+        let rules = folder.appendingPathComponent("names")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        var urls: [String] = []
+        for domain in 0..<12 {
+            let items = (0..<3_000).map { #""n\#(domain)_\#($0)":"v*""# }.joined(separator: ",")
+            let document = #"{"applinks":{"details":[{"appIDs":["ABCDE12345.n\#(domain)"],"components":[{"/":"/u/*","?":{\#(items)}}]}]}}"#
+            try Data(document.utf8).write(to: rules.appendingPathComponent("n\(domain).names.example.json"))
+            urls.append("https://n\(domain).names.example/u/x?" + (0..<3_000).map { "n\(domain)_\($0)=v" }.joined(separator: "&"))
+        }
+        let input = try write(Array(urls.map { $0 + "\n" }.joined().utf8), "names.txt")
+        let kept = try CLIRunner.run(["classify", "--rules", rules.path, "--input", input, "--jobs", "1"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        XCTAssertEqual(kept.stdout.components(separatedBy: #""decision": "match""#).count - 1, urls.count, kept.stdout)
+        let stats = folder.appendingPathComponent("names-stats.json").path
+        let output = folder.appendingPathComponent("names.ndjson").path
+        let run = try ChildProcess.run(
+            ["classify", "--rules", rules.path, "--input", input, "--jobs", "1", "--limit", "dfa-cache-bytes=4M", "--stats", stats],
+            stdout: output, folder: folder)
+        XCTAssertEqual(run.status, 0, run.summary)
+        RobustnessBounds(seconds: 30, residentMiB: 150).check(run, "12 documents of 3 000 item names, each named by one URL")
+        XCTAssertEqual(try String(contentsOfFile: output, encoding: .utf8), kept.stdout)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
+        XCTAssertGreaterThanOrEqual(object["cache_releases"] as? Int ?? 0, 4, "\(object)")
+    }
 }

@@ -159,9 +159,12 @@ public final class DFAMatcher: DecisionEngine {
     }
 
     /// Empties every cache of this matcher and gives their memory back (`LazyDFA.Cache.release`),
-    /// between two URLs; the states are built again as URLs need them.
+    /// between two URLs; the states are built again as URLs need them. The query item caches
+    /// are dropped, not only emptied (`QueryItemEvaluator.dropCaches`): URLs make them by the
+    /// thousand.
     public func releaseCaches() {
-        for cache in caches { cache.release() }
+        for cache in (pathCaches + queryCaches + fragmentCaches) { cache?.release() }
+        state.value.queryItems.dropCaches()
     }
 
     /// Cache statistics summed over every automaton of this matcher.

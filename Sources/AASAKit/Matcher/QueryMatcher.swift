@@ -79,6 +79,12 @@ struct QueryItemEvaluator {
     private let account: LazyCacheMemory?
     /// Per group: its cache, once a URL has had an item of its name.
     private(set) var caches: [LazyDFA.Cache?]
+    /// The groups that have a cache, in the order they were made.
+    private var madeGroups: [Int32] = []
+    /// What the caches held when made (`LazyDFA.Cache.emptyFootprint`), charged to `account`:
+    /// a URL chooses how many there are, so an empty cache counts too, and `dropCaches` gives
+    /// it back.
+    private var madeFootprint = 0
     private var generation: UInt32 = 0
     /// Per group: the generation of the last URL with an item of its name.
     private var groupSeen: [UInt32]
@@ -100,6 +106,20 @@ struct QueryItemEvaluator {
         ruleFailed = Array(repeating: 0, count: index.required.count)
         presentStamp = ruleFailed
         presentCount = Array(repeating: 0, count: index.required.count)
+    }
+
+    /// Empties and drops every cache, giving what each was charged back to `account`, between
+    /// two URLs: the thread's caches passed their budget. Emptying alone would keep each name's
+    /// objects, and a stream naming thousands of items in each of many documents would hold
+    /// them all. A name's cache is made again when a URL next names it.
+    mutating func dropCaches() {
+        for group in madeGroups {
+            caches[Int(group)]?.release()
+            caches[Int(group)] = nil
+        }
+        madeGroups.removeAll()
+        account?.bytes -= madeFootprint
+        madeFootprint = 0
     }
 
     /// Whether `rule`'s dictionary holds for the URL last evaluated.
@@ -167,6 +187,10 @@ struct QueryItemEvaluator {
         } else {
             cache = meter.map { dfa.makeCache(sharing: $0, account: account) } ?? dfa.makeCache()
             caches[group] = cache
+            madeGroups.append(Int32(group))
+            let footprint = cache.emptyFootprint
+            madeFootprint += footprint
+            account?.bytes += footprint
         }
         let accepted = normalizer.withNormalized(rawValue, mode: mode) { dfa.search($0, cache: cache) }
         for predicate in index.groups[group].predicates where !accepted.contains(Int(predicate)) {

@@ -27,6 +27,11 @@ final class StateScratch {
         sparse.append(repeating: 0, count: stateCount)
     }
 
+    /// The bytes its buffers hold, room included.
+    var heldBytes: Int {
+        (seeds.capacity + stack.capacity + positions.capacity) * 8 + (tags.capacity + dense.capacity + sparse.capacity) * 4
+    }
+
     /// Forgets every visited position.
     @inline(__always)
     func clearVisited() {

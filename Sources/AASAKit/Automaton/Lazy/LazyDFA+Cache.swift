@@ -135,6 +135,21 @@ extension LazyDFA {
             reset()
         }
 
+        /// The bytes this cache holds that `memoryUsage` leaves out: its objects, and the room
+        /// its table, scratch and index were made with. Read when the cache is made (it grows
+        /// with the states built, which `memoryUsage` counts), so that an owner making caches in
+        /// numbers its input chooses (`QueryItemEvaluator`: one per item name a URL has) can
+        /// charge them to its thread's account: a few kilobytes each, thousands a URL.
+        var emptyFootprint: Int {
+            Self.objectBytes + table.heldBytes + scratch.heldBytes + store.value.rows.heldBytes
+                + store.value.spans.capacity * MemoryLayout<Span>.stride + store.value.positionArena.capacity * 8
+                + store.value.tagSets.capacity * MemoryLayout<TagSet>.stride
+        }
+
+        /// The objects and array headers of an empty cache (about twenty allocations, each
+        /// with the allocator's rounding), which no capacity counts: an estimate.
+        static let objectBytes = 1_024
+
         /// Charges this cache's searches to `meter`, which its owner begins once per URL.
         public func share(meter: WorkMeter) {
             store.value.meter = meter

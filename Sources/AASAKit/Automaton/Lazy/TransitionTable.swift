@@ -47,6 +47,9 @@ final class TransitionTable {
     /// The rows the cells have room for before growing.
     var rowCapacity: Int { cells.capacity / rowWidth }
 
+    /// The bytes its cells and byte-class map hold, room included.
+    var heldBytes: Int { cells.capacity * 4 + classOf.capacity }
+
     @inline(__always)
     func classOf(_ byte: UInt8) -> Int { classOf.withView { Int($0[Int(byte)]) } }
 

@@ -21,6 +21,9 @@ struct HashSlots {
     /// The number of ids handed out.
     var count: Int { hashes.count }
 
+    /// The bytes its arrays hold, room included.
+    var heldBytes: Int { slots.capacity * 4 + hashes.capacity * 8 }
+
     /// Where a look-up for `hash` starts: `next(_:)` then yields the ids of that hash in turn.
     /// A look-up is a loop in its caller rather than a method taking a closure, which, capturing
     /// the owner's arrays, retained them on every look-up.
