@@ -125,10 +125,10 @@ final class DebugPlanCLITests: XCTestCase {
         path: multi-mode-path (path modes: raw/exact, raw/folded; each mode's rules merged by rule id)
         split raw/exact: no split (0 literal*literal candidates, minimum 32)
         split raw/folded: no split (0 literal*literal candidates, minimum 32)
-        path raw/exact: lazy-dfa (nfa 7 states, 5 classes; at most 1038 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search)
-        query-item "id" raw/exact: lazy-dfa (nfa 7 states, 6 classes; at most 1038 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search)
-        path raw/folded: lazy-dfa (nfa 4 states, 5 classes; at most 1032 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search)
-        fragment raw/folded: lazy-dfa (nfa 5 states, 6 classes; at most 1034 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search)
+        path raw/exact: lazy-dfa (nfa 7 states, 5 classes; at most 1038 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search, or when its states keep being new)
+        query-item "id" raw/exact: lazy-dfa (nfa 7 states, 6 classes; at most 1038 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search, or when its states keep being new)
+        path raw/folded: lazy-dfa (nfa 4 states, 5 classes; at most 1032 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search, or when its states keep being new)
+        fragment raw/folded: lazy-dfa (nfa 5 states, 6 classes; at most 1034 dfa states: dense rows within 1048576 bytes, not determinised; nfa-simulation after 8 cache clears in one search, or when its states keep being new)
 
         """
 

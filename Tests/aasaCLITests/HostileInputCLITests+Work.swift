@@ -744,10 +744,10 @@ extension HostileInputCLITests {
     }
 
     /// A URL makes a cache for each query item name it has, so 12 documents of 3 000 names, each
-    /// met by one URL naming all of them, made 36 000 empty caches (203 MiB) that no budget
+    /// met by one URL naming all of them, made 36 000 empty caches (198 MiB) that no budget
     /// counted. They are charged to the thread's caches as they are made, and a release drops
     /// them: with `dfa-cache-bytes=4M` (16 MiB for the thread's caches) the run peaks at about
-    /// 111 MiB, where one item per URL takes 84. The records do not change.
+    /// 108 MiB, where one item per URL takes 82. The records do not change.
     func test_queryItemCachesURLsMake_areChargedAndDropped_withTheSameRecords() throws {
         let rules = folder.appendingPathComponent("names")
         try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)

@@ -19,12 +19,14 @@
 /// - `Determinize/` is the subset construction every DFA shares.
 /// - `Lazy/` is the engine that runs: a lazy DFA building states on demand into a per-thread
 ///   `LazyDFA.Cache` with a byte budget; when the budget is spent it clears the cache and goes
-///   on, and past a number of clears in one search it finishes that search by NFA simulation
-///   (`Simulation/`): slower, never wrong. This is the design of RE2's `dfa.cc` and of
-///   regex-automata's `hybrid` module. A `WorkMeter` bounds what one URL may cost. An automaton
-///   whose whole DFA is large but bounded is determinised when it is made instead, into a table
-///   every thread shares (`LazyDFA+Eager.swift`), and one loaded from an artifact may bring its
-///   table with it (`LazyDFA+Prebuilt.swift`): searches then never build a state.
+///   on, and past a number of clears in one search, or when a search keeps building states it
+///   has never seen, it finishes that search by NFA simulation (`Simulation/`): never wrong,
+///   slower than cached states and faster than building them. This is the design of RE2's
+///   `dfa.cc` and of regex-automata's `hybrid` module. A `WorkMeter` bounds what one URL may
+///   cost. An automaton whose whole DFA is large but bounded is determinised when it is made
+///   instead, into a table every thread shares (`LazyDFA+Eager.swift`), and one loaded from an
+///   artifact may bring its table with it (`LazyDFA+Prebuilt.swift`): searches then never build
+///   a state.
 /// - `Eager/` determinises completely: `DenseDFA` and `Minimize` for stable dumps (`aasa debug
 ///   dfa`) and for the tables artifacts store, `CompactTable` for the shared tables of large
 ///   automata. `docs/internals.md` says which strategy an automaton gets, and when.

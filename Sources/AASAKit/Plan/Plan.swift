@@ -70,9 +70,10 @@ public struct AutomatonChoice: Sendable, Equatable, CustomStringConvertible {
         }
         var fallback = ""
         if strategy == .lazyDFA {
+            // `LazyDFA.simulateAfterStates` says when a search's states keep being new.
             fallback = maxClearsPerSearch == .max
-                ? "; never falls back to \(Strategy.nfaSimulation)"
-                : "; \(Strategy.nfaSimulation) after \(maxClearsPerSearch) cache clears in one search"
+                ? "; \(Strategy.nfaSimulation) only when a search's states keep being new"
+                : "; \(Strategy.nfaSimulation) after \(maxClearsPerSearch) cache clears in one search, or when its states keep being new"
         }
         return "\(strategy) (nfa \(nfaStates) states, \(classes) classes; \(why)\(fallback))"
     }

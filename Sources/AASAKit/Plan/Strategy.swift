@@ -20,7 +20,8 @@
 ///   within `eager-dfa-states` and twice its NFA's states plus 1 024.
 /// - `lazyDFA`: states built on demand into a per-thread cache (`LazyDFA.Cache`): the default.
 /// - `nfaSimulation`: not chosen ahead: a lazy search that clears its cache more than
-///   `maxClearsPerSearch` times finishes by simulation (`LazyDFA.Cache.searchTagSet`).
+///   `maxClearsPerSearch` times, or keeps building states it has never seen
+///   (`LazyDFA.simulateAfterStates`), finishes by simulation (`LazyDFA.Cache.searchTagSet`).
 ///
 /// For a path mode's `literal * literal` patterns: `suffixSplit` (`SuffixSplit`) when there are
 /// at least `suffixSplitMinimum` of them. For the document's path, how the matcher turns a tag
@@ -45,7 +46,7 @@ public enum Strategy: String, Sendable, CaseIterable, CustomStringConvertible {
     case denseTable = "dense-table"
     /// The whole DFA determinised at compile time into the compact table form.
     case compactTable = "compact-table"
-    /// The lazy DFA's fallback after too many cache clears in one search.
+    /// The lazy DFA's fallback after too many cache clears in one search, or too many new states.
     case nfaSimulation = "nfa-simulation"
     /// A path mode's `literal * literal` patterns matched as prefix (in the DFA) and suffix.
     case suffixSplit = "suffix-split"

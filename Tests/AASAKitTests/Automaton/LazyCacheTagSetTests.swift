@@ -58,7 +58,7 @@ final class LazyCacheMemoryTests: XCTestCase {
 
     /// A query item name's cache is made when a URL first names it, so a URL chooses how many
     /// there are (thousands in one 64 KB URL): each is charged when made, empty or not, and a
-    /// release drops them. Uncharged, 20 documents of 5 000 names held 336 MB of empty caches
+    /// release drops them. Uncharged, 20 documents of 5 000 names held 328 MiB of empty caches
     /// past a 256 MiB budget.
     func test_queryItemCaches_areChargedWhenMade_andDroppedByARelease() throws {
         let items = (0..<300).map { #""k\#($0)": "v*""# }.joined(separator: ", ")

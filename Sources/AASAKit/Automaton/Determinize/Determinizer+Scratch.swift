@@ -31,13 +31,14 @@ extension Determinizer {
     }
 
     /// The epsilon closure of `scratch.seeds`, left in `scratch.positions` (sorted: the
-    /// canonical key of a DFA state) and `scratch.tags` (sorted, without duplicates); the
+    /// canonical key of a DFA state; unsorted with `canonical: false`, for NFA simulation,
+    /// which never compares subsets) and `scratch.tags` (sorted, without duplicates); the
     /// positions it visited in `scratch.visits`, the state's weight.
     ///
     /// Returns false, leaving a partial closure, as soon as it has visited more than `cap`
     /// positions: variables shared by many call sites can make one closure hold (call sites ×
     /// variable states) positions, so its size is checked as it grows, never after.
-    func closeSeeds(scratch: StateScratch, cap: Int) -> Bool {
+    func closeSeeds(scratch: StateScratch, cap: Int, canonical: Bool = true) -> Bool {
         scratch.clearVisited()
         scratch.stack.removeAll()
         scratch.positions.removeAll()
@@ -64,7 +65,7 @@ extension Determinizer {
         }
         scratch.visits = visits
         if visits > cap { return false }
-        if scratch.positions.count > 1 { scratch.positions.sort() }
+        if canonical, scratch.positions.count > 1 { scratch.positions.sort() }
         if scratch.tags.count > 1 {
             scratch.tags.sort()
             var kept = 1

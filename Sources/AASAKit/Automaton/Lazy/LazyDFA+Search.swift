@@ -20,9 +20,10 @@ extension LazyDFA {
     ///
     /// Walks cached transitions in the tight loop of `TransitionTable.walk`, stepping out only
     /// to build a missing state. If the cache has to be cleared more than
-    /// `configuration.maxClearsPerSearch` times during this search, the rest of the text is
-    /// read by NFA simulation from the current subset (slower, never wrong), and its result is
-    /// interned in the cache like any state's.
+    /// `configuration.maxClearsPerSearch` times during this search, or the search builds a new
+    /// state for nearly every byte (`LazyDFA.simulateAfterStates`), the rest of the text is
+    /// read by NFA simulation from the current subset (never wrong; slower than cached states,
+    /// faster than building them), and its result is interned in the cache like any state's.
     ///
     /// PERF: an index instead of a `TagSet` spares the caller two retains and releases per
     /// search, and lets the matcher keep one decision per tag set (peers suite, 10 rules).
@@ -65,6 +66,11 @@ extension LazyDFA.Cache {
         if state == TransitionTable.dead { return 0 }
         var position = 0
         let clearsBefore = store.value.clearCount
+        // The stretch of text whose new states are being counted (`simulateAfterStates`): from
+        // the search's start, or its last clear, or where the count last started again.
+        var stretchStart = 0
+        var builtBefore = store.value.statesBuilt
+        var clearsInStretch = clearsBefore
         while true {
             let walked = table.walk(from: state, text: text, position: position)
             switch walked.stop {
@@ -73,17 +79,47 @@ extension LazyDFA.Cache {
             case .dead:
                 return 0
             case .unknown:
+                // A cache that thrashes, or a stretch of text whose subsets are nearly all new:
+                // the rest is simulated (`LazyDFA.simulateAfterStates`).
                 if store.value.clearCount - clearsBefore > dfa.configuration.maxClearsPerSearch {
-                    noteFallback()
-                    let tags = NFASimulation(nfa: dfa.nfa).run(
-                        from: subset(of: walked.state), text: text[walked.position..<text.count], meter: store.value.meter)
-                    return tags.map { internTags($0.sorted) } ?? 0
+                    return simulate(from: walked.state, text: text[walked.position..<text.count])
+                }
+                let built = store.value.statesBuilt &- builtBefore
+                if store.value.clearCount != clearsInStretch {
+                    // Rebuilt states are not new: a small cache that clears is the rule above's.
+                    clearsInStretch = store.value.clearCount
+                    stretchStart = walked.position
+                    builtBefore = store.value.statesBuilt
+                } else if built >= LazyDFA.simulateAfterStates {
+                    if built &* 2 > walked.position &- stretchStart {
+                        return simulate(from: walked.state, text: text[walked.position..<text.count])
+                    }
+                    stretchStart = walked.position
+                    builtBefore = store.value.statesBuilt
                 }
                 state = computeTransition(from: walked.state, byte: text[walked.position])
                 if state == TransitionTable.dead { return 0 }
                 position = walked.position + 1
                 if position == text.count { return table.tagSet(of: state) }
             }
+        }
+    }
+
+    /// Reads the rest of a search's text, `text`, by NFA simulation from `state`
+    /// (`NFASimulation`); the index of the tag set accepted at its end, interned here like any
+    /// state's.
+    @inline(never)
+    private func simulate(from state: Int32, text: ByteView) -> Int32 {
+        noteFallback()
+        let span = store.value.spans[table.row(of: state)]
+        let meter = store.value.meter
+        let end = store.value.positionArena.withView { arena in
+            NFASimulation(determinizer: determinizer, scratch: scratch).run(
+                from: arena[Int(span.start)..<Int(span.start + span.count)], text: text, meter: meter)
+        }
+        switch end {
+        case .read: return internTags(scratch.tags)
+        case .dead, .overBudget: return 0
         }
     }
 }

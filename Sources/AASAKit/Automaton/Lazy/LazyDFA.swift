@@ -103,6 +103,21 @@ public final class LazyDFA: Sendable {
     /// states hold a handful of positions; hostile ones reach this within a few bytes.
     public static let heavyWeight = 256
 
+    /// A search that has built this many states over a stretch of its text, more than one
+    /// for every two bytes of the stretch, reads the rest by NFA simulation (`NFASimulation`);
+    /// over a longer stretch, the count starts again from there. Such a text keeps
+    /// making subsets the cache has never seen, and building a state costs a simulated step
+    /// plus sorting, hashing and storing a subset no search may meet again. Real documents'
+    /// URLs build a state a byte only along a rule's literal text, and their states repeat
+    /// after it (a search of a warm cache builds none); `/*a` followed by twenty `?` makes a
+    /// new subset for nearly every byte of a long random `a`/`b` path.
+    // PERF: `aasa match` of 20 random `a`/`b` paths of 60 KB against `/*a` and twenty `?`:
+    // 0.8 s and 119 MiB → 0.35 s and 41 MiB; ten 64 KB paths of random letters against `*a` and
+    // 200 `?` in four path modes, 1.9–2.4 s and 362 MiB → 0.4–0.5 s and 45 MiB; the same records
+    // (`Benchmarks/Records/2026-12-07-simulate-new-subsets.md`). The quick gate's 154 figures
+    // do not move: real URLs build no such stretch.
+    static let simulateAfterStates = 1_024
+
     /// Dead, start, current and next: a search can always make progress with four states.
     static let minimumStates = 4
 
