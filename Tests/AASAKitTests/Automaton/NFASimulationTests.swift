@@ -90,3 +90,22 @@ final class NFASimulationTests: XCTestCase {
         XCTAssertGreaterThan(plain.dfa.cacheStatistics.fallbacks, 0)
     }
 }
+
+/// The determiniser's visited set (`StateScratch`) forgets a closure's states by moving to a
+/// new stamp; after 2^32 closures the stamps wrap, and no state may then look visited by age.
+final class StateScratchTests: XCTestCase {
+    func test_visitedStates_areForgottenAtEachClosure_acrossTheStampsWrap() {
+        let scratch = StateScratch(stateCount: 8, stamp: UInt32.max - 1)
+        for round in 0..<4 {
+            scratch.clearVisited()
+            for state in [0, 3, 7] as [UInt64] {
+                XCTAssertTrue(scratch.visit(state), "round \(round): state \(state) is new to this closure")
+                XCTAssertFalse(scratch.visit(state), "round \(round): state \(state) was just visited")
+            }
+            XCTAssertTrue(scratch.visit(5), "round \(round)")
+            // Positions inside variables (a continuation) are kept apart.
+            XCTAssertTrue(scratch.visit(3 | 2 << 32), "round \(round)")
+            XCTAssertFalse(scratch.visit(3 | 2 << 32), "round \(round)")
+        }
+    }
+}
