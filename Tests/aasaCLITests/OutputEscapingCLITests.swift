@@ -57,6 +57,14 @@ final class OutputEscapingCLITests: XCTestCase {
         XCTAssertTrue(run.stdout.contains(#"\u{9B}2J"#), run.stdout)
         XCTAssertFalse(run.stdout.contains(long), "a 300-character name is cut: \(run.stdout)")
         XCTAssertTrue(run.stdout.contains("… (301 bytes)"), run.stdout)
+        // A quoted cell is a JSON string: what JSON leaves raw is escaped the JSON way, so one
+        // string never shows controls in two notations (`\u001b` beside `\u{7F}`).
+        let mixed = try CLIRunner.run(["explain", path, "--domain", "ex.com", "--app", app, "https://ex.com/q\u{9B}2Jz\u{1B}\u{7F}\u{202E}"])
+        XCTAssertEqual(mixed.status, 0, mixed.stderr)
+        XCTAssertEqual(obeyed(mixed.stdout), [], mixed.stdout)
+        XCTAssertTrue(mixed.stdout.contains(#""/q\u009b2Jz\u001b\u007f\u202e""#), mixed.stdout)
+        XCTAssertTrue(mixed.stdout.contains(#""/q\u009b2J*""#), mixed.stdout)
+        XCTAssertTrue(mixed.stdout.contains(#"URL       https://ex.com/q\u{9B}2Jz\u{1B}\u{7F}\u{202E}"#), mixed.stdout)
     }
 
     /// A matrix URL quoted in a finding about the entitlements file itself stays on its line

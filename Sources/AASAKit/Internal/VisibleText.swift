@@ -16,6 +16,17 @@ public enum VisibleText {
         escaped(text, hiding: { isHidden($0) || $0 == "\n" || $0 == "\t" || $0 == "\u{2028}" || $0 == "\u{2029}" })
     }
 
+    /// As `escapedLine(_:)` for a string already quoted and escaped as JSON: what JSON leaves as
+    /// it is (DEL, the C1 controls, the bidirectional controls, the Unicode line separators) is
+    /// escaped as JSON escapes (`\u007f`), so that the string stays JSON and one string never
+    /// shows a control in two notations.
+    public static func escapedJSONString(_ quoted: String) -> String {
+        escaped(quoted, hiding: { isHidden($0) || $0 == "\u{2028}" || $0 == "\u{2029}" }) { scalar in
+            let hex = String(scalar.value, radix: 16)
+            return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+    }
+
     /// As `escapedLine(_:)`, cut after `limit` characters ("…" and the whole size follow), for
     /// a message that quotes input of any length: a 300 MB line is named, not printed.
     public static func excerpt(_ text: String, limit: Int = 80) -> String {
@@ -46,12 +57,15 @@ public enum VisibleText {
         return bytes.withView { $0[0..<window].shownText(cut: true) }
     }
 
-    private static func escaped(_ text: String, hiding isHidden: (Unicode.Scalar) -> Bool) -> String {
+    private static func escaped(
+        _ text: String, hiding isHidden: (Unicode.Scalar) -> Bool,
+        as notation: (Unicode.Scalar) -> String = { "\\u{\(String($0.value, radix: 16, uppercase: true))}" }
+    ) -> String {
         guard text.unicodeScalars.contains(where: isHidden) else { return text }
         var shown = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             if isHidden(scalar) {
-                shown.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+                shown.append(contentsOf: notation(scalar).unicodeScalars)
             } else {
                 shown.append(scalar)
             }

@@ -136,11 +136,11 @@ enum ExplainCommand {
     /// `text` as a JSON string, its first `shownCharacters` and its length when longer (as
     /// `VisibleText.excerpt`, but quoted as JSON): every rule tried shows the URL text it
     /// compared, and 7 000 rules against a 30 KB query printed 841 MB (1.7 GB held) for one URL.
-    /// JSON's escaping covers the controls a terminal obeys but DEL, which `VisibleText` shows
-    /// as the header lines show it.
+    /// JSON's escaping covers the C0 controls; what else a terminal obeys (DEL, C1, the
+    /// bidirectional controls) is escaped the JSON way too (`VisibleText.escapedJSONString`).
     static func shown(_ text: String) -> String {
         let head = text.prefix(shownCharacters)
-        guard head.endIndex < text.endIndex else { return VisibleText.escapedLine(JSONWriter.escape(text)) }
-        return VisibleText.escapedLine(JSONWriter.escape(String(head))) + "… (\(text.utf8.count) bytes)"
+        guard head.endIndex < text.endIndex else { return VisibleText.escapedJSONString(JSONWriter.escape(text)) }
+        return VisibleText.escapedJSONString(JSONWriter.escape(String(head))) + "… (\(text.utf8.count) bytes)"
     }
 }
