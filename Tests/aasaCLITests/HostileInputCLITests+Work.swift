@@ -230,17 +230,11 @@ extension HostileInputCLITests {
             urls.append("https://h\(domain).evil.example/u\(domain)/x")
         }
         let input = try write(Array(urls.map { $0 + "\n" }.joined().utf8), "urls.txt")
-        let bounded = folder.appendingPathComponent("bounded.ndjson").path
         // Each cache holds up to 4 MiB, so 48 kept caches took 147 MB; emptied past 16 MiB, 52.
-        let stats = folder.appendingPathComponent("bounded-stats.json").path
-        let run = try ChildProcess.run(
-            ["classify", "--rules", rules.path, "--input", input, "--jobs", "1", "--limit", "dfa-cache-bytes=4M", "--stats", stats],
-            stdout: bounded, folder: folder)
-        XCTAssertEqual(run.status, 0, run.summary)
-        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
+        let (run, output, object) = try classifyWithStats(["--rules", rules.path], input: input, limit: "dfa-cache-bytes=4M", name: "bounded")
         XCTAssertGreaterThan(object["cache_releases"] as? Int ?? 0, 2, "\(object)")
         RobustnessBounds(seconds: 60, residentMiB: 100).check(run, "48 hostile documents under dfa-cache-bytes=4M")
-        let records = try String(contentsOfFile: bounded, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let records = output.split(separator: "\n", omittingEmptySubsequences: false)
         XCTAssertEqual(records.count, urls.count + 1)
         // The first eight domains' records, from a run whose caches are never emptied.
         let few = try write(Array(urls.prefix(16).map { $0 + "\n" }.joined().utf8), "few.txt")
@@ -729,14 +723,9 @@ extension HostileInputCLITests {
         XCTAssertEqual(kept.stdout.components(separatedBy: #""decision": "match""#).count - 1, urls.count / 2, kept.stdout)
         XCTAssertEqual(kept.stdout.components(separatedBy: #""decision": "no_match""#).count - 1, urls.count / 2, kept.stdout)
         for (source, bound) in [(["--rules", rules.path], 110), (["--compiled", artifact], 150)] {
-            let stats = folder.appendingPathComponent("heavy-stats.json").path
-            let output = folder.appendingPathComponent("heavy.ndjson").path
-            let run = try ChildProcess.run(
-                ["classify"] + source + ["--input", input, "--jobs", "1", "--limit", "loaded-bytes=12M", "--stats", stats], stdout: output, folder: folder)
-            XCTAssertEqual(run.status, 0, run.summary)
+            let (run, output, object) = try classifyWithStats(source, input: input, limit: "loaded-bytes=12M", name: "heavy")
             RobustnessBounds(seconds: 60, residentMiB: bound).check(run, "8 heavy documents under loaded-bytes=12M, \(source[0])")
-            XCTAssertEqual(try String(contentsOfFile: output, encoding: .utf8), kept.stdout, source[0])
-            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
+            XCTAssertEqual(output, kept.stdout, source[0])
             XCTAssertGreaterThanOrEqual(object["document_releases"] as? Int ?? 0, 4, "\(source[0]): \(object)")
             XCTAssertTrue(run.stderr.contains("passed loaded-bytes, so all were let go"), run.stderr)
             XCTAssertTrue(run.stderr.contains("--limit loaded-bytes=<n>"), run.stderr)
@@ -762,15 +751,24 @@ extension HostileInputCLITests {
         let kept = try CLIRunner.run(["classify", "--rules", rules.path, "--input", input, "--jobs", "1"])
         XCTAssertEqual(kept.status, 0, kept.stderr)
         XCTAssertEqual(kept.stdout.components(separatedBy: #""decision": "match""#).count - 1, urls.count, kept.stdout)
-        let stats = folder.appendingPathComponent("names-stats.json").path
-        let output = folder.appendingPathComponent("names.ndjson").path
-        let run = try ChildProcess.run(
-            ["classify", "--rules", rules.path, "--input", input, "--jobs", "1", "--limit", "dfa-cache-bytes=4M", "--stats", stats],
-            stdout: output, folder: folder)
-        XCTAssertEqual(run.status, 0, run.summary)
+        let (run, output, object) = try classifyWithStats(["--rules", rules.path], input: input, limit: "dfa-cache-bytes=4M", name: "names")
         RobustnessBounds(seconds: 30, residentMiB: 150).check(run, "12 documents of 3 000 item names, each named by one URL")
-        XCTAssertEqual(try String(contentsOfFile: output, encoding: .utf8), kept.stdout)
-        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
+        XCTAssertEqual(output, kept.stdout)
         XCTAssertGreaterThanOrEqual(object["cache_releases"] as? Int ?? 0, 4, "\(object)")
+    }
+
+    /// `aasa classify SOURCE --input INPUT --jobs 1 --limit LIMIT` as a child process (whose
+    /// peak memory it tells), asserting it succeeded: the run, its records and its `--stats`.
+    func classifyWithStats(
+        _ source: [String], input: String, limit: String, name: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> (run: ChildProcess.Finished, records: String, stats: [String: Any]) {
+        let stats = folder.appendingPathComponent("\(name)-stats.json").path
+        let output = folder.appendingPathComponent("\(name).ndjson").path
+        let run = try ChildProcess.run(
+            ["classify"] + source + ["--input", input, "--jobs", "1", "--limit", limit, "--stats", stats], stdout: output, folder: folder)
+        XCTAssertEqual(run.status, 0, run.summary, file: file, line: line)
+        let object = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any], file: file, line: line)
+        return (run, try String(contentsOfFile: output, encoding: .utf8), object)
     }
 }
