@@ -48,11 +48,10 @@ struct Determinizer {
         }
     }
 
-    /// The epsilon closure of `seeds`: a canonical (sorted) subset, or with `canonical: false`
-    /// an unsorted one, for NFA simulation, which never compares subsets. Nil as soon as it
+    /// The epsilon closure of `seeds`: a canonical (sorted) subset. Nil as soon as it
     /// has visited more than `cap` positions (`closeSeeds` says why); `scratch.visits` holds
     /// the positions visited, the subset's weight.
-    func closure(of seeds: [UInt64], scratch: inout Scratch, canonical: Bool = true, cap: Int) -> Subset? {
+    func closure(of seeds: [UInt64], scratch: inout Scratch, cap: Int) -> Subset? {
         if scratch.visitedStates.capacity < nfa.stateCount {
             scratch.visitedStates = SparseSet(capacity: nfa.stateCount)
         }
@@ -95,7 +94,7 @@ struct Determinizer {
         }
         scratch.visits = visits
         if visits > cap { return nil }
-        if canonical { positions.sort() }
+        positions.sort()
         tags.sort()
         var uniqueTags: [Int32] = []
         uniqueTags.reserveCapacity(tags.count)
@@ -109,7 +108,7 @@ struct Determinizer {
     }
 
     /// The subset reached from `subset` on `byte`, nil past `cap` visited positions.
-    func step(_ subset: Subset, on byte: UInt8, scratch: inout Scratch, canonical: Bool = true, cap: Int) -> Subset? {
+    func step(_ subset: Subset, on byte: UInt8, scratch: inout Scratch, cap: Int) -> Subset? {
         var seeds = scratch.seeds
         seeds.removeAll(keepingCapacity: true)
         for position in subset.positions {
@@ -118,7 +117,7 @@ struct Determinizer {
                 seeds.append(Self.pack(transition.next, continuation: continuation))
             }
         }
-        let result = closure(of: seeds, scratch: &scratch, canonical: canonical, cap: cap)
+        let result = closure(of: seeds, scratch: &scratch, cap: cap)
         scratch.seeds = seeds
         return result
     }
