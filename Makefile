@@ -21,8 +21,10 @@ NUMPY_VERSION := 1.26.4
 # replaces the release binaries users and the benchmarks run: the tests exercise the code users
 # run, invariant checks on. The debug build optimised file by file, which it replaces, does not
 # specialise generics across files: its test run took twice as long, for two minutes less
-# building (`Benchmarks/Records/2026-12-07-explorer-steps.md`). Said here rather than in
-# Package.swift, whose unsafe flags SwiftPM refuses in a package used as a versioned dependency.
+# building (`Benchmarks/Records/2026-12-07-explorer-steps.md`). The test modules themselves are
+# not optimised (Package.swift's testModuleSettings): a test's own loops over large outputs belong
+# in _AASATestSupport (ByteSearch), which is. Said here rather than in Package.swift, whose unsafe
+# flags SwiftPM refuses in a package used as a versioned dependency.
 # `swift build --build-tests` makes it once and `swift test --skip-build` runs it (without
 # `--build-tests`, the test step compiled the library a second time);
 # `swift test --skip-build --filter X $(TEST_FLAGS)` reuses it too (plain

@@ -16,6 +16,12 @@ for library in [
 }
 libaasaLinkerFlags += ["-Xlinker", "--end-group"]
 
+// The test modules are not optimised in `make test`'s release build (the library and
+// _AASATestSupport, which generates inputs and scans outputs, are): optimising the test modules
+// took over a minute of the build and gave little back, since their work is calls into the
+// library and child processes (Benchmarks/Records/2026-12-07-unoptimised-test-modules.md).
+let testModuleSettings: [SwiftSetting] = [.unsafeFlags(["-Onone"], .when(configuration: .release))]
+
 let package = Package(
     name: "aasa",
     products: [
@@ -134,7 +140,8 @@ let package = Package(
         .testTarget(
             name: "AASAKitTests",
             dependencies: ["AASAKit", "_AASATestSupport"],
-            path: "Tests/AASAKitTests"
+            path: "Tests/AASAKitTests",
+            swiftSettings: testModuleSettings
         ),
         // Runs a command and reports its own peak memory, for the hostile-input tests' bounds
         // (a child of the large test process would inherit that process's peak).
@@ -145,12 +152,14 @@ let package = Package(
         .testTarget(
             name: "AASAWebTests",
             dependencies: ["AASAWeb"],
-            path: "Tests/AASAWebTests"
+            path: "Tests/AASAWebTests",
+            swiftSettings: testModuleSettings
         ),
         .testTarget(
             name: "aasaCLITests",
             dependencies: ["AASAKit", "_AASATestSupport", "aasa", "child-rusage"],
-            path: "Tests/aasaCLITests"
+            path: "Tests/aasaCLITests",
+            swiftSettings: testModuleSettings
         ),
     ],
     swiftLanguageModes: [.v6]

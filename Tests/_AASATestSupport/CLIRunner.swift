@@ -10,29 +10,12 @@ public enum CLIRunner {
         /// The raw bytes of standard output, for byte-exact comparisons of large outputs.
         public var stdoutData: Data
 
-        /// Lines of standard output (newline-terminated records). memchr, because test code is
-        /// built without optimisation and outputs run to hundreds of megabytes.
+        /// Lines of standard output (newline-terminated records), counted by `ByteSearch`: outputs
+        /// run to hundreds of megabytes.
         public var lineCount: Int { occurrences(of: "\n") }
 
-        /// Occurrences of `needle` in standard output (memmem, fast on large outputs).
-        public func occurrences(of needle: String) -> Int {
-            let pattern = Array(needle.utf8)
-            return stdoutData.withUnsafeBytes { raw -> Int in
-                guard var cursor = raw.baseAddress, !pattern.isEmpty else { return 0 }
-                let end = cursor + raw.count
-                var count = 0
-                while cursor < end, let found = memchr(cursor, Int32(pattern[0]), end - cursor) {
-                    let at = UnsafeRawPointer(found)
-                    if end - at >= pattern.count, memcmp(at, pattern, pattern.count) == 0 {
-                        count += 1
-                        cursor = at + pattern.count
-                    } else {
-                        cursor = at + 1
-                    }
-                }
-                return count
-            }
-        }
+        /// Occurrences of `needle` in standard output.
+        public func occurrences(of needle: String) -> Int { ByteSearch.occurrences(of: needle, in: stdoutData) }
     }
 
     /// The `aasa` executable next to the test bundle (SwiftPM builds every product into the same
