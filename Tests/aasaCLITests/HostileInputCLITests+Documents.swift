@@ -129,6 +129,21 @@ extension HostileInputCLITests {
         XCTAssertTrue(lines(raised).first?.contains(#""apps": ["T.a"]"#) ?? false, raised.summary)
     }
 
+    /// A script can give its defaults first and let a later `--limit` of the same name override
+    /// them; limits of different names all apply.
+    func test_repeatedLimit_theLastOfEachNameApplies() throws {
+        let text = #"{"applinks":{"details":[{"appID":"T.a","components":[{"/":"/a"},{"/":"/b"},{"/":"/c"}]}]}}"#
+        let document = try write(Array(text.utf8), "three-again.json")
+        func match(_ limits: [String], _ url: String = "https://x.example/c") throws -> ChildProcess.Finished {
+            try ChildProcess.run(["match", document, "--domain", "x.example"] + limits.flatMap { ["--limit", $0] } + [url], folder: folder)
+        }
+        XCTAssertEqual(try match(["patterns=2", "patterns=3"]).status, 0)
+        XCTAssertEqual(try match(["patterns=3", "patterns=2"]).status, 3)
+        let both = try match(["patterns=3", "url-bytes=20"], "https://x.example/c/and-more-than-twenty")
+        XCTAssertEqual(both.status, 0, both.summary)
+        XCTAssertTrue(lines(both).first?.contains("is over the limit of 20 bytes") ?? false, both.summary)
+    }
+
     func test_help_listsEveryLimitWithItsDefault() throws {
         for command in ["match", "classify", "compile", "explain", "test", "debug", "lint", "diff", "cover"] {
             let help = try CLIRunner.run([command, "--help"])
