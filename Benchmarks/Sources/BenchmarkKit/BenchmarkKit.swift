@@ -22,7 +22,8 @@ import Foundation
 /// `memory` (peak RSS and allocation per workload, jemalloc vs glibc, one subprocess each),
 /// `classify` (the `aasa classify` binary end to end on the real corpus, jobs 1 and 2), `fleet`
 /// (one interleaved stream over thousands of small documents: the link shortener's workload),
-/// `analysis` (`aasa lint`, `cover` and `diff` on the documents that make their walk work) and
+/// `analysis` (`aasa lint`, `cover` and `diff` on the documents that make their walk work),
+/// `hostile` (documents and URLs written to hurt: time, states and memory, bounded) and
 /// `agreement` (every URL of every suite decided by both engines; any difference fails the run).
 public enum BenchmarkMain {
     public static func run(allocator: AllocatorCounters, executableName: String) -> Never {
@@ -111,6 +112,7 @@ public final class RunContext: @unchecked Sendable {
                 case .classify: result = try ClassifySuite.run(self)
                 case .fleet: result = try FleetSuite.run(self)
                 case .analysis: result = try AnalysisSuite.run(self)
+                case .hostile: result = try HostileSuite.run(self)
                 case .agreement: result = try AgreementSuite.run(self)
                 }
             } catch {

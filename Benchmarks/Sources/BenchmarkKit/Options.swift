@@ -3,7 +3,7 @@ import Foundation
 /// The command line of `aasa-bench` (and `aasa-bench-sysalloc`).
 public struct Options: Sendable {
     public enum Suite: String, CaseIterable, Sendable {
-        case match, real, compile, memory, classify, fleet, analysis, agreement
+        case match, real, compile, memory, classify, fleet, analysis, hostile, agreement
     }
 
     public var quick = false
@@ -39,7 +39,7 @@ public struct Options: Sendable {
 
           --quick               CI size: every suite in small form, well under 2 minutes
           --suite NAME          run only this suite (repeatable): match, real, compile, memory,
-                                classify, fleet, analysis, agreement (default: all)
+                                classify, fleet, analysis, hostile, agreement (default: all)
           --json FILE           write the results (default Benchmarks/Results/latest.json)
           --baseline FILE       compare deterministic counters and ratios with FILE; exit 1 on a
                                 regression, naming each figure that moved and by how much
