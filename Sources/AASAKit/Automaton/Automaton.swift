@@ -20,8 +20,9 @@
 /// - `Lazy/` is the engine that runs: a lazy DFA building states on demand into a per-thread
 ///   `LazyDFA.Cache` with a byte budget; when the budget is spent it clears the cache and goes
 ///   on, and past a number of clears in one search, or when a search keeps building states it
-///   has never seen, it finishes that search by NFA simulation (`Simulation/`): never wrong,
-///   slower than cached states and faster than building them. This is the design of RE2's
+///   has never seen, it finishes that search by NFA simulation (`Simulation/`, a bitset a byte
+///   when the automaton is small and calls no variable): never wrong, slower than cached
+///   states and faster than building them. This is the design of RE2's
 ///   `dfa.cc` and of regex-automata's `hybrid` module. A `WorkMeter` bounds what one URL may
 ///   cost. An automaton whose whole DFA is large but bounded is determinised when it is made
 ///   instead, into a table every thread shares (`LazyDFA+Eager.swift`), and one loaded from an

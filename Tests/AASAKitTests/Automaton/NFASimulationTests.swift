@@ -91,6 +91,80 @@ final class NFASimulationTests: XCTestCase {
     }
 }
 
+/// The bitset form of the simulation's steps (`BitsetSimulation`) gives the general form's
+/// subsets, tags, charges and ends, byte for byte, and is not used where a closure depends on
+/// a variable's continuation.
+final class BitsetSimulationTests: XCTestCase {
+    /// Runs `text` from the start of `nfa` both ways, under a meter of `limit` each; the ends,
+    /// the tags accepted and the work charged must be the same.
+    private func compare(_ nfa: NFA, text: [UInt8], limit: Int, _ what: String) throws {
+        let determinizer = Determinizer(nfa: nfa)
+        let bitset = try XCTUnwrap(BitsetSimulation(nfa: nfa), what)
+        var results: [(end: NFASimulation.End, tags: [Int32], remaining: Int, exceeded: Bool)] = []
+        for form in [nil, bitset] {
+            let scratch = StateScratch(stateCount: nfa.stateCount)
+            scratch.seeds.removeAll()
+            scratch.seeds.append(Determinizer.pack(nfa.start, continuation: -1))
+            XCTAssertTrue(determinizer.closeSeeds(scratch: scratch, cap: .max))
+            let start = scratch.positions.withView { Array($0) }
+            let meter = WorkMeter(limit: limit)
+            meter.begin()
+            let end = start.withView { positions in
+                text.withView { text in
+                    NFASimulation(determinizer: determinizer, scratch: scratch, bitset: form).run(from: positions, text: text, meter: meter)
+                }
+            }
+            results.append((end, end == .read ? scratch.tags.withView { Array($0) } : [], meter.remaining, meter.exceeded))
+        }
+        XCTAssertEqual(results[0].end, results[1].end, what)
+        XCTAssertEqual(results[0].tags, results[1].tags, what)
+        XCTAssertEqual(results[0].remaining, results[1].remaining, "charged alike: \(what)")
+        XCTAssertEqual(results[0].exceeded, results[1].exceeded, what)
+    }
+
+    func test_randomTextsInEveryMode_giveTheGeneralFormsEndsTagsAndCharges() throws {
+        let sources = [
+            "/*a??????????", "/*é?*", "/a*b?c", "*x?????*y", "/?/?/?", "/ab/*", "*a*b*a*b*", "/É*è",
+        ]
+        var generator = RandomSource(seed: 0xB175)
+        let alphabet: [[UInt8]] = [[0x61], [0x62], [0x2F], [0x78], [0x79], [0x41], Array("é".utf8), Array("É".utf8), [0xC3], [0x80]]
+        var compared = 0
+        for mode in TextMode.all {
+            let patterns = sources.enumerated().map { (pattern: Pattern(parsing: $1), tag: Int32($0)) }
+            let nfa = try NFACompiler.compile(patterns, mode: mode, maxStates: 1 << 20, variables: { _ in nil })
+            for round in 0..<40 {
+                var text: [UInt8] = [0x2F]
+                for _ in 0..<Int(generator.next() % 300) { text += alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+                // A meter that runs out on some texts (each step of these closures visits
+                // well under `heavyWeight` states, so a low limit is what ends them).
+                for limit in [Configuration.Limit.ceiling, 20] {
+                    try compare(nfa, text: text, limit: limit, "\(mode), round \(round), limit \(limit), \(text.count) bytes")
+                    compared += 1
+                }
+            }
+        }
+        XCTAssertEqual(compared, TextMode.all.count * 80)
+    }
+
+    /// Heavy steps (a closure of `heavyWeight` states or more) are charged alike, and a budget
+    /// they pass ends both forms at the same byte.
+    func test_heavyStepsAreChargedAlike_andABudgetTheyPassEndsBoth() throws {
+        // Every `?` position stays live on a path of `a`s: closures of about 600 states.
+        let patterns = [(pattern: Pattern(parsing: "*a" + String(repeating: "?", count: 600)), tag: Int32(0))]
+        let nfa = try NFACompiler.compile(patterns, mode: TextMode.all[0], maxStates: 1 << 20, variables: { _ in nil })
+        let text = [UInt8](repeating: UInt8(ascii: "a"), count: 900)
+        for limit in [Configuration.Limit.ceiling, 100_000, 300] {
+            try compare(nfa, text: text, limit: limit, "limit \(limit)")
+        }
+    }
+
+    func test_automataCallingAVariable_keepTheGeneralForm() throws {
+        let patterns = [(pattern: Pattern(parsing: "/$(v)/x"), tag: Int32(0))]
+        let nfa = try NFACompiler.compile(patterns, mode: TextMode.all[0], maxStates: 1 << 20, variables: { $0 == "v" ? ["a*", "b"] : nil })
+        XCTAssertNil(BitsetSimulation(nfa: nfa))
+    }
+}
+
 /// The determiniser's visited set (`StateScratch`) forgets a closure's states by moving to a
 /// new stamp; after 2^32 closures the stamps wrap, and no state may then look visited by age.
 final class StateScratchTests: XCTestCase {

@@ -64,6 +64,11 @@ extension LazyDFA {
             var statesBuilt = 0
             var clearCount = 0
             var fallbackCount = 0
+            /// The bitset form of NFA simulation (`BitsetSimulation`), made by the first search
+            /// simulated since the last reset when the automaton allows it (`bitsetTried`), its
+            /// tables counted in `memoryUsage` and dropped with the states.
+            var bitset: BitsetSimulation?
+            var bitsetTried = false
         }
 
         /// Where one state's positions are.
@@ -190,6 +195,8 @@ extension LazyDFA {
                 store.value.account?.bytes -= store.value.charged
                 store.value.charged = 0
             }
+            store.value.bitset = nil
+            store.value.bitsetTried = false
             // The empty cache rebuilt below is not charged (`baseline`).
             store.value.baseline = .max
             store.value.memoryUsage = 0

@@ -111,10 +111,18 @@ extension LazyDFA.Cache {
     @inline(never)
     private func simulate(from state: Int32, text: ByteView) -> Int32 {
         noteFallback()
+        if !store.value.bitsetTried {
+            store.value.bitsetTried = true
+            if let made = BitsetSimulation(nfa: determinizer.nfa) {
+                store.value.bitset = made
+                store.value.memoryUsage += made.heldBytes
+            }
+        }
         let span = store.value.spans[table.row(of: state)]
         let meter = store.value.meter
+        let bitset = store.value.bitset
         let end = store.value.positionArena.withView { arena in
-            NFASimulation(determinizer: determinizer, scratch: scratch).run(
+            NFASimulation(determinizer: determinizer, scratch: scratch, bitset: bitset).run(
                 from: arena[Int(span.start)..<Int(span.start + span.count)], text: text, meter: meter)
         }
         switch end {
