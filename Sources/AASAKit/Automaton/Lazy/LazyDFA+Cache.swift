@@ -66,7 +66,7 @@ extension LazyDFA {
             var fallbackCount = 0
             /// The bitset form of NFA simulation (`BitsetSimulation`), made by the first search
             /// simulated since the last reset when the automaton allows it (`bitsetTried`), its
-            /// tables counted in `memoryUsage` and dropped with the states.
+            /// tables counted like derived rows (`noteDerived`) and dropped with the states.
             var bitset: BitsetSimulation?
             var bitsetTried = false
         }
@@ -227,10 +227,10 @@ extension LazyDFA {
             store.value.baseline = store.value.memoryUsage
         }
 
-        /// Counts `bytes` of what a matcher derived from this cache's states and forgets when
-        /// the cache clears (`FirstSightRows`) toward the cache's budget and its thread's
-        /// account: decision rows of thousands of apps, one per tag set, held 1.4 GB in one
-        /// matcher while its cache stayed under budget.
+        /// Counts `bytes` of what was derived from this cache's states or NFA and is forgotten
+        /// when the cache clears (a matcher's `FirstSightRows`, the `BitsetSimulation` tables)
+        /// toward the cache's budget and its thread's account: decision rows of thousands of
+        /// apps, one per tag set, held 1.4 GB in one matcher while its cache stayed under budget.
         func noteDerived(bytes: Int) {
             store.value.memoryUsage += bytes
             noteGrowth()

@@ -115,7 +115,7 @@ extension LazyDFA.Cache {
             store.value.bitsetTried = true
             if let made = BitsetSimulation(nfa: determinizer.nfa) {
                 store.value.bitset = made
-                store.value.memoryUsage += made.heldBytes
+                noteDerived(bytes: made.heldBytes)
             }
         }
         let span = store.value.spans[table.row(of: state)]
